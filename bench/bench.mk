@@ -1,0 +1,4 @@
+# Benchmarks: `make bench` (never part of `make check`).
+.PHONY: bench
+bench: all
+	@echo "no benchmarks yet"

@@ -1,0 +1,285 @@
+/* securer — the policy model.
+ *
+ * struct securer_policy is the resolved form of a policy: includes read,
+ * @groups expanded into one rule per syscall, constants turned into numbers,
+ * every default made explicit.  Every backend (Linux now, Seatbelt and Job
+ * Objects later) reads only this structure, never the text, so a backend
+ * cannot disagree with `securer policy show` about what a policy means.
+ *
+ * The text grammar is documented in docs/policy.md and securer-policy(5).
+ */
+#ifndef SECURER_POLICY_H
+#define SECURER_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "securer/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a directive came from, for diagnostics raised after parsing
+ * (e.g. "mount /opt: source missing" at launch).  file is NULL for
+ * policies built in code; line/col are 1-based, 0 when unknown. */
+struct securer_loc {
+  char *file;
+  unsigned line;
+  unsigned col;
+};
+
+/* ---- namespaces --------------------------------------------------------- */
+enum securer_ns {
+  SECURER_NS_USER = 1u << 0,
+  SECURER_NS_PID = 1u << 1,
+  SECURER_NS_MOUNT = 1u << 2,
+  SECURER_NS_NET = 1u << 3,
+  SECURER_NS_UTS = 1u << 4,
+  SECURER_NS_IPC = 1u << 5,
+  SECURER_NS_CGROUP = 1u << 6,
+};
+#define SECURER_NS_ALL 0x7fu
+
+/* Required protections are refused (exit 125) when the kernel cannot give
+ * them; best-effort ones are applied as far as possible and reported. */
+enum securer_enforce {
+  SECURER_ENFORCE_OFF = 0,
+  SECURER_ENFORCE_BEST_EFFORT,
+  SECURER_ENFORCE_REQUIRED,
+};
+
+/* ---- filesystem view ---------------------------------------------------- */
+enum securer_mount_type {
+  SECURER_MOUNT_RO,      /* read-only bind of a host path */
+  SECURER_MOUNT_RW,      /* read-write bind of a host path */
+  SECURER_MOUNT_TMPFS,   /* fresh tmpfs */
+  SECURER_MOUNT_PROC,    /* new procfs for the sandbox's pid namespace */
+  SECURER_MOUNT_DEV,     /* minimal /dev: null zero full random urandom tty, pts, shm, fd links */
+  SECURER_MOUNT_DIR,     /* create an empty directory (in the tmpfs root) */
+  SECURER_MOUNT_SYMLINK, /* create a symlink dest -> source */
+};
+
+struct securer_mount {
+  enum securer_mount_type type;
+  char *source;    /* host path (RO/RW), link target (SYMLINK); NULL otherwise */
+  char *dest;      /* absolute path inside the sandbox */
+  bool optional;   /* RO/RW: skip silently when the source does not exist */
+  bool noexec;     /* resolved: RW and TMPFS default to true, RO to false */
+  uint64_t size;   /* TMPFS: size in bytes, 0 = kernel default */
+  uint32_t mode;   /* TMPFS/DIR: permission bits (default 0755; 01777 for /tmp-like) */
+  struct securer_loc loc;
+};
+
+/* ---- network ------------------------------------------------------------ */
+enum securer_net_mode {
+  SECURER_NET_NONE = 0,   /* new net namespace, nothing up */
+  SECURER_NET_LOOPBACK,   /* new net namespace, lo up */
+  SECURER_NET_HOST,       /* share the caller's network (explicit only) */
+};
+
+/* ---- limits ------------------------------------------------------------- */
+enum securer_rlimit_id {
+  SECURER_RLIMIT_CPU = 0,  /* seconds */
+  SECURER_RLIMIT_AS,       /* bytes */
+  SECURER_RLIMIT_FSIZE,    /* bytes */
+  SECURER_RLIMIT_NPROC,
+  SECURER_RLIMIT_NOFILE,
+  SECURER_RLIMIT_STACK,    /* bytes */
+  SECURER_RLIMIT_CORE,     /* bytes */
+  SECURER_RLIMIT_MEMLOCK,  /* bytes */
+  SECURER_RLIMIT_COUNT
+};
+
+struct securer_rlimit {
+  bool set;
+  uint64_t soft;  /* UINT64_MAX = unlimited */
+  uint64_t hard;
+};
+
+struct securer_limits {
+  struct securer_rlimit rlimit[SECURER_RLIMIT_COUNT];
+  uint64_t timeout_ms;          /* wall clock; 0 = none */
+  uint64_t cgroup_memory;       /* bytes for memory.max; 0 = unset */
+  uint64_t cgroup_pids;         /* pids.max; 0 = unset */
+  uint32_t cgroup_cpu_millis;   /* 1000 = one full CPU; 0 = unset */
+  enum securer_enforce cgroup;  /* how to treat a host without a usable cgroup */
+};
+
+/* ---- environment ------------------------------------------------------ */
+struct securer_env_var {
+  char *name;
+  char *value;
+};
+
+/* ---- seccomp ------------------------------------------------------------ */
+enum securer_action_type {
+  SECURER_ACT_ALLOW = 0,
+  SECURER_ACT_ERRNO,
+  SECURER_ACT_KILL_PROCESS,
+  SECURER_ACT_KILL_THREAD,
+  SECURER_ACT_TRAP,
+  SECURER_ACT_LOG,
+  SECURER_ACT_NOTIFY,
+};
+
+struct securer_action {
+  enum securer_action_type type;
+  int errnum;  /* SECURER_ACT_ERRNO only */
+};
+
+enum securer_cmp {
+  SECURER_CMP_EQ = 0,
+  SECURER_CMP_NE,
+  SECURER_CMP_LT,
+  SECURER_CMP_LE,
+  SECURER_CMP_GT,
+  SECURER_CMP_GE,
+  SECURER_CMP_MASKED_EQ,  /* (arg & mask) == value */
+};
+
+struct securer_arg_cond {
+  unsigned arg;        /* 0..5 */
+  enum securer_cmp op;
+  uint64_t value;
+  uint64_t mask;       /* MASKED_EQ only */
+};
+
+#define SECURER_MAX_ARG_CONDS 6
+
+/* One rule for one syscall; all conditions must hold (AND). */
+struct securer_syscall_rule {
+  char *name;                 /* syscall name as libseccomp knows it */
+  struct securer_action action;
+  unsigned n_conds;
+  struct securer_arg_cond conds[SECURER_MAX_ARG_CONDS];
+  char *group;                /* "@group" the rule came from, or NULL */
+  struct securer_loc loc;
+};
+
+struct securer_seccomp {
+  bool enabled;                        /* false: no filter is loaded at all */
+  struct securer_action default_action;
+  struct securer_action foreign_arch;  /* syscalls of other ABIs (x32, i386 on x86_64) */
+  struct securer_syscall_rule *rules;
+  size_t n_rules;
+};
+
+/* ---- landlock ----------------------------------------------------------- */
+struct securer_landlock {
+  enum securer_enforce mode;
+  bool scope_abstract_unix;  /* ABI 6: no connect to abstract sockets outside */
+  bool scope_signal;         /* ABI 6: no signals to processes outside */
+  uint16_t *tcp_bind;        /* allowed TCP bind ports (ABI 4) */
+  size_t n_tcp_bind;
+  uint16_t *tcp_connect;     /* allowed TCP connect ports (ABI 4) */
+  size_t n_tcp_connect;
+};
+
+/* ---- the policy --------------------------------------------------------- */
+struct securer_policy {
+  char *name;                 /* file stem, e.g. "r" */
+  char *path;                 /* file it was loaded from, NULL if built in code */
+
+  unsigned namespaces;        /* enum securer_ns bits */
+  char *hostname;             /* NULL = leave as is (only with SECURER_NS_UTS) */
+
+  /* Identity inside the sandbox, and the host ids it maps to.  host_uid of
+   * -1 means "the caller's uid, or the overflow uid when the caller is
+   * root", so the sandbox is never host root. */
+  uint32_t uid, gid;
+  int64_t host_uid, host_gid;
+
+  struct securer_mount *mounts;  /* applied in order */
+  size_t n_mounts;
+  char **masks;                  /* paths hidden inside the sandbox */
+  size_t n_masks;
+  char *cwd;                     /* working directory inside; default "/" */
+
+  enum securer_net_mode network;
+
+  struct securer_limits limits;
+
+  char **env_keep;               /* names passed through from the caller */
+  size_t n_env_keep;
+  struct securer_env_var *env_set;  /* fixed values (win over env_keep) */
+  size_t n_env_set;
+
+  bool exec_restricted;          /* an `exec` directive was given */
+  char **exec;                   /* paths (files or directories) that may be executed */
+  size_t n_exec;
+
+  struct securer_landlock landlock;
+  struct securer_seccomp seccomp;
+
+  char **includes;               /* every file read, in order (for show) */
+  size_t n_includes;
+};
+
+/* ---- diagnostics -------------------------------------------------------- */
+enum securer_diag_severity {
+  SECURER_DIAG_ERROR = 0,
+  SECURER_DIAG_WARNING,
+  SECURER_DIAG_NOTE,
+};
+
+struct securer_diag {
+  enum securer_diag_severity severity;
+  char *file;
+  unsigned line, col;
+  char *message;   /* what is wrong and what was expected */
+  char *hint;      /* e.g. "did you mean 'mount'?"; may be NULL */
+};
+
+struct securer_diags {
+  struct securer_diag *items;
+  size_t n;
+  size_t n_errors;
+};
+
+/* Renders one diagnostic as "file:line:col: error: message (hint)". */
+char *securer_diag_format (const struct securer_diag *d);
+void securer_diags_free (struct securer_diags *d);
+
+/* ---- loading ------------------------------------------------------------ */
+
+/* Parses and resolves a policy file.  All problems found are appended to
+ * *diags (may be NULL); on any error returns -1 and *err carries the first
+ * diagnostic formatted as "file:line:col: message". */
+int securer_policy_load_file (const char *path, struct securer_policy **out,
+                              struct securer_diags *diags, securer_err_t *err);
+
+/* Same, for text held in memory; `name` is used in diagnostics and relative
+ * includes are resolved against the directory of `name`. */
+int securer_policy_load_string (const char *name, const char *text, size_t len,
+                                struct securer_policy **out,
+                                struct securer_diags *diags, securer_err_t *err);
+
+/* Finds a policy by NAME or path: a string containing '/' or ending in
+ * ".policy"/".json" is a path; otherwise NAME.policy is looked up in the
+ * policy search path (see securer_data_dirs()). */
+int securer_policy_find (const char *name_or_path, char **path_out, securer_err_t *err);
+
+/* A policy file whose first non-space byte is '{' is read as JSON. */
+int securer_policy_from_json_text (const char *name, const char *text, size_t len,
+                                   struct securer_policy **out, securer_err_t *err);
+
+/* Serialises the resolved policy; the output is accepted by
+ * securer_policy_from_json_text and round-trips exactly. */
+char *securer_policy_to_json_text (const struct securer_policy *p, unsigned flags);
+
+/* Human-readable resolved policy, in the policy language itself. */
+char *securer_policy_to_text (const struct securer_policy *p);
+
+void securer_policy_free (struct securer_policy *p);
+
+/* Names for enums, shared by every printer. */
+const char *securer_rlimit_name (enum securer_rlimit_id id);
+const char *securer_action_name (enum securer_action_type t);
+const char *securer_ns_name (enum securer_ns ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,98 @@
+/* securer — running a process inside the sandbox a policy describes.
+ *
+ * securer_sandbox_spawn() starts CMD in a new sandbox and returns at once
+ * with a handle; the caller either waits (securer_sandbox_wait) or, in an
+ * event loop, watches securer_sandbox_pollfd() and calls
+ * securer_sandbox_dispatch() whenever it is readable.
+ */
+#ifndef SECURER_SANDBOX_H
+#define SECURER_SANDBOX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "securer/error.h"
+#include "securer/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit statuses used by `securer run` (and suggested in errors). */
+#define SECURER_EXIT_TIMEOUT 124
+#define SECURER_EXIT_SETUP 125
+#define SECURER_EXIT_CANNOT_EXEC 126
+#define SECURER_EXIT_NOT_FOUND 127
+
+struct securer_spawn_opts {
+  const struct securer_policy *policy;
+  char *const *argv;             /* argv[0] is resolved inside the sandbox */
+  char *const *extra_env;        /* "NAME=value" added after the policy's env; may be NULL */
+
+  int stdin_fd, stdout_fd, stderr_fd;  /* -1: inherit the caller's */
+
+  /* Extra descriptors handed to the payload as fds 3, 4, … in this order
+   * (everything else above 2 is closed). */
+  const int *pass_fds;
+  unsigned n_pass_fds;
+
+  uint64_t timeout_ms;           /* overrides the policy's timeout when != 0 */
+  bool verbose;                  /* report each setup step on stderr */
+};
+
+enum securer_kill_reason {
+  SECURER_KILL_NONE = 0,
+  SECURER_KILL_TIMEOUT,   /* wall-clock timeout */
+  SECURER_KILL_LIMIT,     /* an rlimit or cgroup limit (cpu, memory, file size) */
+  SECURER_KILL_SECCOMP,   /* the seccomp filter stopped the payload */
+  SECURER_KILL_CALLER,    /* securer_sandbox_kill() */
+};
+
+struct securer_status {
+  pid_t pid;                    /* host pid of the payload */
+  bool exited;                  /* true: exit_code is valid; false: signal is */
+  int exit_code;
+  int signal;
+  uint64_t wall_us;
+  uint64_t user_us, sys_us;     /* cpu time of everything in the sandbox */
+  uint64_t max_rss_kb;
+  enum securer_kill_reason reason;
+  char *detail;                 /* e.g. the denied syscall "ptrace"; may be NULL */
+};
+
+struct securer_sandbox;
+
+int securer_sandbox_spawn (const struct securer_spawn_opts *opts,
+                           struct securer_sandbox **out, securer_err_t *err);
+
+pid_t securer_sandbox_pid (const struct securer_sandbox *sb);
+
+/* A descriptor that becomes readable when the sandbox needs attention
+ * (payload exited, timeout, seccomp notification). */
+int securer_sandbox_pollfd (const struct securer_sandbox *sb);
+
+/* Handles whatever made pollfd readable.  Returns 1 when the sandbox has
+ * finished (and fills *st), 0 when it is still running, -1 on error. */
+int securer_sandbox_dispatch (struct securer_sandbox *sb, struct securer_status *st,
+                              securer_err_t *err);
+
+/* Blocks until the sandbox has finished. */
+int securer_sandbox_wait (struct securer_sandbox *sb, struct securer_status *st,
+                          securer_err_t *err);
+
+/* Kills everything in the sandbox. */
+int securer_sandbox_kill (struct securer_sandbox *sb, securer_err_t *err);
+
+/* Kills (if still running), reaps and frees. */
+void securer_sandbox_free (struct securer_sandbox *sb);
+
+void securer_status_clear (struct securer_status *st);
+
+/* The exit status `securer run` reports for st (command's code, 128+N, 124). */
+int securer_status_exit_code (const struct securer_status *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

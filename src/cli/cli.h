@@ -1,0 +1,33 @@
+/* securer CLI: one file per subcommand, dispatched from main.c. */
+#ifndef SECURER_CLI_H
+#define SECURER_CLI_H
+
+#include <stdio.h>
+
+#include "securer.h"
+
+struct cli_command {
+  const char *name;
+  const char *summary;                       /* one line for `securer --help` */
+  int (*run) (int argc, char **argv);        /* argv[0] is the subcommand name */
+  void (*help) (FILE *out);                  /* full help for `securer help NAME` / NAME --help */
+};
+
+int cmd_run (int argc, char **argv);
+void cmd_run_help (FILE *out);
+int cmd_probe (int argc, char **argv);
+void cmd_probe_help (FILE *out);
+int cmd_policy (int argc, char **argv);
+void cmd_policy_help (FILE *out);
+int cmd_exec (int argc, char **argv);
+void cmd_exec_help (FILE *out);
+int cmd_serve (int argc, char **argv);
+void cmd_serve_help (FILE *out);
+
+/* Prints "securer: <message>" for an error and frees it. */
+void cli_report (securer_err_t *err);
+
+/* True when argv holds -h/--help before any "--". */
+int cli_wants_help (int argc, char **argv);
+
+#endif

@@ -1,0 +1,1 @@
+# linux — sources, data and tests of this area.

@@ -1,0 +1,1 @@
+# policy — sources, data and tests of this area.

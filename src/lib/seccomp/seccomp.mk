@@ -1,0 +1,1 @@
+# seccomp — sources, data and tests of this area.

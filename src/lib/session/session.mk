@@ -1,0 +1,1 @@
+# session — sources, data and tests of this area.
