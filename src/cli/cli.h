@@ -30,4 +30,10 @@ void cli_report (securer_err_t *err);
 /* True when argv holds -h/--help before any "--". */
 int cli_wants_help (int argc, char **argv);
 
+
+
+/* `securer policy` subcommands implemented in cmd_policy_seccomp.c. */
+int cmd_policy_compile (int argc, char **argv);
+int cmd_policy_import (int argc, char **argv);
+int cmd_policy_learn (int argc, char **argv);
 #endif

@@ -1,0 +1,69 @@
+/* Internal interface between the launcher (spawn.c) and the per-concern
+ * steps of the Linux backend.  Each step is one function that either
+ * succeeds or returns -1 with an error that says what it was doing. */
+#ifndef SECURER_LINUX_H
+#define SECURER_LINUX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "securer/error.h"
+#include "securer/policy.h"
+
+/* ---- mount.c: runs in the child, inside the new user+mount namespace ---- */
+/* Makes / private, assembles the policy's filesystem on a fresh tmpfs,
+ * pivot_roots into it and detaches the old root.  Afterwards applies masks
+ * and (for RO binds) remounts read-only; every mount is nosuid,nodev. */
+int securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, securer_err_t *err);
+
+/* ---- net.c: runs in the child, inside the new net namespace ---- */
+/* SECURER_NET_LOOPBACK: brings lo up over rtnetlink (libmnl).  NONE: nothing. */
+int securer_linux_setup_network (const struct securer_policy *p, securer_err_t *err);
+
+/* ---- cgroup.c: runs in the parent ---- */
+struct securer_cgroup;
+/* Creates a cgroup for one sandbox with the policy's memory/pids/cpu limits
+ * (v2 first, v1 controllers where that is what the host has).  When the
+ * policy sets no cgroup limit, *out is NULL and 0 is returned.  When a limit
+ * cannot be applied: error if the policy says required, otherwise a
+ * warning in *report (malloc'd, may be NULL) and whatever could be done. */
+int securer_cgroup_create (const struct securer_policy *p, struct securer_cgroup **out,
+                           char **report, securer_err_t *err);
+int securer_cgroup_add_pid (struct securer_cgroup *cg, pid_t pid, securer_err_t *err);
+/* Kills every process left in the cgroup (cgroup.kill or a loop over procs). */
+int securer_cgroup_kill_all (struct securer_cgroup *cg);
+/* True when the memory limit was hit (memory.events oom_kill / failcnt). */
+bool securer_cgroup_hit_limit (struct securer_cgroup *cg);
+/* Kills what is left, removes the cgroup directories, frees. */
+void securer_cgroup_destroy (struct securer_cgroup *cg);
+
+/* ---- caps.c / rlimit.c / env.c / fds.c: run in the payload before exec ---- */
+int securer_linux_drop_caps (securer_err_t *err);
+int securer_linux_set_rlimits (const struct securer_policy *p, securer_err_t *err);
+/* Builds the payload's environment: policy env_keep from `caller_env`,
+ * then env_set, then extra ("NAME=value"). NULL-terminated, malloc'd. */
+char **securer_linux_build_env (const struct securer_policy *p, char *const *caller_env,
+                                char *const *extra, securer_err_t *err);
+/* Closes every fd above `keep_max` (close_range, falling back to /proc/self/fd). */
+int securer_linux_close_fds_above (int keep_max, securer_err_t *err);
+
+/* ---- landlock.c: runs in the payload, after NO_NEW_PRIVS, before seccomp ---- */
+struct securer_landlock_report {
+  int abi;                      /* kernel's Landlock ABI, 0 = unavailable */
+  bool enforced;                /* a ruleset was applied */
+  uint64_t handled_fs;          /* LANDLOCK_ACCESS_FS_* bits handled */
+  uint64_t handled_net;         /* LANDLOCK_ACCESS_NET_* bits handled */
+  uint64_t scoped;              /* LANDLOCK_SCOPE_* bits */
+  char *summary;                /* human-readable; malloc'd, may be NULL */
+};
+/* Returns the running kernel's Landlock ABI version (0 when unavailable). */
+int securer_landlock_abi (void);
+/* Applies the policy's Landlock rules.  Mode REQUIRED: any right the kernel
+ * cannot enforce is an error (fail closed).  BEST_EFFORT: applies what the
+ * ABI offers and says so in *rep.  OFF: does nothing. */
+int securer_landlock_apply (const struct securer_policy *p, struct securer_landlock_report *rep,
+                            securer_err_t *err);
+void securer_landlock_report_clear (struct securer_landlock_report *rep);
+
+#endif
