@@ -17,7 +17,10 @@
 
 /* Loads group `name` (without '@') from seccomp/<name>.syscalls in the data
  * path, expanding nested @groups (cycles are errors).  *members is a
- * malloc'd array of malloc'd syscall names, sorted and de-duplicated. */
+ * malloc'd array of malloc'd syscall names, sorted and de-duplicated, and
+ * NULL-terminated (free with securer_strv_free).  Entries marked "?name" in
+ * a group file are included only when this libseccomp knows them; "known"
+ * is built in: every syscall libseccomp can name.  Errors carry file:line. */
 int securer_group_load (const char *name, char ***members, size_t *n_members, securer_err_t *err);
 /* NULL-terminated malloc'd list of every group name available (without '@'). */
 char **securer_group_names (void);
@@ -33,6 +36,8 @@ const char *const *securer_const_names (void);
 /* errno names (EPERM, ENOSYS, ...) <-> numbers. */
 int securer_errno_lookup (const char *name, int *value);
 const char *securer_errno_name (int value);
+/* Every errno name, NULL-terminated, static storage (for suggestions). */
+const char *const *securer_errno_names (void);
 
 /* True when libseccomp knows `name` as a syscall on the native arch
  * (pseudo-syscalls that exist only on other arches also count). */

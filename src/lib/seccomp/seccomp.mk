@@ -1,1 +1,45 @@
 # seccomp — sources, data and tests of this area.
+libsecurer_core_la_SOURCES += \
+	src/lib/seccomp/seccomp.h \
+	src/lib/seccomp/names.c \
+	src/lib/seccomp/groups.c \
+	src/lib/seccomp/constants.c
+
+nobase_dist_pkgdata_DATA += \
+	seccomp/aio.syscalls \
+	seccomp/basic-io.syscalls \
+	seccomp/chown.syscalls \
+	seccomp/clock.syscalls \
+	seccomp/cpu-emulation.syscalls \
+	seccomp/debug.syscalls \
+	seccomp/default.syscalls \
+	seccomp/file-system.syscalls \
+	seccomp/io-event.syscalls \
+	seccomp/ipc.syscalls \
+	seccomp/keyring.syscalls \
+	seccomp/memlock.syscalls \
+	seccomp/module.syscalls \
+	seccomp/mount.syscalls \
+	seccomp/network-io.syscalls \
+	seccomp/obsolete.syscalls \
+	seccomp/pkey.syscalls \
+	seccomp/privileged.syscalls \
+	seccomp/process.syscalls \
+	seccomp/raw-io.syscalls \
+	seccomp/reboot.syscalls \
+	seccomp/resources.syscalls \
+	seccomp/sandbox.syscalls \
+	seccomp/setuid.syscalls \
+	seccomp/signal.syscalls \
+	seccomp/swap.syscalls \
+	seccomp/sync.syscalls \
+	seccomp/system-service.syscalls \
+	seccomp/timer.syscalls
+
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-seccomp-names
+TESTS += tests/unit/test-seccomp-names
+tests_unit_test_seccomp_names_SOURCES = tests/unit/test-seccomp-names.c
+tests_unit_test_seccomp_names_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_seccomp_names_LDADD = $(TEST_LIBS)
+endif
