@@ -1,1 +1,10 @@
 # linux — sources, data and tests of this area.
+libsecurer_core_la_SOURCES += src/lib/linux/mount.c
+libsecurer_core_la_SOURCES += src/lib/linux/net.c
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-rootfs
+TESTS += tests/unit/test-rootfs
+tests_unit_test_rootfs_SOURCES = tests/unit/test-rootfs.c tests/unit/rootfs-harness.h
+tests_unit_test_rootfs_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_rootfs_LDADD = $(TEST_LIBS)
+endif

@@ -1,0 +1,927 @@
+/* The sandbox's filesystem view: a fresh tmpfs root assembled from the
+ * policy's mounts, then pivot_root into it.
+ *
+ * Runs in the child that is pid 1 of the new user+mount+pid namespaces,
+ * with full capabilities in its user namespace.  Everything is done with
+ * the file-descriptor based mount API (open_tree, fsopen/fsmount,
+ * move_mount, mount_setattr) because it closes two holes that the classic
+ * mount(2) sequence leaves open:
+ *
+ *  - a bind mount is made read-only/nosuid/nodev/noexec *before* it is
+ *    attached (mount_setattr on the detached clone), recursively, so no
+ *    submount of a read-only bind is ever left writable and there is never
+ *    a moment where the writable bind is reachable;
+ *  - mount_setattr only sets bits, it never clears the ones the kernel
+ *    locked when the mount was copied into our user namespace, so there is
+ *    no statvfs()/remount dance that can go wrong with EPERM.
+ *
+ * Destinations are opened one component at a time with openat2()
+ * (RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) relative to the new root, and
+ * mounts are attached to the resulting file descriptor rather than to a
+ * path, so a symlink planted in a writable bind cannot redirect a later
+ * mount outside the new root.
+ *
+ * The only output of this module is the optional step log (verbose),
+ * written to stderr by log_step(); it is how `securer run --verbose`
+ * shows the setup and is off by default.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "linux/linux.h"
+
+/* Directories the new root's tmpfs is attached to before the pivot, tried
+ * in order.  The tmpfs only covers it inside our own mount namespace, and
+ * bind sources are cloned before it is attached, so nothing is hidden from
+ * the policy's binds. */
+static const char *const base_candidates[] = { "/tmp", "/run", "/mnt", "/var/tmp", "/proc" };
+
+/* Host device nodes bound into the minimal /dev (device nodes cannot be
+ * created with mknod in a user namespace). */
+static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+
+/* Entries of a new procfs that leak host information or give control over
+ * the host kernel; hidden (files: /dev/null bound over them, directories:
+ * an empty read-only tmpfs) whenever they exist. */
+static const char *const proc_masked[] = {
+  "kcore", "keys", "timer_list", "timer_stats", "sched_debug", "latency_stats",
+  "kallsyms", "kmsg", "kpagecount", "kpageflags", "kpagecgroup", "config.gz",
+  "acpi", "scsi", "asound", "driver", "firmware",
+};
+/* Entries kept visible but bound read-only over themselves. */
+static const char *const proc_readonly[] = { "sys", "sysrq-trigger", "bus", "fs", "irq" };
+
+struct rootfs {
+  const struct securer_policy *p;
+  bool verbose;
+  const char *base;  /* where the new root is attached until the pivot */
+  int rootfd;        /* O_PATH fd of the new root's tmpfs */
+  int *trees;        /* per policy mount: pre-cloned bind source, or -1 */
+};
+
+static void log_step (const struct rootfs *r, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+static void
+log_step (const struct rootfs *r, const char *fmt, ...)
+{
+  if (!r->verbose)
+    return;
+  char *msg = NULL;
+  va_list ap;
+  va_start (ap, fmt);
+  int n = vasprintf (&msg, fmt, ap);
+  va_end (ap);
+  if (n < 0)
+    return;
+  dprintf (STDERR_FILENO, "securer: rootfs: %s\n", msg);
+  free (msg);
+}
+
+static int
+sys_openat2 (int dirfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+  struct open_how how = { .flags = flags, .mode = 0, .resolve = resolve };
+  return (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+static int
+sys_pivot_root (const char *new_root, const char *put_old)
+{
+  return (int) syscall (SYS_pivot_root, new_root, put_old);
+}
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+/* "file:line: " for a mount that came from a policy file, "" otherwise. */
+static char *
+loc_prefix (const struct securer_loc *loc)
+{
+  char *s = NULL;
+  if (loc->file != NULL && loc->line > 0)
+    {
+      if (asprintf (&s, "%s:%u: ", loc->file, loc->line) < 0)
+        s = NULL;
+    }
+  else if (loc->file != NULL)
+    {
+      if (asprintf (&s, "%s: ", loc->file) < 0)
+        s = NULL;
+    }
+  return s != NULL ? s : strdup ("");
+}
+
+/* ---- resolving destinations inside the new root ------------------------- */
+
+#define RESOLVE_STRICT (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+/* Splits an absolute sandbox path into components; refuses "." and "..",
+ * which a resolved policy never contains and which would only serve to
+ * confuse the beneath-the-root resolution. */
+static int
+check_dest (const char *dest, securer_err_t *err)
+{
+  if (dest == NULL || dest[0] != '/')
+    return securer_error_set (err, EINVAL, "destination %s is not an absolute path",
+                              dest ? dest : "(null)");
+  const char *s = dest;
+  bool any = false;
+  while (*s)
+    {
+      while (*s == '/')
+        s++;
+      if (*s == '\0')
+        break;
+      size_t len = strcspn (s, "/");
+      if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+        return securer_error_set (err, EINVAL, "destination %s contains '.' or '..'", dest);
+      any = true;
+      s += len;
+    }
+  if (!any)
+    return securer_error_set (err, EINVAL,
+                              "destination / is not allowed (the root is always a fresh tmpfs)");
+  return 0;
+}
+
+/* Opens the directory that will contain `dest`'s last component, creating
+ * missing intermediate directories (0755).  Never follows a symlink and
+ * never leaves the new root.  *last points into *copy (caller frees). */
+static int
+open_parent (struct rootfs *r, const char *dest, bool create, char **copy, char **last,
+             securer_err_t *err)
+{
+  *copy = NULL;
+  *last = NULL;
+  if (check_dest (dest, err) < 0)
+    return -1;
+  char *buf = strdup (dest);
+  if (buf == NULL)
+    return securer_error_set (err, ENOMEM, "copy %s", dest);
+
+  /* Strip trailing slashes so the last component is a name. */
+  size_t n = strlen (buf);
+  while (n > 1 && buf[n - 1] == '/')
+    buf[--n] = '\0';
+  char *slash = strrchr (buf, '/');
+  *last = slash + 1;
+  *slash = '\0';
+
+  int cur = fcntl (r->rootfd, F_DUPFD_CLOEXEC, 3);
+  if (cur < 0)
+    {
+      free (buf);
+      return securer_error_set (err, errno, "dup root fd");
+    }
+  char *save = NULL;
+  for (char *comp = strtok_r (buf, "/", &save); comp != NULL; comp = strtok_r (NULL, "/", &save))
+    {
+      int next = sys_openat2 (cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                              RESOLVE_STRICT);
+      if (next < 0 && errno == ENOENT && create)
+        {
+          if (mkdirat (cur, comp, 0755) < 0 && errno != EEXIST)
+            {
+              int e = errno;
+              close (cur);
+              securer_error_set (err, e, "create directory %s in %s", comp, dest);
+              free (buf);
+              return -1;
+            }
+          next = sys_openat2 (cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                              RESOLVE_STRICT);
+        }
+      if (next < 0)
+        {
+          int e = errno;
+          close (cur);
+          if (e == ELOOP)
+            securer_error_set (err, e, "refusing to follow symlink %s in %s", comp, dest);
+          else
+            securer_error_set (err, e, "open %s in %s", comp, dest);
+          free (buf);
+          return -1;
+        }
+      close (cur);
+      cur = next;
+    }
+  *copy = buf;
+  return cur;
+}
+
+enum target_kind { TARGET_DIR, TARGET_FILE };
+
+/* Opens (creating when missing) the mount point for dest as an O_PATH fd. */
+static int
+open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t mode,
+             securer_err_t *err)
+{
+  char *copy, *last;
+  int parent = open_parent (r, dest, true, &copy, &last, err);
+  if (parent < 0)
+    return -1;
+  int fd = sys_openat2 (parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_STRICT);
+  if (fd < 0 && errno == ENOENT)
+    {
+      int rc = kind == TARGET_DIR ? mkdirat (parent, last, mode)
+                                  : mknodat (parent, last, S_IFREG | 0644, 0);
+      if (rc < 0 && errno != EEXIST)
+        {
+          securer_error_set (err, errno, "create mount point %s", dest);
+          goto out;
+        }
+      fd = sys_openat2 (parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_STRICT);
+    }
+  if (fd < 0)
+    {
+      if (errno == ELOOP)
+        securer_error_set (err, errno, "refusing to mount on symlink %s", dest);
+      else
+        securer_error_set (err, errno, "open mount point %s", dest);
+      goto out;
+    }
+  struct stat st;
+  if (fstat (fd, &st) < 0)
+    {
+      securer_error_set (err, errno, "stat mount point %s", dest);
+      close_fd (&fd);
+      goto out;
+    }
+  if (kind == TARGET_DIR && !S_ISDIR (st.st_mode))
+    {
+      securer_error_set (err, ENOTDIR, "mount point %s exists and is not a directory", dest);
+      close_fd (&fd);
+    }
+  else if (kind == TARGET_FILE && S_ISDIR (st.st_mode))
+    {
+      securer_error_set (err, EISDIR, "mount point %s is a directory but the source is a file",
+                         dest);
+      close_fd (&fd);
+    }
+out:
+  close (parent);
+  free (copy);
+  return fd;
+}
+
+/* ---- mount primitives ---------------------------------------------------- */
+
+static int
+set_attr (int tree, unsigned flags, uint64_t attr, const char *what, securer_err_t *err)
+{
+  struct mount_attr a = { .attr_set = attr };
+  if (mount_setattr (tree, "", AT_EMPTY_PATH | flags, &a, sizeof a) < 0)
+    return securer_error_set (err, errno, "set mount flags on %s", what);
+  return 0;
+}
+
+static int
+attach (int tree, int target, const char *dest, securer_err_t *err)
+{
+  if (move_mount (tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+    return securer_error_set (err, errno, "attach mount on %s", dest);
+  return 0;
+}
+
+/* A detached copy of the host tree at `path` (relative to dirfd). */
+static int
+clone_tree (int dirfd, const char *path, unsigned extra, securer_err_t *err)
+{
+  int fd = open_tree (dirfd, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | extra);
+  if (fd < 0)
+    return securer_error_set (err, errno, "clone %s", *path ? path : "mount");
+  return fd;
+}
+
+struct fsopt {
+  const char *key;
+  const char *value;  /* NULL: flag */
+};
+
+/* A new, detached superblock of `fstype` with the given options. */
+static int
+new_fs (const char *fstype, const char *source, const struct fsopt *opts, size_t n_opts,
+        uint64_t attr, securer_err_t *err)
+{
+  int fs = fsopen (fstype, FSOPEN_CLOEXEC);
+  if (fs < 0)
+    return securer_error_set (err, errno, "open %s filesystem", fstype);
+  if (source != NULL && fsconfig (fs, FSCONFIG_SET_STRING, "source", source, 0) < 0)
+    goto fail;
+  for (size_t i = 0; i < n_opts; i++)
+    {
+      int rc = opts[i].value != NULL
+                 ? fsconfig (fs, FSCONFIG_SET_STRING, opts[i].key, opts[i].value, 0)
+                 : fsconfig (fs, FSCONFIG_SET_FLAG, opts[i].key, NULL, 0);
+      if (rc < 0)
+        {
+          int e = errno;
+          close (fs);
+          return securer_error_set (err, e, "%s option %s%s%s", fstype, opts[i].key,
+                                    opts[i].value ? "=" : "", opts[i].value ? opts[i].value : "");
+        }
+    }
+  if (fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    goto fail;
+  int mnt = fsmount (fs, FSMOUNT_CLOEXEC, (unsigned) attr);
+  if (mnt < 0)
+    goto fail;
+  close (fs);
+  return mnt;
+fail:;
+  int e = errno;
+  close (fs);
+  return securer_error_set (err, e, "create %s filesystem", fstype);
+}
+
+static int
+new_tmpfs (uint64_t size, uint32_t mode, uint64_t attr, securer_err_t *err)
+{
+  char sz[32], md[16];
+  struct fsopt opts[2];
+  size_t n = 0;
+  snprintf (md, sizeof md, "%o", (unsigned) (mode & 07777));
+  opts[n++] = (struct fsopt) { "mode", md };
+  if (size > 0)
+    {
+      snprintf (sz, sizeof sz, "%llu", (unsigned long long) size);
+      opts[n++] = (struct fsopt) { "size", sz };
+    }
+  return new_fs ("tmpfs", "tmpfs", opts, n, attr, err);
+}
+
+/* Mounts a new tmpfs at dest (a directory created when missing). */
+static int
+mount_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode, uint64_t attr,
+                securer_err_t *err)
+{
+  int target = open_target (r, dest, TARGET_DIR, 0755, err);
+  if (target < 0)
+    return -1;
+  int mnt = new_tmpfs (size, mode, attr, err);
+  int rc = mnt < 0 ? -1 : attach (mnt, target, dest, err);
+  close_fd (&mnt);
+  close (target);
+  return rc;
+}
+
+/* Binds a host device node (cloned from the host's /dev) at dest. */
+static int
+bind_host_node (struct rootfs *r, const char *host_path, const char *dest, uint64_t attr,
+                securer_err_t *err)
+{
+  int tree = clone_tree (AT_FDCWD, host_path, 0, err);
+  if (tree < 0)
+    return -1;
+  int target = -1, rc = -1;
+  if (set_attr (tree, AT_RECURSIVE, attr, host_path, err) < 0)
+    goto out;
+  target = open_target (r, dest, TARGET_FILE, 0, err);
+  if (target < 0)
+    goto out;
+  rc = attach (tree, target, dest, err);
+out:
+  close_fd (&target);
+  close (tree);
+  return rc;
+}
+
+/* Hides what is at `path` (already opened as `fd`): a file gets /dev/null
+ * bound over it, a directory an empty read-only tmpfs. */
+static int
+mask_fd (struct rootfs *r, int fd, const char *path, securer_err_t *err)
+{
+  struct stat st;
+  if (fstat (fd, &st) < 0)
+    return securer_error_set (err, errno, "stat %s", path);
+  int tree;
+  if (S_ISDIR (st.st_mode))
+    tree = new_tmpfs (4096, 0555,
+                      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                      err);
+  else
+    {
+      tree = clone_tree (AT_FDCWD, "/dev/null", 0, err);
+      if (tree >= 0
+          && set_attr (tree, AT_RECURSIVE,
+                       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, "/dev/null",
+                       err) < 0)
+        close_fd (&tree);
+    }
+  if (tree < 0)
+    return -1;
+  int rc = attach (tree, fd, path, err);
+  close (tree);
+  if (rc == 0)
+    log_step (r, "mask %s", path);
+  return rc;
+}
+
+/* Opens an existing path inside the new root without following symlinks.
+ * Returns -1 with errno ENOENT (and no error set) when it does not exist. */
+static int
+open_existing (struct rootfs *r, const char *path, securer_err_t *err)
+{
+  char *copy, *last;
+  int parent = open_parent (r, path, false, &copy, &last, err);
+  if (parent < 0)
+    {
+      if (securer_error_errno (*err) == ENOENT || securer_error_errno (*err) == ENOTDIR)
+        {
+          securer_error_free (err);
+          errno = ENOENT;
+        }
+      return -1;
+    }
+  int fd = sys_openat2 (parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_STRICT);
+  int e = errno;
+  close (parent);
+  free (copy);
+  if (fd < 0)
+    {
+      if (e == ENOENT)
+        errno = ENOENT;
+      else if (e == ELOOP)
+        securer_error_set (err, e, "refusing to follow symlink %s", path);
+      else
+        securer_error_set (err, e, "open %s", path);
+    }
+  return fd;
+}
+
+/* Masks `path` if it exists; a missing path has nothing to hide. */
+static int
+mask_path (struct rootfs *r, const char *path, securer_err_t *err)
+{
+  int fd = open_existing (r, path, err);
+  if (fd < 0)
+    return *err != NULL ? -1 : 0;
+  int rc = mask_fd (r, fd, path, err);
+  close (fd);
+  return rc;
+}
+
+/* Binds `path` read-only over itself if it exists. */
+static int
+readonly_path (struct rootfs *r, const char *path, securer_err_t *err)
+{
+  int fd = open_existing (r, path, err);
+  if (fd < 0)
+    return *err != NULL ? -1 : 0;
+  int rc = -1;
+  int tree = clone_tree (fd, "", AT_EMPTY_PATH, err);
+  if (tree >= 0
+      && set_attr (tree, AT_RECURSIVE,
+                   MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                   path, err) == 0
+      && attach (tree, fd, path, err) == 0)
+    {
+      rc = 0;
+      log_step (r, "read-only %s", path);
+    }
+  close_fd (&tree);
+  close (fd);
+  return rc;
+}
+
+static char *
+join (const char *dir, const char *name)
+{
+  char *s = NULL;
+  size_t n = strlen (dir);
+  if (asprintf (&s, "%s%s%s", dir, (n > 0 && dir[n - 1] == '/') ? "" : "/", name) < 0)
+    return NULL;
+  return s;
+}
+
+/* ---- the mount types ----------------------------------------------------- */
+
+static int
+do_bind (struct rootfs *r, const struct securer_mount *m, int tree, securer_err_t *err)
+{
+  struct stat st;
+  if (fstat (tree, &st) < 0)
+    return securer_error_set (err, errno, "stat source %s", m->source);
+  int target = open_target (r, m->dest, S_ISDIR (st.st_mode) ? TARGET_DIR : TARGET_FILE, 0755,
+                            err);
+  if (target < 0)
+    return -1;
+  int rc = attach (tree, target, m->dest, err);
+  close (target);
+  return rc;
+}
+
+static int
+do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
+{
+  int target = open_target (r, m->dest, TARGET_DIR, 0755, err);
+  if (target < 0)
+    return -1;
+  int mnt = new_fs ("proc", "proc", NULL, 0,
+                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+  int rc = mnt < 0 ? -1 : attach (mnt, target, m->dest, err);
+  close_fd (&mnt);
+  close (target);
+  if (rc < 0)
+    return -1;
+
+  for (size_t i = 0; i < sizeof proc_masked / sizeof *proc_masked; i++)
+    {
+      char *path = join (m->dest, proc_masked[i]);
+      if (path == NULL)
+        return securer_error_set (err, ENOMEM, "mask proc entries");
+      rc = mask_path (r, path, err);
+      free (path);
+      if (rc < 0)
+        return -1;
+    }
+  for (size_t i = 0; i < sizeof proc_readonly / sizeof *proc_readonly; i++)
+    {
+      char *path = join (m->dest, proc_readonly[i]);
+      if (path == NULL)
+        return securer_error_set (err, ENOMEM, "protect proc entries");
+      rc = readonly_path (r, path, err);
+      free (path);
+      if (rc < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+make_symlink (struct rootfs *r, const char *target, const char *dest, securer_err_t *err)
+{
+  char *copy, *last;
+  int parent = open_parent (r, dest, true, &copy, &last, err);
+  if (parent < 0)
+    return -1;
+  int rc = symlinkat (target, parent, last);
+  int e = errno;
+  close (parent);
+  free (copy);
+  if (rc < 0)
+    return securer_error_set (err, e, "create symlink %s -> %s", dest, target);
+  return 0;
+}
+
+static int
+do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
+{
+  /* The tmpfs itself holds no device nodes: the bound host nodes are
+   * separate mounts that keep their own (dev-allowing) flags. */
+  if (mount_tmpfs_at (r, m->dest, 1 << 20, 0755,
+                      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err) < 0)
+    return -1;
+
+  char *path = NULL;
+  int rc = -1;
+  for (size_t i = 0; i < sizeof dev_nodes / sizeof *dev_nodes; i++)
+    {
+      char host[64];
+      snprintf (host, sizeof host, "/dev/%s", dev_nodes[i]);
+      path = join (m->dest, dev_nodes[i]);
+      if (path == NULL)
+        goto nomem;
+      if (bind_host_node (r, host, path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err) < 0)
+        goto out;
+      free (path);
+      path = NULL;
+    }
+
+  /* A private devpts instance: the sandbox sees only its own ptys. */
+  if ((path = join (m->dest, "pts")) == NULL)
+    goto nomem;
+  int target = open_target (r, path, TARGET_DIR, 0755, err);
+  if (target < 0)
+    goto out;
+  static const struct fsopt pts_opts[] = {
+    { "newinstance", NULL }, { "ptmxmode", "0666" }, { "mode", "0620" },
+  };
+  int mnt = new_fs ("devpts", "devpts", pts_opts, 3, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+  rc = mnt < 0 ? -1 : attach (mnt, target, path, err);
+  close_fd (&mnt);
+  close (target);
+  if (rc < 0)
+    goto out;
+  rc = -1;
+  free (path);
+
+  if ((path = join (m->dest, "shm")) == NULL)
+    goto nomem;
+  if (mount_tmpfs_at (r, path, 0, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                      err) < 0)
+    goto out;
+  free (path);
+  path = NULL;
+
+  static const char *const links[][2] = {
+    { "ptmx", "pts/ptmx" },         { "fd", "/proc/self/fd" },
+    { "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
+    { "stderr", "/proc/self/fd/2" },
+  };
+  for (size_t i = 0; i < sizeof links / sizeof *links; i++)
+    {
+      if ((path = join (m->dest, links[i][0])) == NULL)
+        goto nomem;
+      if (make_symlink (r, links[i][1], path, err) < 0)
+        goto out;
+      free (path);
+      path = NULL;
+    }
+
+  /* Populated: nothing may be added to /dev itself any more (the shm
+   * and pts mounts below it keep their own flags). */
+  int devfd = open_existing (r, m->dest, err);
+  if (devfd < 0)
+    {
+      if (*err == NULL)
+        securer_error_set (err, ENOENT, "reopen %s", m->dest);
+      goto out;
+    }
+  rc = set_attr (devfd, 0, MOUNT_ATTR_RDONLY, m->dest, err);
+  close (devfd);
+  goto out;
+nomem:
+  securer_error_set (err, ENOMEM, "build %s", m->dest);
+out:
+  free (path);
+  return rc;
+}
+
+static int
+do_dir (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
+{
+  int fd = open_target (r, m->dest, TARGET_DIR, m->mode ? m->mode : 0755, err);
+  if (fd < 0)
+    return -1;
+  close (fd);
+  return 0;
+}
+
+static const char *
+type_name (enum securer_mount_type t)
+{
+  switch (t)
+    {
+    case SECURER_MOUNT_RO: return "bind (ro)";
+    case SECURER_MOUNT_RW: return "bind (rw)";
+    case SECURER_MOUNT_TMPFS: return "tmpfs";
+    case SECURER_MOUNT_PROC: return "proc";
+    case SECURER_MOUNT_DEV: return "dev";
+    case SECURER_MOUNT_DIR: return "dir";
+    case SECURER_MOUNT_SYMLINK: return "symlink";
+    }
+  return "mount";
+}
+
+/* "bind /usr on /usr", "tmpfs on /tmp", "symlink /lib64 -> usr/lib64". */
+static int
+describe_error (const struct securer_mount *m, securer_err_t *err)
+{
+  char *loc = loc_prefix (&m->loc);
+  const char *l = loc ? loc : "";
+  switch (m->type)
+    {
+    case SECURER_MOUNT_RO:
+    case SECURER_MOUNT_RW:
+      securer_error_prefix (err, "%sbind %s on %s%s", l, m->source, m->dest,
+                            m->type == SECURER_MOUNT_RO ? " (ro)" : "");
+      break;
+    case SECURER_MOUNT_SYMLINK:
+      securer_error_prefix (err, "%ssymlink %s -> %s", l, m->dest, m->source);
+      break;
+    default:
+      securer_error_prefix (err, "%s%s on %s", l, type_name (m->type), m->dest);
+      break;
+    }
+  free (loc);
+  return -1;
+}
+
+/* Clones every bind source before the new root's tmpfs is attached, so a
+ * source under the attachment directory is not hidden by it, and applies
+ * the flags while the copy is still detached. */
+static int
+clone_sources (struct rootfs *r, securer_err_t *err)
+{
+  const struct securer_policy *p = r->p;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      const struct securer_mount *m = &p->mounts[i];
+      if (m->type != SECURER_MOUNT_RO && m->type != SECURER_MOUNT_RW)
+        continue;
+      if (m->source == NULL || m->source[0] != '/')
+        {
+          securer_error_set (err, EINVAL, "source %s is not an absolute path",
+                             m->source ? m->source : "(null)");
+          return describe_error (m, err);
+        }
+      int tree = open_tree (AT_FDCWD, m->source,
+                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+      if (tree < 0)
+        {
+          int e = errno;
+          if (m->optional && (e == ENOENT || e == ENOTDIR))
+            {
+              log_step (r, "skip optional %s (missing)", m->source);
+              continue;
+            }
+          securer_error_set (err, e, "source %s", m->source);
+          return describe_error (m, err);
+        }
+      uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+      if (m->type == SECURER_MOUNT_RO)
+        attr |= MOUNT_ATTR_RDONLY;
+      if (m->noexec)
+        attr |= MOUNT_ATTR_NOEXEC;
+      r->trees[i] = tree;
+      if (set_attr (tree, AT_RECURSIVE, attr, m->source, err) < 0)
+        return describe_error (m, err);
+    }
+  return 0;
+}
+
+/* Attaches a fresh tmpfs (the future root) to the first usable base dir. */
+static int
+attach_new_root (struct rootfs *r, securer_err_t *err)
+{
+  int mnt = new_tmpfs (0, 0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+  if (mnt < 0)
+    return securer_error_prefix (err, "new root");
+  int last_errno = ENOENT;
+  for (size_t i = 0; i < sizeof base_candidates / sizeof *base_candidates; i++)
+    {
+      struct stat st;
+      if (stat (base_candidates[i], &st) < 0 || !S_ISDIR (st.st_mode))
+        continue;
+      if (move_mount (mnt, "", AT_FDCWD, base_candidates[i], MOVE_MOUNT_F_EMPTY_PATH) == 0)
+        {
+          r->base = base_candidates[i];
+          r->rootfd = mnt;
+          log_step (r, "new root tmpfs attached at %s", r->base);
+          return 0;
+        }
+      last_errno = errno;
+    }
+  close (mnt);
+  return securer_error_set (err, last_errno, "attach the new root (tried /tmp, /run, /mnt, ...)");
+}
+
+static int
+apply_mount (struct rootfs *r, size_t i, securer_err_t *err)
+{
+  const struct securer_mount *m = &r->p->mounts[i];
+  int rc = 0;
+  switch (m->type)
+    {
+    case SECURER_MOUNT_RO:
+    case SECURER_MOUNT_RW:
+      if (r->trees[i] < 0)
+        return 0; /* optional and missing */
+      rc = do_bind (r, m, r->trees[i], err);
+      if (rc == 0)
+        log_step (r, "bind %s on %s (%s%s)", m->source, m->dest,
+                  m->type == SECURER_MOUNT_RO ? "ro" : "rw", m->noexec ? ",noexec" : "");
+      break;
+    case SECURER_MOUNT_TMPFS:
+      rc = mount_tmpfs_at (r, m->dest, m->size, m->mode ? m->mode : 0755,
+                           MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                             | (m->noexec ? MOUNT_ATTR_NOEXEC : 0),
+                           err);
+      if (rc == 0)
+        log_step (r, "tmpfs on %s (size %llu, mode %o%s)", m->dest,
+                  (unsigned long long) m->size, (unsigned) (m->mode ? m->mode : 0755),
+                  m->noexec ? ", noexec" : "");
+      break;
+    case SECURER_MOUNT_PROC:
+      rc = do_proc (r, m, err);
+      if (rc == 0)
+        log_step (r, "proc on %s", m->dest);
+      break;
+    case SECURER_MOUNT_DEV:
+      rc = do_dev (r, m, err);
+      if (rc == 0)
+        log_step (r, "minimal dev on %s", m->dest);
+      break;
+    case SECURER_MOUNT_DIR:
+      rc = do_dir (r, m, err);
+      if (rc == 0)
+        log_step (r, "dir %s", m->dest);
+      break;
+    case SECURER_MOUNT_SYMLINK:
+      if (m->source == NULL)
+        rc = securer_error_set (err, EINVAL, "symlink without a target");
+      else
+        rc = make_symlink (r, m->source, m->dest, err);
+      if (rc == 0)
+        log_step (r, "symlink %s -> %s", m->dest, m->source);
+      break;
+    default:
+      rc = securer_error_set (err, EINVAL, "unknown mount type %d", (int) m->type);
+      break;
+    }
+  if (rc < 0)
+    return describe_error (m, err);
+  return 0;
+}
+
+/* Switches to the new root and drops every reference to the host's. */
+static int
+pivot (struct rootfs *r, securer_err_t *err)
+{
+  if (fchdir (r->rootfd) < 0)
+    return securer_error_set (err, errno, "chdir to the new root");
+  /* pivot_root(".", ".") stacks the old root on top of the new one at "/";
+   * detaching "." then removes it without needing a put_old directory
+   * inside the sandbox. */
+  if (sys_pivot_root (".", ".") < 0)
+    return securer_error_set (err, errno, "pivot_root");
+  if (umount2 (".", MNT_DETACH) < 0)
+    return securer_error_set (err, errno, "detach the old root");
+  if (chdir ("/") < 0)
+    return securer_error_set (err, errno, "chdir /");
+  log_step (r, "pivoted into the new root, old root detached");
+
+  /* Nothing outside the policy's writable mounts may be written. */
+  struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+  if (mount_setattr (AT_FDCWD, "/", 0, &a, sizeof a) < 0)
+    return securer_error_set (err, errno, "make the root read-only");
+  struct statfs sfs;
+  if (statfs ("/", &sfs) < 0 || sfs.f_type != TMPFS_MAGIC)
+    return securer_error_set (err, EINVAL, "the new root is not the expected tmpfs");
+  return 0;
+}
+
+int
+securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, securer_err_t *errp)
+{
+  /* The helpers look at *err to tell "missing" from "failed". */
+  securer_err_t local = NULL;
+  securer_err_t *err = errp != NULL ? errp : &local;
+  struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1 };
+  int rc = -1;
+  mode_t old_umask = umask (0);
+
+  r.trees = malloc ((p->n_mounts ? p->n_mounts : 1) * sizeof *r.trees);
+  if (r.trees == NULL)
+    {
+      securer_error_set (err, ENOMEM, "set up the filesystem");
+      goto out;
+    }
+  for (size_t i = 0; i < p->n_mounts; i++)
+    r.trees[i] = -1;
+
+  /* No mount event may propagate between the host and the sandbox. */
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    {
+      securer_error_set (err, errno, "make / private");
+      goto out;
+    }
+  if (clone_sources (&r, err) < 0 || attach_new_root (&r, err) < 0)
+    goto out;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      if (apply_mount (&r, i, err) < 0)
+        goto out;
+      close_fd (&r.trees[i]);
+    }
+  for (size_t i = 0; i < p->n_masks; i++)
+    if (mask_path (&r, p->masks[i], err) < 0)
+      {
+        securer_error_prefix (err, "mask %s", p->masks[i]);
+        goto out;
+      }
+  if (pivot (&r, err) < 0)
+    goto out;
+  rc = 0;
+out:
+  if (r.trees != NULL)
+    for (size_t i = 0; i < p->n_mounts; i++)
+      close_fd (&r.trees[i]);
+  free (r.trees);
+  close_fd (&r.rootfd);
+  umask (old_umask);
+  if (rc < 0)
+    securer_error_prefix (err, "set up the filesystem");
+  securer_error_free (&local);
+  return rc;
+}

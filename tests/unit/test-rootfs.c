@@ -1,0 +1,343 @@
+/* The filesystem view (mount.c): a real child in real user+mount+pid
+ * namespaces assembles the policy's root and reports from inside what it
+ * can and cannot do. */
+#include <config.h>
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+
+#include "rootfs-harness.h"
+
+#define MAX_MOUNTS 32
+
+struct pol {
+  struct securer_policy p;
+  struct securer_mount m[MAX_MOUNTS];
+  char *masks[8];
+};
+
+static void
+pol_init (struct pol *x)
+{
+  memset (x, 0, sizeof *x);
+  x->p.name = (char *) "test";
+  x->p.mounts = x->m;
+  x->p.masks = x->masks;
+}
+
+static struct securer_mount *
+add (struct pol *x, enum securer_mount_type t, const char *src, const char *dest)
+{
+  cr_assert_lt (x->p.n_mounts, MAX_MOUNTS);
+  struct securer_mount *m = &x->m[x->p.n_mounts++];
+  m->type = t;
+  m->source = (char *) src;
+  m->dest = (char *) dest;
+  m->noexec = t == SECURER_MOUNT_RW || t == SECURER_MOUNT_TMPFS;
+  m->loc.file = (char *) "test.policy";
+  m->loc.line = (unsigned) x->p.n_mounts + 10;
+  return m;
+}
+
+/* A root that can run programs from the host's /usr. */
+static void
+pol_base (struct pol *x)
+{
+  pol_init (x);
+  add (x, SECURER_MOUNT_RO, "/usr", "/usr");
+  add (x, SECURER_MOUNT_SYMLINK, "usr/bin", "/bin");
+  add (x, SECURER_MOUNT_SYMLINK, "usr/lib", "/lib");
+  add (x, SECURER_MOUNT_SYMLINK, "usr/lib64", "/lib64");
+  add (x, SECURER_MOUNT_PROC, NULL, "/proc");
+  add (x, SECURER_MOUNT_DEV, NULL, "/dev");
+  struct securer_mount *t = add (x, SECURER_MOUNT_TMPFS, NULL, "/tmp");
+  t->size = 1 << 20;
+  t->mode = 01777;
+}
+
+static char *
+run (struct pol *x, void (*inside) (void *), void *arg)
+{
+  struct harness_steps s = { .policy = &x->p, .rootfs = true, .inside = inside, .arg = arg };
+  char *facts = harness_run (&s);
+  cr_assert_not_null (facts, "could not create the namespaces");
+  return facts;
+}
+
+/* A host directory the sandbox's (mapped) user may write to. */
+static char *
+host_dir (void)
+{
+  char *d = strdup ("/tmp/securer-test-XXXXXX");
+  cr_assert_not_null (mkdtemp (d));
+  cr_assert_eq (chmod (d, 0755), 0);
+  if (geteuid () == 0)
+    cr_assert_eq (chown (d, harness_host_uid (), harness_host_gid ()), 0);
+  return d;
+}
+
+static void
+rm_rf (const char *d)
+{
+  /* Test fixtures only: a flat directory of files, links and empty dirs. */
+  DIR *dir = opendir (d);
+  if (dir == NULL)
+    return;
+  struct dirent *e;
+  while ((e = readdir (dir)) != NULL)
+    {
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      if (unlinkat (dirfd (dir), e->d_name, 0) < 0)
+        unlinkat (dirfd (dir), e->d_name, AT_REMOVEDIR);
+    }
+  closedir (dir);
+  rmdir (d);
+}
+
+static int
+try_write (const char *path, size_t bytes)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+  if (fd < 0)
+    return -1;
+  char block[4096];
+  memset (block, 'x', sizeof block);
+  size_t done = 0;
+  while (done < bytes)
+    {
+      ssize_t n = write (fd, block, sizeof block);
+      if (n < 0)
+        {
+          int e = errno;
+          close (fd);
+          errno = e;
+          return -1;
+        }
+      done += (size_t) n;
+    }
+  close (fd);
+  return 0;
+}
+
+/* Status of running argv: "exit:N", "signal:N" or the execve errno name. */
+static void
+fact_exec (const char *key, const char *path)
+{
+  int p[2];
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return;
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      char *argv[] = { (char *) path, NULL };
+      char *envp[] = { NULL };
+      execve (path, argv, envp);
+      int e = errno;
+      ssize_t w = write (p[1], &e, sizeof e);
+      (void) w;
+      _exit (127);
+    }
+  close (p[1]);
+  int e = 0;
+  ssize_t n = read (p[0], &e, sizeof e);
+  close (p[0]);
+  int st;
+  waitpid (pid, &st, 0);
+  if (n == sizeof e)
+    fact (key, "%s", errname (-1, e));
+  else if (WIFEXITED (st))
+    fact (key, "exit:%d", WEXITSTATUS (st));
+  else
+    fact (key, "signal:%d", WTERMSIG (st));
+}
+
+/* ---- the basic view ------------------------------------------------------ */
+
+static void
+inside_basic (void *arg)
+{
+  (void) arg;
+  fact ("pid", "%d", (int) getpid ());
+  fact_rc ("write_usr", try_write ("/usr/securer-test", 1));
+  fact_rc ("mkdir_root", mkdir ("/newdir", 0755));
+  fact_rc ("write_tmp", try_write ("/tmp/small", 4096));
+  fact_rc ("write_tmp_past_size", try_write ("/tmp/big", 2 << 20));
+  unlink ("/tmp/big");
+  fact_exec ("exec_usr", "/usr/bin/true");
+  fact_exec ("exec_via_symlink", "/bin/true");
+  /* A copy of a real program on the noexec tmpfs. */
+  int in = open ("/usr/bin/true", O_RDONLY | O_CLOEXEC);
+  int o = open ("/tmp/true", O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+  char buf[65536];
+  ssize_t n;
+  while (in >= 0 && o >= 0 && (n = read (in, buf, sizeof buf)) > 0)
+    if (write (o, buf, (size_t) n) != n)
+      break;
+  close (in);
+  close (o);
+  fact_exec ("exec_tmp", "/tmp/true");
+
+  struct stat st;
+  fact ("keys_is_devnull", "%d",
+        stat ("/proc/keys", &st) == 0 && S_ISCHR (st.st_mode) && major (st.st_rdev) == 1
+          && minor (st.st_rdev) == 3);
+  int fd = open ("/proc/timer_list", O_RDONLY | O_CLOEXEC);
+  fact ("timer_list_bytes", "%zd", fd < 0 ? (ssize_t) -1 : read (fd, buf, sizeof buf));
+  if (fd >= 0)
+    close (fd);
+  fd = open ("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
+  fact_rc ("write_sysrq", fd);
+  if (fd >= 0)
+    close (fd);
+  /* A sysctl of the sandbox's own network namespace: its root owns it, so
+   * only the read-only bind stops the write. */
+  fd = open ("/proc/sys/net/ipv4/ping_group_range", O_WRONLY | O_CLOEXEC);
+  fact_rc ("write_proc_sys", fd);
+  if (fd >= 0)
+    close (fd);
+  if (access ("/proc/acpi", F_OK) == 0)
+    {
+      DIR *d = opendir ("/proc/acpi");
+      int count = 0;
+      struct dirent *e;
+      while (d && (e = readdir (d)) != NULL)
+        if (e->d_name[0] != '.')
+          count++;
+      if (d)
+        closedir (d);
+      fact ("acpi_entries", "%d", count);
+      fact_rc ("acpi_create", try_write ("/proc/acpi/x", 1));
+    }
+  fd = open ("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  fact_rc ("proc_status", fd);
+  if (fd >= 0)
+    close (fd);
+
+  /* /dev: only the minimal set. */
+  DIR *d = opendir ("/dev");
+  char names[1024] = "";
+  struct dirent *e;
+  int count = 0;
+  while (d && (e = readdir (d)) != NULL)
+    if (e->d_name[0] != '.')
+      count++;
+  if (d)
+    closedir (d);
+  fact ("dev_entries", "%d", count);
+  const char *nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+  for (size_t i = 0; i < 6; i++)
+    {
+      char p[32];
+      snprintf (p, sizeof p, "/dev/%s", nodes[i]);
+      if (stat (p, &st) == 0 && S_ISCHR (st.st_mode))
+        {
+          strcat (names, nodes[i]);
+          strcat (names, ",");
+        }
+    }
+  fact ("dev_nodes", "%s", names);
+  fd = open ("/dev/null", O_WRONLY | O_CLOEXEC);
+  fact ("devnull_write", "%s", fd >= 0 && write (fd, "x", 1) == 1 ? "OK" : errname (-1, errno));
+  if (fd >= 0)
+    close (fd);
+  fd = open ("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  fact ("urandom_read", "%s", fd >= 0 && read (fd, buf, 16) == 16 ? "OK" : errname (-1, errno));
+  if (fd >= 0)
+    close (fd);
+  fd = open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  fact_rc ("ptmx_open", fd);
+  if (fd >= 0)
+    close (fd);
+  fact_rc ("write_shm", try_write ("/dev/shm/x", 4096));
+  fact_rc ("write_dev", try_write ("/dev/newnode", 1));
+  char link[64] = "";
+  ssize_t ln = readlink ("/dev/fd", link, sizeof link - 1);
+  link[ln > 0 ? ln : 0] = '\0';
+  fact ("dev_fd", "%s", link);
+  fact_rc ("dev_stdout_access", access ("/dev/stdout", F_OK));
+
+  /* Mount table: only ours, nothing of the host's. */
+  FILE *mi = fopen ("/proc/self/mountinfo", "re");
+  char line[1024];
+  char points[2048] = "";
+  int nmounts = 0;
+  while (mi && fgets (line, sizeof line, mi))
+    {
+      char mp[512];
+      if (sscanf (line, "%*s %*s %*s %*s %511s", mp) == 1)
+        {
+          nmounts++;
+          if (strlen (points) + strlen (mp) + 2 < sizeof points)
+            {
+              strcat (points, mp);
+              strcat (points, " ");
+            }
+        }
+    }
+  if (mi)
+    fclose (mi);
+  fact ("mounts", "%s", points);
+  struct statvfs sv;
+  fact ("root_ro", "%d", statvfs ("/", &sv) == 0 && (sv.f_flag & ST_RDONLY) != 0);
+  fact ("usr_nosuid", "%d", statvfs ("/usr", &sv) == 0 && (sv.f_flag & ST_NOSUID) != 0);
+  fact ("tmp_nodev", "%d", statvfs ("/tmp", &sv) == 0 && (sv.f_flag & ST_NODEV) != 0);
+  char cwd[256];
+  fact ("cwd", "%s", getcwd (cwd, sizeof cwd) ? cwd : "?");
+}
+
+Test (rootfs, basic_view)
+{
+  struct pol x;
+  pol_base (&x);
+  char *f = run (&x, inside_basic, NULL);
+  cr_assert_str_eq (get_fact (f, "setup"), "ok", "%s", f);
+  cr_assert_str_eq (get_fact (f, "pid"), "1");
+  cr_assert_str_eq (get_fact (f, "write_usr"), "EROFS");
+  cr_assert_str_eq (get_fact (f, "mkdir_root"), "EROFS");
+  cr_assert_str_eq (get_fact (f, "write_tmp"), "OK");
+  cr_assert_str_eq (get_fact (f, "write_tmp_past_size"), "ENOSPC");
+  cr_assert_str_eq (get_fact (f, "exec_usr"), "exit:0");
+  cr_assert_str_eq (get_fact (f, "exec_via_symlink"), "exit:0");
+  cr_assert_str_eq (get_fact (f, "exec_tmp"), "EACCES");
+  cr_assert_str_eq (get_fact (f, "keys_is_devnull"), "1");
+  cr_assert_str_eq (get_fact (f, "timer_list_bytes"), "0");
+  if (access ("/proc/sysrq-trigger", F_OK) == 0)
+    cr_assert_str_eq (get_fact (f, "write_sysrq"), "EROFS");
+  cr_assert_str_eq (get_fact (f, "write_proc_sys"), "EROFS");
+  if (access ("/proc/acpi", F_OK) == 0)
+    {
+      cr_assert_str_eq (get_fact (f, "acpi_entries"), "0");
+      cr_assert_str_eq (get_fact (f, "acpi_create"), "EROFS");
+    }
+  cr_assert_str_eq (get_fact (f, "proc_status"), "OK");
+  cr_assert_str_eq (get_fact (f, "dev_nodes"), "null,zero,full,random,urandom,tty,");
+  /* 6 nodes + pts shm + ptmx fd stdin stdout stderr */
+  cr_assert_str_eq (get_fact (f, "dev_entries"), "13");
+  cr_assert_str_eq (get_fact (f, "devnull_write"), "OK");
+  cr_assert_str_eq (get_fact (f, "urandom_read"), "OK");
+  cr_assert_str_eq (get_fact (f, "ptmx_open"), "OK");
+  cr_assert_str_eq (get_fact (f, "write_shm"), "OK");
+  cr_assert_str_eq (get_fact (f, "write_dev"), "EROFS");
+  cr_assert_str_eq (get_fact (f, "dev_fd"), "/proc/self/fd");
+  cr_assert_str_eq (get_fact (f, "dev_stdout_access"), "OK");
+  cr_assert_str_eq (get_fact (f, "root_ro"), "1");
+  cr_assert_str_eq (get_fact (f, "usr_nosuid"), "1");
+  cr_assert_str_eq (get_fact (f, "tmp_nodev"), "1");
+  cr_assert_str_eq (get_fact (f, "cwd"), "/");
+  cr_log_info ("%s", f);
+
+  /* Every mount point is one the policy asked for (or a /proc mask). */
+  char *mounts = strdup (get_fact (f, "mounts"));
+  char *save = NULL;
+  for (char *mp = strtok_r (mounts, " ", &save); mp; mp = strtok_r (NULL, " ", &save))
+    {
+      bool ours = strcmp (mp, "/") == 0 || strcmp (mp, "/usr") == 0 || strcmp (mp, "/tmp") == 0
+                  || strncmp (mp, "/proc", 5) == 0 || strncmp (mp, "/dev", 4) == 0;
+      cr_expect (ours, "unexpected mount %s in the sandbox", mp);
+    }
+  free (mounts);
+  free (f);
+}
