@@ -9,6 +9,8 @@
 
 #include "securer/error.h"
 
+static char *vformat (const char *fmt, va_list ap) __attribute__ ((format (printf, 1, 0)));
+
 static char *
 vformat (const char *fmt, va_list ap)
 {
