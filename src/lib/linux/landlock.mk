@@ -5,9 +5,20 @@ libsecurer_core_la_SOURCES += \
 	src/lib/linux/landlock-uapi.h
 
 if ENABLE_TESTS
+check_PROGRAMS += tests/helpers/ll-exec
+tests_helpers_ll_exec_SOURCES = tests/helpers/ll-exec.c
+tests_helpers_ll_exec_LDADD = libsecurer-core.la
 check_PROGRAMS += tests/unit/test-landlock
 TESTS += tests/unit/test-landlock
 tests_unit_test_landlock_SOURCES = tests/unit/test-landlock.c
 tests_unit_test_landlock_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_landlock_LDADD = $(TEST_LIBS)
+endif
+
+if ENABLE_TESTS
+check_PROGRAMS += tests/integration/test-landlock-r
+TESTS += tests/integration/test-landlock-r
+tests_integration_test_landlock_r_SOURCES = tests/integration/test-landlock-r.c
+tests_integration_test_landlock_r_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_landlock_r_LDADD = $(TEST_LIBS)
 endif
