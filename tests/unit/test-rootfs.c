@@ -341,3 +341,198 @@ Test (rootfs, basic_view)
   free (mounts);
   free (f);
 }
+
+/* ---- binds, masks, errors ------------------------------------------------ */
+
+struct paths {
+  const char *rw;       /* host dir bound rw at /work */
+  const char *outside;  /* host dir the symlink points at */
+};
+
+static void
+inside_binds (void *arg)
+{
+  (void) arg;
+  fact_rc ("work_write", try_write ("/work/new", 10));
+  fact_exec ("work_exec", "/work/prog");
+  fact_rc ("ro_file_write", try_write ("/etc/securer-hosts", 1));
+  char buf[64] = "";
+  int fd = open ("/etc/securer-hosts", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  buf[n > 0 ? n : 0] = '\0';
+  if (fd >= 0)
+    close (fd);
+  fact ("ro_file_content", "%s", buf);
+  fact_rc ("optional_missing", access ("/opt/missing", F_OK));
+  struct stat st;
+  fact ("dir_mode", "%o", stat ("/home/u", &st) == 0 ? (unsigned) (st.st_mode & 07777) : 0u);
+  /* Recursive read-only: the host's /dev has /dev/shm mounted rw below it. */
+  fact_rc ("hostdev_shm_write", try_write ("/hostdev/shm/securer-test", 1));
+  /* Policy masks: a file (reads empty) and a directory (empty, read-only). */
+  fd = open ("/work/secret", O_RDONLY | O_CLOEXEC);
+  n = fd >= 0 ? read (fd, buf, sizeof buf) : -1;
+  if (fd >= 0)
+    close (fd);
+  fact ("masked_file_bytes", "%zd", n);
+  fact_rc ("masked_dir_secret", access ("/work/private/key", F_OK));
+  fact_rc ("masked_dir_write", try_write ("/work/private/new", 1));
+}
+
+Test (rootfs, binds_masks_and_optional)
+{
+  char *d = host_dir ();
+  char path[256];
+  snprintf (path, sizeof path, "%s/prog", d);
+  cr_assert_eq (try_write (path, 16), 0);
+  cr_assert_eq (chmod (path, 0755), 0);
+  snprintf (path, sizeof path, "%s/secret", d);
+  cr_assert_eq (try_write (path, 100), 0);
+  cr_assert_eq (chmod (path, 0644), 0);
+  snprintf (path, sizeof path, "%s/private", d);
+  cr_assert_eq (mkdir (path, 0755), 0);
+  snprintf (path, sizeof path, "%s/private/key", d);
+  cr_assert_eq (try_write (path, 1), 0);
+  cr_assert_eq (chmod (path, 0644), 0);
+  char src_file[256];
+  snprintf (src_file, sizeof src_file, "%s.file", d);
+  FILE *hf = fopen (src_file, "w");
+  cr_assert_not_null (hf);
+  fputs ("hello", hf);
+  fclose (hf);
+  chmod (src_file, 0644);
+
+  struct pol x;
+  pol_base (&x);
+  add (&x, SECURER_MOUNT_RW, d, "/work");
+  add (&x, SECURER_MOUNT_RO, src_file, "/etc/securer-hosts");
+  add (&x, SECURER_MOUNT_RO, "/nonexistent-securer-source", "/opt/missing")->optional = true;
+  add (&x, SECURER_MOUNT_DIR, NULL, "/home/u")->mode = 0700;
+  add (&x, SECURER_MOUNT_RO, "/dev", "/hostdev");
+  x.masks[x.p.n_masks++] = (char *) "/work/secret";
+  x.masks[x.p.n_masks++] = (char *) "/work/private";
+  x.masks[x.p.n_masks++] = (char *) "/not/there";
+  char *f = run (&x, inside_binds, NULL);
+  cr_log_info ("%s", f);
+  cr_assert_str_eq (get_fact (f, "setup"), "ok", "%s", f);
+  cr_assert_str_eq (get_fact (f, "work_write"), "OK");
+  cr_assert_str_eq (get_fact (f, "work_exec"), "EACCES");
+  cr_assert_str_eq (get_fact (f, "ro_file_write"), "EROFS");
+  cr_assert_str_eq (get_fact (f, "ro_file_content"), "hello");
+  cr_assert_str_eq (get_fact (f, "optional_missing"), "ENOENT");
+  cr_assert_str_eq (get_fact (f, "dir_mode"), "700");
+  cr_assert_str_eq (get_fact (f, "hostdev_shm_write"), "EROFS");
+  cr_assert_str_eq (get_fact (f, "masked_file_bytes"), "0");
+  cr_assert_str_eq (get_fact (f, "masked_dir_secret"), "ENOENT");
+  cr_assert_str_eq (get_fact (f, "masked_dir_write"), "EROFS");
+
+  /* The rw bind really wrote to the host; nothing else leaked out. */
+  snprintf (path, sizeof path, "%s/new", d);
+  cr_assert_eq (access (path, F_OK), 0);
+  cr_assert_neq (access ("/dev/shm/securer-test", F_OK), 0);
+  free (f);
+  unlink (src_file);
+  rm_rf (d);
+  free (d);
+}
+
+Test (rootfs, missing_required_source_names_policy_line)
+{
+  struct pol x;
+  pol_base (&x);
+  add (&x, SECURER_MOUNT_RO, "/nonexistent-securer-source", "/opt/x");
+  char *f = run (&x, NULL, NULL);
+  cr_assert_null (get_fact (f, "setup"), "%s", f);
+  const char *msg = get_fact (f, "setup_error");
+  cr_assert_not_null (msg, "%s", f);
+  cr_assert_not_null (strstr (msg, "test.policy:18: bind /nonexistent-securer-source on /opt/x"),
+                      "%s", msg);
+  cr_assert_not_null (strstr (msg, "ENOENT"), "%s", msg);
+  cr_assert_str_eq (get_fact (f, "setup_errno"), "ENOENT");
+  free (f);
+}
+
+Test (rootfs, symlink_in_writable_bind_cannot_redirect_a_mount)
+{
+  char *d = host_dir ();
+  char *outside = host_dir ();
+  char link[256];
+  snprintf (link, sizeof link, "%s/evil", d);
+  cr_assert_eq (symlink (outside, link), 0);
+  snprintf (link, sizeof link, "%s/evil-rel", d);
+  cr_assert_eq (symlink ("../../../../../../tmp", link), 0);
+
+  /* An intermediate component that is a symlink. */
+  struct pol x;
+  pol_base (&x);
+  add (&x, SECURER_MOUNT_RW, d, "/work");
+  add (&x, SECURER_MOUNT_TMPFS, NULL, "/work/evil/x");
+  char *f = run (&x, NULL, NULL);
+  const char *msg = get_fact (f, "setup_error");
+  cr_assert_not_null (msg, "%s", f);
+  cr_assert_not_null (strstr (msg, "tmpfs on /work/evil/x"), "%s", msg);
+  cr_assert_not_null (strstr (msg, "symlink"), "%s", msg);
+  cr_assert_str_eq (get_fact (f, "setup_errno"), "ELOOP");
+  free (f);
+
+  /* The final component is a symlink (mount point, DIR and mask). */
+  pol_base (&x);
+  add (&x, SECURER_MOUNT_RW, d, "/work");
+  add (&x, SECURER_MOUNT_RO, "/usr", "/work/evil-rel");
+  f = run (&x, NULL, NULL);
+  cr_assert_str_eq (get_fact (f, "setup_errno"), "ELOOP", "%s", f);
+  free (f);
+
+  pol_base (&x);
+  add (&x, SECURER_MOUNT_RW, d, "/work");
+  add (&x, SECURER_MOUNT_DIR, NULL, "/work/evil/sub");
+  f = run (&x, NULL, NULL);
+  cr_assert_str_eq (get_fact (f, "setup_errno"), "ELOOP", "%s", f);
+  free (f);
+
+  pol_base (&x);
+  add (&x, SECURER_MOUNT_RW, d, "/work");
+  x.masks[x.p.n_masks++] = (char *) "/work/evil";
+  f = run (&x, NULL, NULL);
+  cr_assert_str_eq (get_fact (f, "setup_errno"), "ELOOP", "%s", f);
+  free (f);
+
+  /* Nothing was created outside. */
+  DIR *od = opendir (outside);
+  cr_assert_not_null (od);
+  struct dirent *e;
+  int count = 0;
+  while ((e = readdir (od)) != NULL)
+    if (e->d_name[0] != '.')
+      count++;
+  closedir (od);
+  cr_assert_eq (count, 0);
+  rm_rf (d);
+  rm_rf (outside);
+  free (d);
+  free (outside);
+}
+
+Test (rootfs, bad_destinations_are_refused)
+{
+  const char *bad[] = { "/", "relative", "/a/../b", "/a/./b" };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    {
+      struct pol x;
+      pol_base (&x);
+      add (&x, SECURER_MOUNT_TMPFS, NULL, bad[i]);
+      char *f = run (&x, NULL, NULL);
+      cr_assert_str_eq (get_fact (f, "setup_errno"), "EINVAL", "%s: %s", bad[i], f);
+      free (f);
+    }
+}
+
+Test (rootfs, mount_under_read_only_bind_fails_with_erofs)
+{
+  struct pol x;
+  pol_base (&x);
+  add (&x, SECURER_MOUNT_TMPFS, NULL, "/usr/securer-nonexistent");
+  char *f = run (&x, NULL, NULL);
+  cr_assert_str_eq (get_fact (f, "setup_errno"), "EROFS", "%s", f);
+  cr_assert_not_null (strstr (get_fact (f, "setup_error"), "tmpfs on /usr/securer-nonexistent"));
+  free (f);
+}

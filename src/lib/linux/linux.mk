@@ -8,3 +8,10 @@ tests_unit_test_rootfs_SOURCES = tests/unit/test-rootfs.c tests/unit/rootfs-harn
 tests_unit_test_rootfs_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_rootfs_LDADD = $(TEST_LIBS)
 endif
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-net
+TESTS += tests/unit/test-net
+tests_unit_test_net_SOURCES = tests/unit/test-net.c tests/unit/rootfs-harness.h
+tests_unit_test_net_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_net_LDADD = $(TEST_LIBS)
+endif

@@ -134,6 +134,49 @@ loc_prefix (const struct securer_loc *loc)
 
 #define RESOLVE_STRICT (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
+/* Opens one name below dirfd as O_PATH.  With O_PATH|O_NOFOLLOW openat2
+ * hands back a trailing symlink itself instead of failing, so that case is
+ * turned into ELOOP here: nothing is ever mounted on or through a link. */
+static int
+open_name (int dirfd, const char *name)
+{
+  int fd = sys_openat2 (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_STRICT);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  if (fstat (fd, &st) < 0)
+    {
+      int e = errno;
+      close (fd);
+      errno = e;
+      return -1;
+    }
+  if (S_ISLNK (st.st_mode))
+    {
+      close (fd);
+      errno = ELOOP;
+      return -1;
+    }
+  return fd;
+}
+
+/* open_name for a directory that is about to be walked through. */
+static int
+open_dir_name (int dirfd, const char *name)
+{
+  int fd = open_name (dirfd, name);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  if (fstat (fd, &st) < 0 || !S_ISDIR (st.st_mode))
+    {
+      close (fd);
+      errno = ENOTDIR;
+      return -1;
+    }
+  return fd;
+}
+
 /* Splits an absolute sandbox path into components; refuses "." and "..",
  * which a resolved policy never contains and which would only serve to
  * confuse the beneath-the-root resolution. */
@@ -195,8 +238,7 @@ open_parent (struct rootfs *r, const char *dest, bool create, char **copy, char 
   char *save = NULL;
   for (char *comp = strtok_r (buf, "/", &save); comp != NULL; comp = strtok_r (NULL, "/", &save))
     {
-      int next = sys_openat2 (cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                              RESOLVE_STRICT);
+      int next = open_dir_name (cur, comp);
       if (next < 0 && errno == ENOENT && create)
         {
           if (mkdirat (cur, comp, 0755) < 0 && errno != EEXIST)
@@ -207,8 +249,7 @@ open_parent (struct rootfs *r, const char *dest, bool create, char **copy, char 
               free (buf);
               return -1;
             }
-          next = sys_openat2 (cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                              RESOLVE_STRICT);
+          next = open_dir_name (cur, comp);
         }
       if (next < 0)
         {
@@ -239,7 +280,7 @@ open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t
   int parent = open_parent (r, dest, true, &copy, &last, err);
   if (parent < 0)
     return -1;
-  int fd = sys_openat2 (parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_STRICT);
+  int fd = open_name (parent, last);
   if (fd < 0 && errno == ENOENT)
     {
       int rc = kind == TARGET_DIR ? mkdirat (parent, last, mode)
@@ -249,7 +290,7 @@ open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t
           securer_error_set (err, errno, "create mount point %s", dest);
           goto out;
         }
-      fd = sys_openat2 (parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_STRICT);
+      fd = open_name (parent, last);
     }
   if (fd < 0)
     {
@@ -452,7 +493,7 @@ open_existing (struct rootfs *r, const char *path, securer_err_t *err)
         }
       return -1;
     }
-  int fd = sys_openat2 (parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_STRICT);
+  int fd = open_name (parent, last);
   int e = errno;
   close (parent);
   free (copy);
