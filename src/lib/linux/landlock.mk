@@ -8,6 +8,8 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/helpers/ll-exec
 tests_helpers_ll_exec_SOURCES = tests/helpers/ll-exec.c
 tests_helpers_ll_exec_LDADD = libsecurer-core.la
+check_PROGRAMS += tests/helpers/attack-probe
+tests_helpers_attack_probe_SOURCES = tests/helpers/attack-probe.c
 check_PROGRAMS += tests/unit/test-landlock
 TESTS += tests/unit/test-landlock
 tests_unit_test_landlock_SOURCES = tests/unit/test-landlock.c

@@ -1,0 +1,212 @@
+/* attack-probe: tries one attack from inside a sandbox and prints what the
+ * kernel answered, so that a test can assert the exact denial.
+ *
+ * Output is one line per probe: "<name> = ok <value>" on success, or
+ * "<name> = <ERRNAME>" when the call failed.  A probe the seccomp filter
+ * kills prints nothing (the test sees SIGSYS in the exit status), which is
+ * why each run tries one thing.
+ *
+ *   attack-probe SYSCALL        ptrace mount unshare-user bpf perf_event_open keyctl
+ *                               userfaultfd io_uring_setup open_by_handle_at personality
+ *   attack-probe tiocsti        TIOCSTI on fd 0
+ *   attack-probe kill PID       kill(PID, SIGTERM)
+ *   attack-probe pids           the pids visible in /proc
+ *   attack-probe ids            real, effective and saved uid/gid
+ *   attack-probe setuid0        setuid(0)
+ *   attack-probe write PATH     open(PATH, O_WRONLY) and write one byte
+ *   attack-probe read PATH      open(PATH, O_RDONLY) and read
+ *   attack-probe exec PATH...   execv(PATH, ...) (prints only on failure)
+ *   attack-probe getenv NAME    the variable's value, or "unset"
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/io_uring.h>
+#include <linux/keyctl.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+static int
+report (const char *name, long r)
+{
+  if (r < 0)
+    {
+      const char *e = strerrorname_np (errno);
+      printf ("%s = %s\n", name, e ? e : "E?");
+    }
+  else
+    printf ("%s = ok %ld\n", name, r);
+  fflush (stdout);
+  return 0;
+}
+
+static long
+try_syscall (const char *name)
+{
+  if (strcmp (name, "ptrace") == 0)
+    return syscall (SYS_ptrace, PTRACE_ATTACH, 1, NULL, NULL);
+  if (strcmp (name, "mount") == 0)
+    return syscall (SYS_mount, "none", "/tmp", "tmpfs", 0UL, NULL);
+  if (strcmp (name, "unshare-user") == 0)
+    return syscall (SYS_unshare, CLONE_NEWUSER);
+  if (strcmp (name, "bpf") == 0)
+    {
+      union bpf_attr a;
+      memset (&a, 0, sizeof a);
+      a.map_type = BPF_MAP_TYPE_ARRAY;
+      a.key_size = 4;
+      a.value_size = 4;
+      a.max_entries = 1;
+      return syscall (SYS_bpf, BPF_MAP_CREATE, &a, sizeof a);
+    }
+  if (strcmp (name, "perf_event_open") == 0)
+    {
+      struct perf_event_attr a;
+      memset (&a, 0, sizeof a);
+      a.size = sizeof a;
+      a.type = PERF_TYPE_SOFTWARE;
+      a.config = PERF_COUNT_SW_CPU_CLOCK;
+      a.exclude_kernel = 1;
+      a.exclude_hv = 1;
+      return syscall (SYS_perf_event_open, &a, 0, -1, -1, 0UL);
+    }
+  if (strcmp (name, "keyctl") == 0)
+    return syscall (SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 1);
+  if (strcmp (name, "userfaultfd") == 0)
+    return syscall (SYS_userfaultfd, O_CLOEXEC);
+  if (strcmp (name, "io_uring_setup") == 0)
+    {
+      struct io_uring_params prm;
+      memset (&prm, 0, sizeof prm);
+      return syscall (SYS_io_uring_setup, 1, &prm);
+    }
+  if (strcmp (name, "open_by_handle_at") == 0)
+    {
+      /* A handle for the root inode of most filesystems; the point is
+       * whether the call is reachable, not whether the handle resolves. */
+      struct {
+        struct file_handle h;
+        unsigned char bytes[8];
+      } fh;
+      memset (&fh, 0, sizeof fh);
+      fh.h.handle_bytes = 8;
+      fh.h.handle_type = 1;
+      fh.bytes[0] = 2;
+      return syscall (SYS_open_by_handle_at, AT_FDCWD, &fh.h, O_RDONLY);
+    }
+  if (strcmp (name, "personality") == 0)
+    /* READ_IMPLIES_EXEC makes every readable mapping executable. */
+    return syscall (SYS_personality, (unsigned long) (PER_LINUX | READ_IMPLIES_EXEC));
+  errno = EINVAL;
+  return -2;
+}
+
+/* The probes are real attacks (mount over /tmp, ptrace pid 1): run on the
+ * host as root they would succeed.  Refuse unless this process is in a
+ * user namespace other than the initial one, whose uid map is the
+ * identity over the whole range. */
+static bool
+inside_sandbox (void)
+{
+  FILE *f = fopen ("/proc/self/uid_map", "re");
+  if (f == NULL)
+    return errno == ENOENT || errno == EACCES;  /* no /proc here: not the host's view */
+  unsigned long inner, outer, count;
+  int n = fscanf (f, "%lu %lu %lu", &inner, &outer, &count);
+  fclose (f);
+  return !(n == 3 && inner == 0 && outer == 0 && count == 4294967295UL);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (!inside_sandbox ())
+    {
+      fprintf (stderr, "attack-probe: refusing to run outside a user namespace\n");
+      return 3;
+    }
+  if (argc < 2)
+    {
+      fprintf (stderr, "usage: attack-probe PROBE [ARG]\n");
+      return 2;
+    }
+  const char *p = argv[1];
+  const char *arg = argc > 2 ? argv[2] : NULL;
+
+  if (strcmp (p, "tiocsti") == 0)
+    {
+      char c = 'x';
+      return report (p, ioctl (0, TIOCSTI, &c));
+    }
+  if (strcmp (p, "kill") == 0 && arg)
+    return report (p, kill ((pid_t) atoi (arg), SIGTERM));
+  if (strcmp (p, "setuid0") == 0)
+    return report (p, setuid (0));
+  if (strcmp (p, "ids") == 0)
+    {
+      uid_t r, e, s;
+      gid_t gr, ge, gs;
+      getresuid (&r, &e, &s);
+      getresgid (&gr, &ge, &gs);
+      printf ("ids = uid %u %u %u gid %u %u %u\n", r, e, s, gr, ge, gs);
+      return 0;
+    }
+  if (strcmp (p, "pids") == 0)
+    {
+      DIR *d = opendir ("/proc");
+      if (d == NULL)
+        return report (p, -1);
+      printf ("pids =");
+      struct dirent *de;
+      while ((de = readdir (d)) != NULL)
+        if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+          printf (" %s", de->d_name);
+      printf ("\n");
+      closedir (d);
+      return 0;
+    }
+  if ((strcmp (p, "write") == 0 || strcmp (p, "read") == 0) && arg)
+    {
+      bool w = p[0] == 'w';
+      int fd = open (arg, (w ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+      if (fd < 0)
+        return report (p, -1);
+      char c = '1';
+      long r = w ? write (fd, &c, 1) : read (fd, &c, 1);
+      close (fd);
+      return report (p, r);
+    }
+  if (strcmp (p, "exec") == 0 && arg)
+    {
+      execv (arg, argv + 2);
+      return report (p, -1);
+    }
+  if (strcmp (p, "getenv") == 0 && arg)
+    {
+      const char *v = getenv (arg);
+      printf ("getenv = %s\n", v ? v : "unset");
+      return 0;
+    }
+  long r = try_syscall (p);
+  if (r == -2)
+    {
+      fprintf (stderr, "attack-probe: unknown probe '%s'\n", p);
+      return 2;
+    }
+  return report (p, r);
+}
