@@ -126,7 +126,7 @@ main (int argc, char **argv)
                   : securer_landlock_apply_abi (&p, abi, &rep, &err);
   if (r < 0)
     {
-      fprintf (stderr, "ll-exec: %s\n", securer_error_message (err));
+      fprintf (stderr, "ll-exec: landlock: %s\n", securer_error_message (err));
       securer_error_free (&err);
       return 125;
     }

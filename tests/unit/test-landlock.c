@@ -690,15 +690,15 @@ Test (landlock, required_fails_closed_on_old_abi)
   pol_init (&x, SECURER_ENFORCE_REQUIRED);
   struct outcome o = run_confined (&x.p, 3, probe_open, spec ('r', path_in (hidden, "secret")));
   cr_assert_eq (o.rc, -1);
-  cr_assert_str_eq (o.msg, "landlock: kernel ABI 3 cannot enforce IOCTL_DEV (needs 5)");
+  cr_assert_str_eq (o.msg, "kernel ABI 3 cannot enforce IOCTL_DEV (needs 5)");
   cr_assert_eq (o.status, 125);
 
   o = run_confined (&x.p, 2, NULL, NULL);
-  cr_assert_str_eq (o.msg, "landlock: kernel ABI 2 cannot enforce TRUNCATE (needs 3)");
+  cr_assert_str_eq (o.msg, "kernel ABI 2 cannot enforce TRUNCATE (needs 3)");
 
   o = run_confined (&x.p, 0, NULL, NULL);
   cr_assert_eq (o.rc, -1);
-  cr_assert_str_eq (o.msg, "landlock: the kernel does not support Landlock (policy requires it)");
+  cr_assert_str_eq (o.msg, "the kernel does not support Landlock (policy requires it)");
 }
 
 Test (landlock, required_fails_closed_on_missing_scope_and_ports)
@@ -709,7 +709,7 @@ Test (landlock, required_fails_closed_on_missing_scope_and_ports)
   x.p.landlock.scope_signal = true;
   struct outcome o = run_confined (&x.p, 5, NULL, NULL);
   cr_assert_eq (o.rc, -1);
-  cr_assert_str_eq (o.msg, "landlock: kernel ABI 5 cannot enforce scope SIGNAL (needs 6)");
+  cr_assert_str_eq (o.msg, "kernel ABI 5 cannot enforce scope SIGNAL (needs 6)");
 
   pol_init (&x, SECURER_ENFORCE_REQUIRED);
   x.m[3].type = SECURER_MOUNT_PROC;  /* no /dev: ioctl_dev is not needed */
@@ -719,7 +719,7 @@ Test (landlock, required_fails_closed_on_missing_scope_and_ports)
   x.p.landlock.n_tcp_connect = 1;
   o = run_confined (&x.p, 3, NULL, NULL);
   cr_assert_eq (o.rc, -1);
-  cr_assert_str_eq (o.msg, "landlock: kernel ABI 3 cannot enforce BIND_TCP (needs 4)");
+  cr_assert_str_eq (o.msg, "kernel ABI 3 cannot enforce BIND_TCP (needs 4)");
 }
 
 Test (landlock, required_without_ports_does_not_need_net)
@@ -816,7 +816,7 @@ Test (landlock, relative_destination_is_rejected)
   struct outcome o = run_confined (&x.p, -1, NULL, NULL);
   cr_assert_eq (o.rc, -1);
   cr_assert_str_eq (o.msg,
-                    "landlock: mount #2: destination is not absolute: EINVAL (Invalid argument)");
+                    "mount #2: destination is not absolute: EINVAL (Invalid argument)");
   cr_assert_eq (o.status, 125);
 }
 

@@ -155,11 +155,11 @@ plan_add_path (struct securer_landlock_plan *plan, const char *path, uint64_t ac
   struct securer_landlock_path_rule *n
     = realloc (plan->paths, (plan->n_paths + 1) * sizeof *plan->paths);
   if (n == NULL)
-    return securer_error_set (err, ENOMEM, "landlock: rule for %s", path);
+    return securer_error_set (err, ENOMEM, "rule for %s", path);
   plan->paths = n;
   char *dup = strdup (path);
   if (dup == NULL)
-    return securer_error_set (err, ENOMEM, "landlock: rule for %s", path);
+    return securer_error_set (err, ENOMEM, "rule for %s", path);
   plan->paths[plan->n_paths].path = dup;
   plan->paths[plan->n_paths].access = access;
   plan->n_paths++;
@@ -179,7 +179,7 @@ plan_add_port (struct securer_landlock_plan *plan, uint16_t port, uint64_t acces
   struct securer_landlock_port_rule *n
     = realloc (plan->ports, (plan->n_ports + 1) * sizeof *plan->ports);
   if (n == NULL)
-    return securer_error_set (err, ENOMEM, "landlock: rule for port %u", port);
+    return securer_error_set (err, ENOMEM, "rule for port %u", port);
   plan->ports = n;
   plan->ports[plan->n_ports].port = port;
   plan->ports[plan->n_ports].access = access;
@@ -194,7 +194,7 @@ plan_add_child (struct securer_landlock_plan *plan, const char *dir, const char 
   char *path = NULL;
   bool root = strcmp (dir, "/") == 0;
   if (asprintf (&path, "%s/%s", root ? "" : dir, name) < 0)
-    return securer_error_set (err, ENOMEM, "landlock: rule under %s", dir);
+    return securer_error_set (err, ENOMEM, "rule under %s", dir);
   int r = plan_add_path (plan, path, access, err);
   free (path);
   return r;
@@ -244,7 +244,7 @@ securer_landlock_plan_build (const struct securer_policy *p, struct securer_land
       if (m->dest == NULL || m->dest[0] != '/')
         {
           securer_landlock_plan_clear (plan);
-          return securer_error_set (err, EINVAL, "landlock: mount #%zu: destination is not absolute",
+          return securer_error_set (err, EINVAL, "mount #%zu: destination is not absolute",
                                     i + 1);
         }
       switch (m->type)
@@ -410,7 +410,7 @@ static int
 check_required (const struct securer_landlock_plan *plan, int abi, securer_err_t *err)
 {
   if (abi <= 0)
-    return securer_error_set (err, 0, "landlock: the kernel does not support Landlock "
+    return securer_error_set (err, 0, "the kernel does not support Landlock "
                                       "(policy requires it)");
   uint64_t miss = plan->need_fs & ~fs_known (abi);
   for (unsigned b = 0; b < 64; b++)
@@ -418,7 +418,7 @@ check_required (const struct securer_landlock_plan *plan, int abi, securer_err_t
       {
         char up[32];
         upper_into (up, sizeof up, fs_names[b]);
-        return securer_error_set (err, 0, "landlock: kernel ABI %d cannot enforce %s (needs %d)",
+        return securer_error_set (err, 0, "kernel ABI %d cannot enforce %s (needs %d)",
                                   abi, up, fs_right_abi (b));
       }
   miss = plan->need_net & ~net_known (abi);
@@ -427,7 +427,7 @@ check_required (const struct securer_landlock_plan *plan, int abi, securer_err_t
       {
         char up[32];
         upper_into (up, sizeof up, net_names[b]);
-        return securer_error_set (err, 0, "landlock: kernel ABI %d cannot enforce %s (needs 4)",
+        return securer_error_set (err, 0, "kernel ABI %d cannot enforce %s (needs 4)",
                                   abi, up);
       }
   miss = plan->want_scoped & ~scope_known (abi);
@@ -437,7 +437,7 @@ check_required (const struct securer_landlock_plan *plan, int abi, securer_err_t
         char up[32];
         upper_into (up, sizeof up, scope_names[b]);
         return securer_error_set (err, 0,
-                                  "landlock: kernel ABI %d cannot enforce scope %s (needs 6)",
+                                  "kernel ABI %d cannot enforce scope %s (needs 6)",
                                   abi, up);
       }
   return 0;
@@ -470,7 +470,7 @@ securer_landlock_apply_abi (const struct securer_policy *p, int abi,
 
   int real = securer_landlock_abi ();
   if (abi > real)
-    return securer_error_set (err, EINVAL, "landlock: ABI %d asked for, kernel has %d", abi, real);
+    return securer_error_set (err, EINVAL, "ABI %d asked for, kernel has %d", abi, real);
 
   struct securer_landlock_plan plan;
   if (securer_landlock_plan_build (p, &plan, err) < 0)
@@ -506,7 +506,7 @@ securer_landlock_apply_abi (const struct securer_policy *p, int abi,
   int rfd = (int) syscall (__NR_landlock_create_ruleset, &attr, attr_size, 0U);
   if (rfd < 0)
     {
-      securer_error_set (err, errno, "landlock: create ruleset (ABI %d)", abi);
+      securer_error_set (err, errno, "create ruleset (ABI %d)", abi);
       securer_landlock_plan_clear (&plan);
       return fail_setup (err);
     }
@@ -525,13 +525,13 @@ securer_landlock_apply_abi (const struct securer_policy *p, int abi,
               n_absent++;
               continue;
             }
-          securer_error_set (err, errno, "landlock: open %s", r->path);
+          securer_error_set (err, errno, "open %s", r->path);
           goto fail;
         }
       struct stat st;
       if (fstat (fd, &st) < 0)
         {
-          securer_error_set (err, errno, "landlock: stat %s", r->path);
+          securer_error_set (err, errno, "stat %s", r->path);
           close (fd);
           goto fail;
         }
@@ -548,7 +548,7 @@ securer_landlock_apply_abi (const struct securer_policy *p, int abi,
         }
       if (syscall (__NR_landlock_add_rule, rfd, SECURER_LL_RULE_PATH_BENEATH, &pb, 0U) < 0)
         {
-          securer_error_set (err, errno, "landlock: rule for %s", r->path);
+          securer_error_set (err, errno, "rule for %s", r->path);
           close (fd);
           goto fail;
         }
@@ -565,7 +565,7 @@ securer_landlock_apply_abi (const struct securer_policy *p, int abi,
         };
         if (syscall (__NR_landlock_add_rule, rfd, SECURER_LL_RULE_NET_PORT, &np, 0U) < 0)
           {
-            securer_error_set (err, errno, "landlock: rule for TCP port %u", plan.ports[i].port);
+            securer_error_set (err, errno, "rule for TCP port %u", plan.ports[i].port);
             goto fail;
           }
       }
@@ -575,7 +575,7 @@ securer_landlock_apply_abi (const struct securer_policy *p, int abi,
   if (prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1
       && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     {
-      securer_error_set (err, errno, "landlock: set no_new_privs");
+      securer_error_set (err, errno, "set no_new_privs");
       goto fail;
     }
   /* No log flags: with ABI 7 defaults, denials after the payload's execve
@@ -583,7 +583,7 @@ securer_landlock_apply_abi (const struct securer_policy *p, int abi,
    * a sandbox is expected to produce. */
   if (syscall (__NR_landlock_restrict_self, rfd, 0U) < 0)
     {
-      securer_error_set (err, errno, "landlock: restrict self");
+      securer_error_set (err, errno, "restrict self");
       goto fail;
     }
   close (rfd);
