@@ -15,3 +15,11 @@ tests_unit_test_net_SOURCES = tests/unit/test-net.c tests/unit/rootfs-harness.h
 tests_unit_test_net_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_net_LDADD = $(TEST_LIBS)
 endif
+libsecurer_core_la_SOURCES += src/lib/linux/cgroup.c
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-cgroup
+TESTS += tests/unit/test-cgroup
+tests_unit_test_cgroup_SOURCES = tests/unit/test-cgroup.c
+tests_unit_test_cgroup_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_cgroup_LDADD = $(TEST_LIBS)
+endif
