@@ -111,12 +111,19 @@ int securer_macos_wait (const struct securer_policy *p, int pid, securer_err_t *
 
 /* ---- Windows: Job Objects + AppContainer ---------------------------------- */
 
-/* A filesystem grant for the AppContainer SID: the payload runs in a fresh
- * AppContainer, which by default reaches nothing of the user's; each RO/RW
- * mount source and the private directory get an ACE for that SID alone. */
+/* A filesystem ACE for the AppContainer SID: the payload runs in a fresh
+ * AppContainer, which by default reaches none of the user's files; each
+ * RO/RW mount source and the private directory get an ACE for that SID
+ * alone (removed again after the run), and masks inside them a deny ACE. */
+enum securer_win_access {
+  SECURER_WIN_READ = 0,        /* read + execute */
+  SECURER_WIN_READ_WRITE,      /* full access */
+  SECURER_WIN_DENY,            /* deny everything (a mask) */
+};
+
 struct securer_win_grant {
   char *path;                  /* host path (as the policy spells it) */
-  bool write;                  /* false: read + execute; true: full read/write */
+  enum securer_win_access access;
   bool optional;               /* skip when missing */
 };
 
