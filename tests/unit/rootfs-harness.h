@@ -2,7 +2,7 @@
  * launcher does, and collects what the code running inside observed.
  *
  * The test process forks a child that unshares a user namespace; the test
- * writes its uid/gid maps (inside 0 -> nobody when the tests run as root,
+ * writes its uid/gid maps (inside uid -> nobody when the tests run as root,
  * -> the caller otherwise, so the sandbox is never host root), the child
  * switches to the mapped root, unshares mount+pid+net+ipc and forks pid 1
  * of the new pid namespace.  Pid 1 runs the step(s) and then the test's
@@ -24,6 +24,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cap-ng.h>
+#include <sys/prctl.h>
 
 #include "linux/linux.h"
 
@@ -78,6 +81,7 @@ struct harness_steps {
   const struct securer_policy *policy;
   bool rootfs;    /* run securer_linux_setup_rootfs */
   bool network;   /* run securer_linux_setup_network */
+  unsigned uid;   /* inside uid/gid the steps run as (caps kept, as the launcher does) */
   void (*inside) (void *arg);
   void *arg;
 };
@@ -143,9 +147,21 @@ harness_run (const struct harness_steps *s)
         }
       if (write (sync1[1], "u", 1) != 1 || read (sync2[0], &c, 1) != 1 || c != 'g')
         _exit (1);
-      if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
+      if (prctl (PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setresgid (s->uid, s->uid, s->uid) < 0
+          || setresuid (s->uid, s->uid, s->uid) < 0)
         {
-          fact ("setup_error", "become inside root: %s", strerror (errno));
+          fact ("setup_error", "become inside uid: %s", strerror (errno));
+          _exit (1);
+        }
+      /* setresuid to a non-zero uid clears the effective set even with
+       * KEEPCAPS; raise it again from the permitted set. */
+      capng_get_caps_process ();
+      for (unsigned cap = 0; cap <= (unsigned) CAP_LAST_CAP; cap++)
+        if (capng_have_capability (CAPNG_PERMITTED, cap))
+          capng_update (CAPNG_ADD, CAPNG_EFFECTIVE, cap);
+      if (capng_apply (CAPNG_SELECT_CAPS) < 0)
+        {
+          fact ("setup_error", "raise effective capabilities");
           _exit (1);
         }
       if (unshare (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC) < 0)
@@ -170,10 +186,10 @@ harness_run (const struct harness_steps *s)
   bool ok = read (sync1[0], &c, 1) == 1 && c == 'u';
   if (ok)
     {
-      snprintf (map, sizeof map, "0 %u 1\n", (unsigned) harness_host_uid ());
+      snprintf (map, sizeof map, "%u %u 1\n", s->uid, (unsigned) harness_host_uid ());
       ok = harness_write_file (child, "setgroups", "deny") == 0
            && harness_write_file (child, "uid_map", map) == 0;
-      snprintf (map, sizeof map, "0 %u 1\n", (unsigned) harness_host_gid ());
+      snprintf (map, sizeof map, "%u %u 1\n", s->uid, (unsigned) harness_host_gid ());
       ok = ok && harness_write_file (child, "gid_map", map) == 0;
     }
   if (ok)

@@ -141,12 +141,17 @@ static void
 allocate_forever (int out)
 {
   (void) out;
+  /* Kept reachable and written through volatile so that no compiler can
+   * drop the allocations as dead. */
+  static char *volatile keep[4096];
   for (size_t i = 0; i < 4096; i++)
     {
       char *b = malloc (1 << 20);
       if (b == NULL)
         _exit (3);
-      memset (b, 1, 1 << 20);
+      for (size_t j = 0; j < (1 << 20); j += 4096)
+        ((volatile char *) b)[j] = 1;
+      keep[i] = b;
     }
   _exit (4);
 }

@@ -57,10 +57,13 @@ pol_base (struct pol *x)
   t->mode = 01777;
 }
 
+static unsigned run_uid;
+
 static char *
 run (struct pol *x, void (*inside) (void *), void *arg)
 {
-  struct harness_steps s = { .policy = &x->p, .rootfs = true, .inside = inside, .arg = arg };
+  struct harness_steps s = { .policy = &x->p, .rootfs = true, .inside = inside, .arg = arg,
+                             .uid = run_uid };
   char *facts = harness_run (&s);
   cr_assert_not_null (facts, "could not create the namespaces");
   return facts;
@@ -161,6 +164,7 @@ inside_basic (void *arg)
 {
   (void) arg;
   fact ("pid", "%d", (int) getpid ());
+  fact ("uid", "%u", (unsigned) getuid ());
   fact_rc ("write_usr", try_write ("/usr/securer-test", 1));
   fact_rc ("mkdir_root", mkdir ("/newdir", 0755));
   fact_rc ("write_tmp", try_write ("/tmp/small", 4096));
@@ -288,13 +292,17 @@ inside_basic (void *arg)
   fact ("cwd", "%s", getcwd (cwd, sizeof cwd) ? cwd : "?");
 }
 
-Test (rootfs, basic_view)
+static void
+check_basic_view (void)
 {
   struct pol x;
   pol_base (&x);
   char *f = run (&x, inside_basic, NULL);
   cr_assert_str_eq (get_fact (f, "setup"), "ok", "%s", f);
   cr_assert_str_eq (get_fact (f, "pid"), "1");
+  char uid[16];
+  snprintf (uid, sizeof uid, "%u", run_uid);
+  cr_assert_str_eq (get_fact (f, "uid"), uid);
   cr_assert_str_eq (get_fact (f, "write_usr"), "EROFS");
   cr_assert_str_eq (get_fact (f, "mkdir_root"), "EROFS");
   cr_assert_str_eq (get_fact (f, "write_tmp"), "OK");
@@ -340,6 +348,19 @@ Test (rootfs, basic_view)
     }
   free (mounts);
   free (f);
+}
+
+Test (rootfs, basic_view)
+{
+  check_basic_view ();
+}
+
+/* The launcher runs the steps as the policy's inside uid (1000) with its
+ * capabilities kept; the view must come out the same. */
+Test (rootfs, basic_view_as_unprivileged_inside_uid)
+{
+  run_uid = 1000;
+  check_basic_view ();
 }
 
 /* ---- binds, masks, errors ------------------------------------------------ */
