@@ -17,9 +17,13 @@
  *   attack-probe read PATH      open(PATH, O_RDONLY) and read
  *   attack-probe exec PATH...   execv(PATH, ...) (prints only on failure)
  *   attack-probe getenv NAME    the variable's value, or "unset"
+ *   attack-probe connect IP PORT       TCP connect
+ *   attack-probe connect-abstract NAME connect to the abstract unix socket NAME
+ *   attack-probe openmany N     opens /dev/null N times: "openmany = EMFILE after K"
  */
 #include <config.h>
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +34,8 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +43,9 @@
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -195,6 +203,42 @@ main (int argc, char **argv)
     {
       execv (arg, argv + 2);
       return report (p, -1);
+    }
+  if (strcmp (p, "connect") == 0 && arg && argc > 3)
+    {
+      int s = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (s < 0)
+        return report ("socket", -1);
+      struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) atoi (argv[3])) };
+      if (inet_pton (AF_INET, arg, &a.sin_addr) != 1)
+        return 2;
+      return report (p, connect (s, (struct sockaddr *) &a, sizeof a));
+    }
+  if (strcmp (p, "connect-abstract") == 0 && arg)
+    {
+      int s = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (s < 0)
+        return report ("socket", -1);
+      struct sockaddr_un a = { .sun_family = AF_UNIX };
+      size_t len = strlen (arg);
+      if (len + 1 >= sizeof a.sun_path)
+        return 2;
+      memcpy (a.sun_path + 1, arg, len);
+      return report (p, connect (s, (struct sockaddr *) &a,
+                                 (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + len)));
+    }
+  if (strcmp (p, "openmany") == 0 && arg)
+    {
+      int n = atoi (arg), k = 0;
+      for (; k < n; k++)
+        if (open ("/dev/null", O_RDONLY) < 0)
+          {
+            const char *e = strerrorname_np (errno);
+            printf ("openmany = %s after %d\n", e ? e : "E?", k);
+            return 0;
+          }
+      printf ("openmany = ok %d\n", k);
+      return 0;
     }
   if (strcmp (p, "getenv") == 0 && arg)
     {
