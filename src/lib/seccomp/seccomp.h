@@ -47,22 +47,94 @@ bool securer_syscall_known (const char *name);
 char **securer_syscall_names (void);
 
 /* ---- compile.c ---- */
+/* Meaning of the seccomp section (docs/seccomp.md has the long form):
+ *
+ *  - The rules of one syscall are at most one unconditional rule plus
+ *    conditional rules in policy order.  The first conditional rule whose
+ *    conditions all hold decides; else the unconditional rule; else the
+ *    default action.  The compiler turns this into disjoint libseccomp rules
+ *    (libseccomp itself neither keeps order nor keeps a conditional rule
+ *    next to an unconditional one), so the filter means exactly this.
+ *  - Arguments the kernel reads as 32-bit (ioctl request, socket domain,
+ *    fds, flags declared int ...) are compared on their low 32 bits only,
+ *    so ioctl(fd, TIOCSTI | 1ul << 32) is TIOCSTI to the filter as it is to
+ *    the kernel.  Ordering comparisons (< <= > >=) are unsigned.
+ *  - Syscalls of other ABIs (i386 via int 0x80, x32 on x86_64) get the
+ *    policy's foreign_arch action; syscalls unknown to the policy (and to
+ *    this libseccomp) get the default action.
+ *  - Names of syscalls that do not exist on this arch (chown32 on x86_64)
+ *    are accepted and have no effect. */
 struct securer_seccomp_prog;
 
 enum {
-  /* Route kill-process/kill-thread denials through seccomp user notification
-   * so the supervisor can name the syscall; needs `sync_fd` below. */
+  /* Route kill-process/kill-thread denials (rules, default action and
+   * foreign_arch) and `notify` rules through seccomp user notification so
+   * the supervisor can name the syscall.  The compiled filter then also
+   * allows sendmsg(notify_send_fd, ...) and nothing else extra, so that the
+   * payload can hand the listener to its supervisor right after loading
+   * (securer_seccomp_send_listener) before execve.  The launcher should
+   * number that socket at or above the payload's RLIMIT_NOFILE hard limit
+   * (the fd exists before the limit is lowered), so that once exec has
+   * closed it (CLOEXEC) the sandboxed program can never own an fd with that
+   * number.  Without kernel support for user notification (or for
+   * SECCOMP_USER_NOTIF_FLAG_CONTINUE) the flag is ignored: kills stay
+   * in-kernel kills, `notify` rules become `log`, and load hands back -1. */
   SECURER_SECCOMP_REPORT_DENIALS = 1u << 0,
 };
 
-/* Compiles the policy's seccomp section.  Errors name the rule (file:line). */
-int securer_seccomp_compile (const struct securer_policy *p, unsigned flags,
+/* Compiles the policy's seccomp section.  Errors name the rule (file:line).
+ * notify_send_fd is only used with REPORT_DENIALS (pass -1 otherwise).
+ * When the policy disables seccomp, *out is a program that loads nothing. */
+int securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int notify_send_fd,
                              struct securer_seccomp_prog **out, securer_err_t *err);
 int securer_seccomp_export_bpf (const struct securer_seccomp_prog *prog, int fd, securer_err_t *err);
 int securer_seccomp_export_pfc (const struct securer_seccomp_prog *prog, int fd, securer_err_t *err);
 /* Loads the filter into the calling thread (tsync).  NO_NEW_PRIVS must be
- * set already.  With REPORT_DENIALS, *notify_fd receives the listener. */
+ * set already (refused otherwise).  *notify_fd receives the listener when
+ * the program uses user notification, else -1. */
 int securer_seccomp_load (struct securer_seccomp_prog *prog, int *notify_fd, securer_err_t *err);
 void securer_seccomp_free (struct securer_seccomp_prog *prog);
+/* True when the compiled program routes events through user notification
+ * (REPORT_DENIALS was honoured or the policy has `notify` rules). */
+bool securer_seccomp_uses_notify (const struct securer_seccomp_prog *prog);
+
+/* What the policy means for one syscall as the kernel would present it:
+ * the same first-match evaluation the filter implements (used by the
+ * supervisor, by `policy learn`, and by tests to cross-check the filter).
+ * `arch` is an AUDIT_ARCH_* value; nr may carry the x32 bit. */
+struct securer_action securer_seccomp_eval (const struct securer_seccomp_prog *prog, uint32_t arch,
+                                            int nr, const uint64_t args[6]);
+
+/* ---- notify.c: the two ends of REPORT_DENIALS ---- */
+
+/* Payload side, right after securer_seccomp_load and before execve: sends
+ * `listener` over the unix socket `sock` (SCM_RIGHTS; the only syscall used
+ * is sendmsg on `sock`, which the filter allows when sock is the
+ * notify_send_fd given to compile) and closes nothing. */
+int securer_seccomp_send_listener (int sock, int listener, securer_err_t *err);
+/* Supervisor side: receives the listener sent above (CLOEXEC). */
+int securer_seccomp_recv_listener (int sock, int *listener, securer_err_t *err);
+
+struct securer_seccomp_event {
+  pid_t pid;                   /* thread that made the call (in the supervisor's pid ns) */
+  uint32_t arch;               /* AUDIT_ARCH_* */
+  int nr;
+  char name[64];               /* syscall name, "nr 1234" when unknown, "x32:name"/"i386:name" for foreign ABIs */
+  uint64_t args[6];
+  struct securer_action action;  /* what the policy meant for this call */
+  bool kill;                   /* the caller must kill the sandbox now */
+};
+
+/* Supervisor side: receives one notification on `listener` (call it when
+ * the fd is readable) and answers it as the policy meant:
+ *   - kill-process / kill-thread: no answer is sent, the calling thread stays
+ *     blocked in the syscall, ev->kill is set: the caller must kill the
+ *     sandbox (the syscall never runs and never returns);
+ *   - notify / log / allow: the syscall continues (USER_NOTIF_FLAG_CONTINUE);
+ *   - errno: answered with that errno.
+ * Returns 1 with *ev filled, 0 when the notification vanished before it
+ * could be answered (the caller died: nothing to do), -1 on error. */
+int securer_seccomp_notify_handle (const struct securer_seccomp_prog *prog, int listener,
+                                   struct securer_seccomp_event *ev, securer_err_t *err);
 
 #endif

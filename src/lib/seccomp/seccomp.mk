@@ -3,7 +3,11 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/seccomp.h \
 	src/lib/seccomp/names.c \
 	src/lib/seccomp/groups.c \
-	src/lib/seccomp/constants.c
+	src/lib/seccomp/constants.c \
+	src/lib/seccomp/argwidth.h \
+	src/lib/seccomp/argwidth.c \
+	src/lib/seccomp/compile.c \
+	src/lib/seccomp/notify.c
 
 nobase_dist_pkgdata_DATA += \
 	seccomp/aio.syscalls \
@@ -42,4 +46,15 @@ TESTS += tests/unit/test-seccomp-names
 tests_unit_test_seccomp_names_SOURCES = tests/unit/test-seccomp-names.c
 tests_unit_test_seccomp_names_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_seccomp_names_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/unit/test-seccomp-compile
+TESTS += tests/unit/test-seccomp-compile
+tests_unit_test_seccomp_compile_SOURCES = tests/unit/test-seccomp-compile.c
+tests_unit_test_seccomp_compile_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_seccomp_compile_LDADD = $(TEST_LIBS)
+
+# Performs one named syscall and prints what happened; used by sandbox tests.
+check_PROGRAMS += tests/helpers/try-syscall
+tests_helpers_try_syscall_SOURCES = tests/helpers/try-syscall.c
+tests_helpers_try_syscall_LDADD = libsecurer-core.la
 endif

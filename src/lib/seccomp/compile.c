@@ -1,0 +1,852 @@
+/* The seccomp compiler: resolved policy -> libseccomp filter.
+ *
+ * libseccomp does not evaluate rules in order, and it silently drops a
+ * conditional rule when the same syscall also has an unconditional one
+ * (`allow ioctl` + `errno(EPERM) ioctl if arg1 == TIOCSTI` loads as plain
+ * "allow ioctl").  So the compiler never hands it overlapping rules: for each
+ * syscall it computes the disjoint regions of argument space in which each
+ * rule of the policy decides (first match wins), and adds one libseccomp rule
+ * per region.  Regions are conjunctions of masked-equality tests, one per
+ * argument ("cubes"), because that is the one comparison whose complement is
+ * again a small set of disjoint cubes and whose intersection on the same
+ * argument is again a single cube — which is also what lets 32-bit arguments
+ * be compared on their low 32 bits only. */
+#include <config.h>
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/filter.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "seccomp/argwidth.h"
+#include "seccomp/seccomp.h"
+
+/* Upper bound on the regions of one syscall: far above what real policies
+ * produce (an allowlist with a dozen ioctl denials needs ~100), low enough to
+ * stay within the kernel's 4096-instruction limit with room to spare. */
+#define MAX_REGIONS 1024
+
+#define X32_SYSCALL_BIT 0x40000000
+
+/* ---- cubes and regions ---------------------------------------------------- */
+
+struct cube {
+  uint64_t mask, value;  /* (arg & mask) == value; mask 0 = any value */
+};
+
+struct cubeset {
+  struct cube *v;
+  size_t n, cap;
+};
+
+struct region {
+  struct cube arg[6];
+};
+
+struct regionset {
+  struct region *v;
+  size_t n, cap;
+};
+
+static int
+cubeset_add (struct cubeset *s, uint64_t mask, uint64_t value)
+{
+  if (s->n == s->cap)
+    {
+      size_t cap = s->cap ? s->cap * 2 : 16;
+      struct cube *nv = realloc (s->v, cap * sizeof *nv);
+      if (nv == NULL)
+        return -1;
+      s->v = nv;
+      s->cap = cap;
+    }
+  s->v[s->n++] = (struct cube) { mask, value & mask };
+  return 0;
+}
+
+static int
+regionset_add (struct regionset *s, const struct region *r)
+{
+  if (s->n >= MAX_REGIONS)
+    {
+      errno = E2BIG;
+      return -1;
+    }
+  if (s->n == s->cap)
+    {
+      size_t cap = s->cap ? s->cap * 2 : 16;
+      struct region *nv = realloc (s->v, cap * sizeof *nv);
+      if (nv == NULL)
+        return -1;
+      s->v = nv;
+      s->cap = cap;
+    }
+  s->v[s->n++] = *r;
+  return 0;
+}
+
+static bool
+cube_merge (struct cube a, struct cube b, struct cube *out)
+{
+  if ((a.value ^ b.value) & a.mask & b.mask)
+    return false;
+  out->mask = a.mask | b.mask;
+  out->value = a.value | b.value;
+  return true;
+}
+
+/* Bits top..low of a width-bit value, as a mask. */
+static uint64_t
+bits_from (unsigned low, uint64_t width_mask)
+{
+  return (width_mask >> low) << low;
+}
+
+/* { x : x < v } within width_mask, as disjoint cubes: for every 1 bit i of
+ * v, the values that agree with v above i and have 0 at i. */
+static int
+cubes_lt (struct cubeset *s, uint64_t v, uint64_t width_mask)
+{
+  for (int i = 63; i >= 0; i--)
+    {
+      uint64_t bit = 1ull << i;
+      if (!(bit & width_mask) || !(v & bit))
+        continue;
+      uint64_t above = i == 63 ? 0 : bits_from (i + 1, width_mask);
+      if (cubeset_add (s, above | bit, v & above) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+cubes_gt (struct cubeset *s, uint64_t v, uint64_t width_mask)
+{
+  for (int i = 63; i >= 0; i--)
+    {
+      uint64_t bit = 1ull << i;
+      if (!(bit & width_mask) || (v & bit))
+        continue;
+      uint64_t above = i == 63 ? 0 : bits_from (i + 1, width_mask);
+      if (cubeset_add (s, above | bit, (v & above) | bit) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* The complement of one cube: for every bit i of its mask (high to low), the
+ * values that agree with it on the mask bits above i and differ at i. */
+static int
+cube_complement (struct cubeset *s, struct cube c)
+{
+  uint64_t above = 0;
+  for (int i = 63; i >= 0; i--)
+    {
+      uint64_t bit = 1ull << i;
+      if (!(c.mask & bit))
+        continue;
+      if (cubeset_add (s, above | bit, (c.value & above) | (~c.value & bit)) < 0)
+        return -1;
+      above |= bit;
+    }
+  return 0;
+}
+
+static int
+cubeset_intersect (struct cubeset *out, const struct cubeset *a, const struct cubeset *b)
+{
+  for (size_t i = 0; i < a->n; i++)
+    for (size_t j = 0; j < b->n; j++)
+      {
+        struct cube m;
+        if (cube_merge (a->v[i], b->v[j], &m) && cubeset_add (out, m.mask, m.value) < 0)
+          return -1;
+      }
+  return 0;
+}
+
+static int
+cubeset_complement (struct cubeset *out, const struct cubeset *s)
+{
+  struct cubeset acc = { 0 };
+  if (cubeset_add (&acc, 0, 0) < 0)
+    return -1;
+  for (size_t i = 0; i < s->n; i++)
+    {
+      struct cubeset comp = { 0 }, next = { 0 };
+      if (cube_complement (&comp, s->v[i]) < 0 || cubeset_intersect (&next, &acc, &comp) < 0)
+        {
+          free (comp.v);
+          free (next.v);
+          free (acc.v);
+          return -1;
+        }
+      free (comp.v);
+      free (acc.v);
+      acc = next;
+      if (acc.n > MAX_REGIONS)
+        {
+          free (acc.v);
+          errno = E2BIG;
+          return -1;
+        }
+    }
+  *out = acc;
+  return 0;
+}
+
+/* ---- conditions --------------------------------------------------------- */
+
+static const char *
+cmp_name (enum securer_cmp op)
+{
+  switch (op)
+    {
+    case SECURER_CMP_EQ: return "==";
+    case SECURER_CMP_NE: return "!=";
+    case SECURER_CMP_LT: return "<";
+    case SECURER_CMP_LE: return "<=";
+    case SECURER_CMP_GT: return ">";
+    case SECURER_CMP_GE: return ">=";
+    case SECURER_CMP_MASKED_EQ: return "&";
+    }
+  return "?";
+}
+
+/* A 32-bit argument's value as the kernel sees it; negative ints may be
+ * written sign-extended (AT_FDCWD) or not. */
+static bool
+fits32 (uint64_t v)
+{
+  return v <= 0xffffffffull || (v >> 31) == 0x1ffffffffull;
+}
+
+/* Checks a condition and says why it cannot mean anything, or NULL. */
+static const char *
+cond_problem (const struct securer_arg_cond *c, bool is32)
+{
+  if (c->arg > 5)
+    return "argument index must be 0..5";
+  switch (c->op)
+    {
+    case SECURER_CMP_EQ:
+    case SECURER_CMP_NE:
+      if (is32 && !fits32 (c->value))
+        return "value does not fit this 32-bit argument";
+      return NULL;
+    case SECURER_CMP_LT:
+    case SECURER_CMP_LE:
+    case SECURER_CMP_GT:
+    case SECURER_CMP_GE:
+      if (is32 && c->value > 0xffffffffull)
+        return "value does not fit this 32-bit argument (ordering comparisons are unsigned)";
+      return NULL;
+    case SECURER_CMP_MASKED_EQ:
+      if (c->value & ~c->mask)
+        return "value has bits outside the mask, so the condition can never hold";
+      if (is32 && (c->mask >> 32) != 0 && (c->mask & 0xffffffffull) == 0)
+        return "mask only covers the upper 32 bits of a 32-bit argument, which the kernel ignores";
+      return NULL;
+    }
+  return "unknown comparison";
+}
+
+static int
+cond_cubes (struct cubeset *s, const struct securer_arg_cond *c, bool is32)
+{
+  uint64_t w = is32 ? 0xffffffffull : ~0ull;
+  uint64_t v = c->value & w;
+  switch (c->op)
+    {
+    case SECURER_CMP_EQ:
+      return cubeset_add (s, w, v);
+    case SECURER_CMP_NE:
+      {
+        struct cubeset eq = { 0 };
+        if (cubeset_add (&eq, w, v) < 0)
+          return -1;
+        int rc = cubeset_complement (s, &eq);
+        free (eq.v);
+        return rc;
+      }
+    case SECURER_CMP_LT:
+      return cubes_lt (s, v, w);
+    case SECURER_CMP_LE:
+      return v == w ? cubeset_add (s, 0, 0) : cubes_lt (s, v + 1, w);
+    case SECURER_CMP_GT:
+      return cubes_gt (s, v, w);
+    case SECURER_CMP_GE:
+      return v == 0 ? cubeset_add (s, 0, 0) : cubes_gt (s, v - 1, w);
+    case SECURER_CMP_MASKED_EQ:
+      return cubeset_add (s, c->mask & w, c->value & c->mask & w);
+    }
+  errno = EINVAL;
+  return -1;
+}
+
+static bool
+cond_holds (const struct securer_arg_cond *c, bool is32, uint64_t arg)
+{
+  uint64_t w = is32 ? 0xffffffffull : ~0ull;
+  uint64_t a = arg & w, v = c->value & w;
+  switch (c->op)
+    {
+    case SECURER_CMP_EQ: return a == v;
+    case SECURER_CMP_NE: return a != v;
+    case SECURER_CMP_LT: return a < v;
+    case SECURER_CMP_LE: return a <= v;
+    case SECURER_CMP_GT: return a > v;
+    case SECURER_CMP_GE: return a >= v;
+    case SECURER_CMP_MASKED_EQ: return (a & c->mask) == (c->value & c->mask & w);
+    }
+  return false;
+}
+
+/* r ∧ (arg = one of s) -> out */
+static int
+regions_and_cubes (struct regionset *out, const struct regionset *in, unsigned arg,
+                   const struct cubeset *s)
+{
+  for (size_t i = 0; i < in->n; i++)
+    for (size_t j = 0; j < s->n; j++)
+      {
+        struct region r = in->v[i];
+        if (!cube_merge (r.arg[arg], s->v[j], &r.arg[arg]))
+          continue;
+        if (regionset_add (out, &r) < 0)
+          return -1;
+      }
+  return 0;
+}
+
+/* ---- the program ---------------------------------------------------------- */
+
+struct srule {
+  int nr;
+  char *name;
+  struct securer_action action;
+  unsigned n_conds;
+  struct securer_arg_cond conds[SECURER_MAX_ARG_CONDS];
+  unsigned args32;
+  struct securer_loc loc;
+};
+
+struct securer_seccomp_prog {
+  bool enabled;
+  scmp_filter_ctx ctx;
+  bool notify;            /* user notification is used */
+  bool report;            /* kills are routed through notify */
+  int send_fd;
+  struct securer_action def, foreign;
+  struct srule *rules;    /* in policy order, with the send_fd exception first */
+  size_t n_rules;
+};
+
+static const char *
+loc_file (const struct securer_loc *loc, const struct securer_policy *p)
+{
+  if (loc->file)
+    return loc->file;
+  if (p->path)
+    return p->path;
+  return "<policy>";
+}
+
+static int
+rule_error (securer_err_t *err, int errnum, const struct securer_policy *p,
+            const struct securer_syscall_rule *r, const char *fmt, const char *detail)
+{
+  if (r->loc.line)
+    return securer_error_set (err, errnum, "%s:%u: %s: %s%s%s", loc_file (&r->loc, p), r->loc.line,
+                              r->name ? r->name : "?", fmt, detail ? ": " : "", detail ? detail : "");
+  return securer_error_set (err, errnum, "%s: rule for %s: %s%s%s", loc_file (&r->loc, p),
+                            r->name ? r->name : "?", fmt, detail ? ": " : "", detail ? detail : "");
+}
+
+static int
+check_action (const struct securer_action *a)
+{
+  switch (a->type)
+    {
+    case SECURER_ACT_ERRNO:
+      return a->errnum >= 0 && a->errnum <= 4095 ? 0 : -1;
+    case SECURER_ACT_ALLOW:
+    case SECURER_ACT_KILL_PROCESS:
+    case SECURER_ACT_KILL_THREAD:
+    case SECURER_ACT_TRAP:
+    case SECURER_ACT_LOG:
+    case SECURER_ACT_NOTIFY:
+      return 0;
+    }
+  return -1;
+}
+
+static uint32_t
+scmp_action (const struct securer_seccomp_prog *prog, struct securer_action a)
+{
+  switch (a.type)
+    {
+    case SECURER_ACT_ALLOW: return SCMP_ACT_ALLOW;
+    case SECURER_ACT_ERRNO: return SCMP_ACT_ERRNO ((unsigned) a.errnum);
+    case SECURER_ACT_KILL_PROCESS: return prog->report ? SCMP_ACT_NOTIFY : SCMP_ACT_KILL_PROCESS;
+    case SECURER_ACT_KILL_THREAD: return prog->report ? SCMP_ACT_NOTIFY : SCMP_ACT_KILL_THREAD;
+    case SECURER_ACT_TRAP: return SCMP_ACT_TRAP;
+    case SECURER_ACT_LOG: return SCMP_ACT_LOG;
+    case SECURER_ACT_NOTIFY: return prog->notify ? SCMP_ACT_NOTIFY : SCMP_ACT_LOG;
+    }
+  return SCMP_ACT_KILL_PROCESS;
+}
+
+void
+securer_seccomp_free (struct securer_seccomp_prog *prog)
+{
+  if (prog == NULL)
+    return;
+  if (prog->ctx)
+    seccomp_release (prog->ctx);
+  for (size_t i = 0; i < prog->n_rules; i++)
+    {
+      free (prog->rules[i].name);
+      free (prog->rules[i].loc.file);
+    }
+  free (prog->rules);
+  free (prog);
+}
+
+bool
+securer_seccomp_uses_notify (const struct securer_seccomp_prog *prog)
+{
+  return prog != NULL && prog->enabled && prog->notify;
+}
+
+/* User notification with SECCOMP_USER_NOTIF_FLAG_CONTINUE is API level 6. */
+static bool
+kernel_has_notify_continue (void)
+{
+  return seccomp_api_get () >= 6;
+}
+
+static int
+cmp_rule_nr (const void *a, const void *b)
+{
+  const struct srule *x = *(const struct srule *const *) a, *y = *(const struct srule *const *) b;
+  if (x->nr != y->nr)
+    return x->nr < y->nr ? -1 : 1;
+  /* Keep policy order within one syscall (qsort is not stable). */
+  return x < y ? -1 : x > y;
+}
+
+static int
+emit_regions (struct securer_seccomp_prog *prog, int nr, const struct regionset *rs,
+              struct securer_action act, const struct srule *why, const struct securer_policy *p,
+              securer_err_t *err)
+{
+  uint32_t a = scmp_action (prog, act);
+  if (a == scmp_action (prog, prog->def))
+    return 0;  /* the default action applies anyway */
+  for (size_t i = 0; i < rs->n; i++)
+    {
+      struct scmp_arg_cmp cmps[6];
+      unsigned n = 0;
+      for (unsigned k = 0; k < 6; k++)
+        if (rs->v[i].arg[k].mask != 0)
+          cmps[n++] = (struct scmp_arg_cmp) { k, SCMP_CMP_MASKED_EQ, rs->v[i].arg[k].mask, rs->v[i].arg[k].value };
+      int rc = seccomp_rule_add_array (prog->ctx, a, nr, n, cmps);
+      if (rc < 0)
+        {
+          if (why && why->loc.line)
+            return securer_error_set (err, -rc, "%s:%u: %s: libseccomp refused the rule",
+                                      loc_file (&why->loc, p), why->loc.line, why->name);
+          return securer_error_set (err, -rc, "syscall %d: libseccomp refused the rule", nr);
+        }
+    }
+  return 0;
+}
+
+/* Compiles the rules of one syscall, rules[0..n) in policy order. */
+static int
+compile_syscall (struct securer_seccomp_prog *prog, struct srule **rules, size_t n,
+                 const struct securer_policy *p, securer_err_t *err)
+{
+  int nr = rules[0]->nr;
+  const struct srule *uncond = NULL;
+  struct regionset remaining = { 0 };
+  struct region all = { 0 };
+  int rc = -1;
+
+  if (regionset_add (&remaining, &all) < 0)
+    goto oom;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct srule *r = rules[i];
+      if (r->n_conds == 0)
+        {
+          if (uncond != NULL)
+            {
+              securer_error_set (err, EINVAL, "%s:%u: %s: second unconditional rule (the first is at %s:%u)",
+                                 loc_file (&r->loc, p), r->loc.line, r->name,
+                                 loc_file (&uncond->loc, p), uncond->loc.line);
+              goto out;
+            }
+          uncond = r;
+          continue;
+        }
+
+      /* hit = remaining ∧ c1 ∧ ... ∧ cm;  remaining' = ⋃_j remaining ∧ c1..c(j-1) ∧ ¬cj */
+      struct regionset prefix = { 0 }, next_remaining = { 0 };
+      for (size_t k = 0; k < remaining.n; k++)
+        if (regionset_add (&prefix, &remaining.v[k]) < 0)
+          goto oom_cond;
+      for (unsigned j = 0; j < r->n_conds; j++)
+        {
+          const struct securer_arg_cond *c = &r->conds[j];
+          bool is32 = (r->args32 >> c->arg) & 1;
+          struct cubeset pos = { 0 }, neg = { 0 };
+          struct regionset t1 = { 0 }, t2 = { 0 };
+          if (cond_cubes (&pos, c, is32) < 0 || cubeset_complement (&neg, &pos) < 0
+              || regions_and_cubes (&t2, &prefix, c->arg, &neg) < 0
+              || regions_and_cubes (&t1, &prefix, c->arg, &pos) < 0)
+            {
+              free (pos.v);
+              free (neg.v);
+              free (t1.v);
+              free (t2.v);
+              goto oom_cond;
+            }
+          for (size_t k = 0; k < t2.n; k++)
+            if (regionset_add (&next_remaining, &t2.v[k]) < 0)
+              {
+                free (pos.v);
+                free (neg.v);
+                free (t1.v);
+                free (t2.v);
+                goto oom_cond;
+              }
+          free (pos.v);
+          free (neg.v);
+          free (t2.v);
+          free (prefix.v);
+          prefix = t1;
+        }
+      if (emit_regions (prog, nr, &prefix, r->action, r, p, err) < 0)
+        {
+          free (prefix.v);
+          free (next_remaining.v);
+          goto out;
+        }
+      free (prefix.v);
+      free (remaining.v);
+      remaining = next_remaining;
+      continue;
+    oom_cond:
+      free (prefix.v);
+      free (next_remaining.v);
+      goto oom;
+    }
+
+  rc = emit_regions (prog, nr, &remaining, uncond ? uncond->action : prog->def, uncond, p, err);
+  goto out;
+
+oom:
+  if (errno == E2BIG)
+    securer_error_set (err, E2BIG, "%s:%u: %s: the conditions on this syscall are too complex to compile (more than %d disjoint cases)",
+                       loc_file (&rules[0]->loc, p), rules[0]->loc.line, rules[0]->name, MAX_REGIONS);
+  else
+    securer_error_set (err, ENOMEM, "compile rules for %s", rules[0]->name);
+out:
+  free (remaining.v);
+  return rc;
+}
+
+static int
+add_srule (struct securer_seccomp_prog *prog, const struct securer_syscall_rule *r, int nr)
+{
+  struct srule *nv = realloc (prog->rules, (prog->n_rules + 1) * sizeof *nv);
+  if (nv == NULL)
+    return -1;
+  prog->rules = nv;
+  struct srule *s = &prog->rules[prog->n_rules];
+  memset (s, 0, sizeof *s);
+  s->nr = nr;
+  s->name = strdup (r->name);
+  s->loc.file = r->loc.file ? strdup (r->loc.file) : NULL;
+  s->loc.line = r->loc.line;
+  s->loc.col = r->loc.col;
+  if (s->name == NULL || (r->loc.file && s->loc.file == NULL))
+    {
+      free (s->name);
+      free (s->loc.file);
+      return -1;
+    }
+  s->action = r->action;
+  s->n_conds = r->n_conds;
+  memcpy (s->conds, r->conds, sizeof s->conds);
+  s->args32 = securer_syscall_args32 (r->name);
+  prog->n_rules++;
+  return 0;
+}
+
+/* The kernel refuses programs over BPF_MAXINSNS with a bare EINVAL at load
+ * time, in the payload; find out here, where the error can say why. */
+static int
+check_size (struct securer_seccomp_prog *prog, securer_err_t *err)
+{
+  int fd = memfd_create ("securer-seccomp-bpf", MFD_CLOEXEC);
+  if (fd < 0)
+    return 0;  /* cannot measure: load will still refuse an oversized filter */
+  int rc = seccomp_export_bpf (prog->ctx, fd);
+  struct stat st;
+  if (rc < 0 || fstat (fd, &st) < 0)
+    {
+      close (fd);
+      return securer_error_set (err, rc < 0 ? -rc : errno, "seccomp: generate the filter");
+    }
+  close (fd);
+  size_t insns = (size_t) st.st_size / sizeof (struct sock_filter);
+  if (insns > BPF_MAXINSNS)
+    return securer_error_set (err, E2BIG, "seccomp: the compiled filter has %zu instructions, more than the kernel's %d; "
+                              "simplify the argument conditions (ranges and != expand the most)",
+                              insns, BPF_MAXINSNS);
+  return 0;
+}
+
+int
+securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int notify_send_fd,
+                         struct securer_seccomp_prog **out, securer_err_t *err)
+{
+  const struct securer_seccomp *sc = &p->seccomp;
+  *out = NULL;
+  if (flags & ~(unsigned) SECURER_SECCOMP_REPORT_DENIALS)
+    return securer_error_set (err, EINVAL, "seccomp compile: unknown flags 0x%x", flags);
+
+  struct securer_seccomp_prog *prog = calloc (1, sizeof *prog);
+  if (prog == NULL)
+    return securer_error_set (err, ENOMEM, "seccomp compile");
+  prog->send_fd = -1;
+  prog->enabled = sc->enabled;
+  prog->def = sc->default_action;
+  prog->foreign = sc->foreign_arch;
+  if (!sc->enabled)
+    {
+      *out = prog;
+      return 0;
+    }
+
+  if (check_action (&sc->default_action) < 0)
+    {
+      securer_error_set (err, EINVAL, "%s: seccomp default action: invalid", p->path ? p->path : "<policy>");
+      goto fail;
+    }
+  if (check_action (&sc->foreign_arch) < 0 || sc->foreign_arch.type == SECURER_ACT_NOTIFY)
+    {
+      securer_error_set (err, EINVAL, "%s: seccomp foreign_arch action: must be allow, errno, kill, trap or log",
+                         p->path ? p->path : "<policy>");
+      goto fail;
+    }
+
+  bool has_notify_rules = sc->default_action.type == SECURER_ACT_NOTIFY;
+  for (size_t i = 0; i < sc->n_rules; i++)
+    has_notify_rules |= sc->rules[i].action.type == SECURER_ACT_NOTIFY;
+  bool can_notify = kernel_has_notify_continue ();
+  prog->report = (flags & SECURER_SECCOMP_REPORT_DENIALS) && can_notify;
+  prog->notify = can_notify && (prog->report || has_notify_rules);
+  if (prog->report)
+    {
+      if (notify_send_fd < 0)
+        {
+          securer_error_set (err, EINVAL, "seccomp compile: reporting denials needs the fd the listener is sent over");
+          goto fail;
+        }
+      prog->send_fd = notify_send_fd;
+      /* The hand-over exception comes first, so no policy rule can shadow it. */
+      struct securer_syscall_rule ex = {
+        .name = (char *) "sendmsg",
+        .action = { SECURER_ACT_ALLOW, 0 },
+        .n_conds = 1,
+        .conds = { { .arg = 0, .op = SECURER_CMP_EQ, .value = (uint64_t) notify_send_fd } },
+      };
+      if (add_srule (prog, &ex, seccomp_syscall_resolve_name ("sendmsg")) < 0)
+        goto oom;
+    }
+
+  for (size_t i = 0; i < sc->n_rules; i++)
+    {
+      const struct securer_syscall_rule *r = &sc->rules[i];
+      if (r->name == NULL || r->name[0] == '\0')
+        {
+          rule_error (err, EINVAL, p, r, "rule without a syscall name", NULL);
+          goto fail;
+        }
+      int nr = seccomp_syscall_resolve_name (r->name);
+      if (nr == __NR_SCMP_ERROR)
+        {
+          rule_error (err, EINVAL, p, r, "unknown syscall", NULL);
+          goto fail;
+        }
+      if (check_action (&r->action) < 0)
+        {
+          rule_error (err, EINVAL, p, r, "invalid action", r->action.type == SECURER_ACT_ERRNO ? "errno must be 0..4095" : NULL);
+          goto fail;
+        }
+      if (r->n_conds > SECURER_MAX_ARG_CONDS)
+        {
+          rule_error (err, EINVAL, p, r, "too many conditions", NULL);
+          goto fail;
+        }
+      unsigned args32 = securer_syscall_args32 (r->name);
+      for (unsigned j = 0; j < r->n_conds; j++)
+        {
+          const char *why = cond_problem (&r->conds[j], (args32 >> r->conds[j].arg) & 1);
+          if (why)
+            {
+              char detail[160];
+              snprintf (detail, sizeof detail, "arg%u %s 0x%llx", r->conds[j].arg,
+                        cmp_name (r->conds[j].op), (unsigned long long) r->conds[j].value);
+              rule_error (err, EINVAL, p, r, why, detail);
+              goto fail;
+            }
+        }
+      /* A name of another arch (chown32 on x86_64) resolves to a negative
+       * pseudo-number: nothing to filter here. */
+      if (nr < 0)
+        continue;
+      if (add_srule (prog, r, nr) < 0)
+        goto oom;
+    }
+
+  prog->ctx = seccomp_init (scmp_action (prog, prog->def));
+  if (prog->ctx == NULL)
+    goto oom;
+  uint32_t badarch = scmp_action (prog, prog->foreign);
+  int rc;
+  if ((rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_ACT_BADARCH, badarch)) < 0
+      /* NO_NEW_PRIVS is the launcher's explicit step; load checks it. */
+      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0
+      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0
+      /* Binary search over syscall numbers instead of a linear chain:
+       * an allowlist of ~300 syscalls costs ~9 comparisons, not ~300. */
+      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0
+      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_API_SYSRAWRC, 1)) < 0)
+    {
+      securer_error_set (err, -rc, "seccomp: set filter attributes");
+      goto fail;
+    }
+
+  /* Group the rules by syscall, keeping policy order inside each group. */
+  struct srule **order = malloc ((prog->n_rules ? prog->n_rules : 1) * sizeof *order);
+  if (order == NULL)
+    goto oom;
+  for (size_t i = 0; i < prog->n_rules; i++)
+    order[i] = &prog->rules[i];
+  qsort (order, prog->n_rules, sizeof *order, cmp_rule_nr);
+  for (size_t i = 0; i < prog->n_rules;)
+    {
+      size_t j = i;
+      while (j < prog->n_rules && order[j]->nr == order[i]->nr)
+        j++;
+      if (compile_syscall (prog, order + i, j - i, p, err) < 0)
+        {
+          free (order);
+          goto fail;
+        }
+      i = j;
+    }
+  free (order);
+  if (check_size (prog, err) < 0)
+    goto fail;
+  *out = prog;
+  return 0;
+
+oom:
+  securer_error_set (err, ENOMEM, "seccomp compile");
+fail:
+  securer_seccomp_free (prog);
+  return -1;
+}
+
+int
+securer_seccomp_export_bpf (const struct securer_seccomp_prog *prog, int fd, securer_err_t *err)
+{
+  if (!prog->enabled)
+    return securer_error_set (err, EINVAL, "export BPF: the policy disables seccomp");
+  int rc = seccomp_export_bpf (prog->ctx, fd);
+  if (rc < 0)
+    return securer_error_set (err, -rc, "export BPF");
+  return 0;
+}
+
+int
+securer_seccomp_export_pfc (const struct securer_seccomp_prog *prog, int fd, securer_err_t *err)
+{
+  if (!prog->enabled)
+    return securer_error_set (err, EINVAL, "export filter text: the policy disables seccomp");
+  int rc = seccomp_export_pfc (prog->ctx, fd);
+  if (rc < 0)
+    return securer_error_set (err, -rc, "export filter text");
+  return 0;
+}
+
+int
+securer_seccomp_load (struct securer_seccomp_prog *prog, int *notify_fd, securer_err_t *err)
+{
+  if (notify_fd)
+    *notify_fd = -1;
+  if (!prog->enabled)
+    return 0;
+  int nnp = prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+  if (nnp != 1)
+    return securer_error_set (err, nnp < 0 ? errno : EPERM, "load seccomp filter: no_new_privs is not set");
+  int rc = seccomp_load (prog->ctx);
+  if (rc < 0)
+    return securer_error_set (err, -rc, "load seccomp filter");
+  if (prog->notify)
+    {
+      int fd = seccomp_notify_fd (prog->ctx);
+      if (fd < 0)
+        return securer_error_set (err, -fd, "load seccomp filter: no notification listener");
+      if (notify_fd)
+        *notify_fd = fd;
+    }
+  return 0;
+}
+
+struct securer_action
+securer_seccomp_eval (const struct securer_seccomp_prog *prog, uint32_t arch, int nr,
+                      const uint64_t args[6])
+{
+  if (!prog->enabled)
+    return (struct securer_action) { SECURER_ACT_ALLOW, 0 };
+  /* arch 0 (SCMP_ARCH_NATIVE) stands for the native arch. */
+  if (arch != SCMP_ARCH_NATIVE && arch != seccomp_arch_native ())
+    return prog->foreign;
+  /* libseccomp treats x32 syscalls as a foreign ABI in an x86_64 filter. */
+  if (arch == AUDIT_ARCH_X86_64 && (uint32_t) nr >= X32_SYSCALL_BIT && nr != -1)
+    return prog->foreign;
+  const struct srule *uncond = NULL;
+  for (size_t i = 0; i < prog->n_rules; i++)
+    {
+      const struct srule *r = &prog->rules[i];
+      if (r->nr != nr)
+        continue;
+      if (r->n_conds == 0)
+        {
+          if (uncond == NULL)
+            uncond = r;
+          continue;
+        }
+      bool all = true;
+      for (unsigned j = 0; j < r->n_conds && all; j++)
+        all = cond_holds (&r->conds[j], (r->args32 >> r->conds[j].arg) & 1, args[r->conds[j].arg]);
+      if (all)
+        return r->action;
+    }
+  return uncond ? uncond->action : prog->def;
+}
