@@ -584,6 +584,7 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
   close (target);
   if (rc < 0)
     return -1;
+  log_step (r, "proc on %s", m->dest);
 
   for (size_t i = 0; i < sizeof proc_masked / sizeof *proc_masked; i++)
     {
@@ -855,8 +856,6 @@ apply_mount (struct rootfs *r, size_t i, securer_err_t *err)
       break;
     case SECURER_MOUNT_PROC:
       rc = do_proc (r, m, err);
-      if (rc == 0)
-        log_step (r, "proc on %s", m->dest);
       break;
     case SECURER_MOUNT_DEV:
       rc = do_dev (r, m, err);
