@@ -1,17 +1,242 @@
-/* securer policy — placeholder until the subcommand lands. */
+/* securer policy — check and show policies; compile, import and learn are
+ * implemented next to the seccomp compiler (cmd_policy_seccomp.c). */
 #include <config.h>
 
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+
+/* Until the seccomp subcommands are linked into every build, they are
+ * referenced weakly so that check/show work on their own. */
+#pragma weak cmd_policy_compile
+#pragma weak cmd_policy_import
+#pragma weak cmd_policy_learn
+
+static void
+check_help (FILE *out)
+{
+  fprintf (out,
+           "Usage: securer policy check [OPTIONS] POLICY...\n"
+           "\n"
+           "Read each POLICY (a file, or the NAME of a shipped policy) with its includes and\n"
+           "report every problem as FILE:LINE:COLUMN: error: MESSAGE.  Prints 'POLICY: ok'\n"
+           "when a policy has no errors.\n"
+           "\n"
+           "Options:\n"
+           "  -q, --quiet  print nothing on success\n"
+           "  -h, --help   show this help\n"
+           "\n"
+           "Exit status: 0 when every policy is valid, 1 when one is not, 2 for usage errors.\n");
+}
+
+static void
+show_help (FILE *out)
+{
+  fprintf (out,
+           "Usage: securer policy show [OPTIONS] POLICY\n"
+           "\n"
+           "Print the fully resolved POLICY (a file, or the NAME of a shipped policy): includes\n"
+           "read, @groups expanded to one rule per syscall, every default spelled out.\n"
+           "\n"
+           "Options:\n"
+           "  --json      print the resolved policy as JSON (accepted back as a policy file)\n"
+           "  --oci       print the seccomp part as an OCI runtime-spec 'linux.seccomp' object\n"
+           "  -h, --help  show this help\n"
+           "\n"
+           "Exit status: 0 on success, 1 when the policy is invalid, 2 for usage errors.\n");
+}
 
 void
 cmd_policy_help (FILE *out)
 {
-  fprintf (out, "Usage: securer policy ...\n\nNot available in this build yet.\n");
+  fprintf (out,
+           "Usage: securer policy COMMAND [OPTIONS] ARGS...\n"
+           "\n"
+           "Commands:\n"
+           "  check POLICY...   check policies and report every problem\n"
+           "  show POLICY       print the resolved policy (--json for JSON)\n"
+           "  compile POLICY    compile the seccomp filter (BPF or libseccomp's PFC text)\n"
+           "  import FILE       convert an OCI/Docker seccomp profile into policy rules\n"
+           "  learn -- CMD      record the syscalls CMD makes and propose rules\n"
+           "\n"
+           "POLICY is a file (text, or JSON when it starts with '{') or the NAME of a\n"
+           "shipped policy such as 'r' or 'minimal'.\n"
+           "Run 'securer policy COMMAND --help' for a command's options.\n"
+           "The policy language is described in securer-policy(5).\n");
+}
+
+/* Loads POLICY (file or name) printing all diagnostics; NULL on failure. */
+static struct securer_policy *
+load (const char *arg, bool quiet_ok, int *status)
+{
+  securer_err_t err = NULL;
+  char *path = NULL;
+  if (securer_policy_find (arg, &path, &err) < 0)
+    {
+      cli_report (&err);
+      *status = 1;
+      return NULL;
+    }
+  struct securer_diags diags = { NULL, 0, 0 };
+  struct securer_policy *p = NULL;
+  int r = securer_policy_load_file (path, &p, &diags, &err);
+  for (size_t i = 0; i < diags.n; i++)
+    {
+      char *s = securer_diag_format (&diags.items[i]);
+      if (s)
+        fprintf (stderr, "%s\n", s);
+      free (s);
+    }
+  if (diags.n_errors > diags.n)
+    fprintf (stderr, "%s: %zu more errors not shown\n", path, diags.n_errors - diags.n);
+  if (r < 0 && diags.n_errors == 0)
+    cli_report (&err);
+  securer_error_free (&err);
+  securer_diags_free (&diags);
+  if (r < 0)
+    {
+      fprintf (stderr, "%s: invalid policy\n", path);
+      *status = 1;
+      free (path);
+      return NULL;
+    }
+  (void) quiet_ok;
+  free (path);
+  *status = 0;
+  return p;
+}
+
+static int
+policy_check (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  bool quiet = false;
+  int c;
+  optind = 1;
+  while ((c = getopt_long (argc, argv, "qh", opts, NULL)) != -1)
+    switch (c)
+      {
+      case 'q': quiet = true; break;
+      case 'h': check_help (stdout); return 0;
+      default: check_help (stderr); return 2;
+      }
+  if (optind >= argc)
+    {
+      fprintf (stderr, "securer policy check: expected at least one POLICY\n");
+      check_help (stderr);
+      return 2;
+    }
+  int result = 0;
+  for (int i = optind; i < argc; i++)
+    {
+      int status;
+      struct securer_policy *p = load (argv[i], quiet, &status);
+      if (p == NULL)
+        {
+          result = 1;
+          continue;
+        }
+      if (!quiet)
+        printf ("%s: ok\n", argv[i]);
+      securer_policy_free (p);
+    }
+  return result;
+}
+
+static int
+policy_show (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "json", no_argument, NULL, 'j' },
+    { "oci", no_argument, NULL, 'o' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  bool json = false, oci = false;
+  int c;
+  optind = 1;
+  while ((c = getopt_long (argc, argv, "h", opts, NULL)) != -1)
+    switch (c)
+      {
+      case 'j': json = true; break;
+      case 'o': oci = true; break;
+      case 'h': show_help (stdout); return 0;
+      default: show_help (stderr); return 2;
+      }
+  if (optind != argc - 1)
+    {
+      fprintf (stderr, "securer policy show: expected exactly one POLICY\n");
+      show_help (stderr);
+      return 2;
+    }
+  if (json && oci)
+    {
+      fprintf (stderr, "securer policy show: --json and --oci exclude each other\n");
+      return 2;
+    }
+  if (oci)
+    {
+      /* The OCI export lives with the seccomp compiler. */
+      fprintf (stderr, "securer policy show: --oci is not available in this build\n");
+      return 2;
+    }
+  int status;
+  struct securer_policy *p = load (argv[optind], false, &status);
+  if (p == NULL)
+    return status;
+  char *s = json ? securer_policy_to_json_text (p, 0) : securer_policy_to_text (p);
+  securer_policy_free (p);
+  if (s == NULL)
+    {
+      fprintf (stderr, "securer policy show: out of memory\n");
+      return 1;
+    }
+  fputs (s, stdout);
+  free (s);
+  return 0;
 }
 
 int
 cmd_policy (int argc, char **argv)
 {
-  fprintf (stderr, "securer: 'policy' is not available in this build yet\n");
-  return 2;
+  if (argc < 2)
+    {
+      cmd_policy_help (stderr);
+      return 2;
+    }
+  const char *sub = argv[1];
+  int (*fn) (int, char **) = NULL;
+  if (strcmp (sub, "check") == 0)
+    fn = policy_check;
+  else if (strcmp (sub, "show") == 0)
+    fn = policy_show;
+  else if (strcmp (sub, "compile") == 0)
+    fn = cmd_policy_compile;
+  else if (strcmp (sub, "import") == 0)
+    fn = cmd_policy_import;
+  else if (strcmp (sub, "learn") == 0)
+    fn = cmd_policy_learn;
+  else if (strcmp (sub, "-h") == 0 || strcmp (sub, "--help") == 0 || strcmp (sub, "help") == 0)
+    {
+      cmd_policy_help (stdout);
+      return 0;
+    }
+  else
+    {
+      fprintf (stderr, "securer policy: unknown command '%s'; run 'securer policy --help'\n", sub);
+      return 2;
+    }
+  if (fn == NULL)
+    {
+      fprintf (stderr, "securer policy: '%s' is not available in this build\n", sub);
+      return 2;
+    }
+  return fn (argc - 1, argv + 1);
 }

@@ -110,7 +110,8 @@ main (int argc, char **argv)
       fprintf (stderr, "securer: unknown command '%s'; run 'securer --help'\n", cmd);
       return 2;
     }
-  if (cli_wants_help (argc - 1, argv + 1))
+  /* `policy` has subcommands, each with its own --help. */
+  if (cli_wants_help (argc - 1, argv + 1) && !(strcmp (c->name, "policy") == 0 && argc > 2 && argv[2][0] != '-'))
     {
       c->help (stdout);
       return 0;

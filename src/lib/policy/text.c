@@ -1,0 +1,332 @@
+/* The resolved policy printed in the policy language itself, every default
+ * spelled out and every @group expanded, for `securer policy show`.  The
+ * output reads back into the same policy. */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "seccomp/seccomp.h"
+
+struct out {
+  char *buf;
+  size_t len;
+  FILE *f;
+};
+
+static bool
+needs_quotes (const char *s)
+{
+  if (*s == '\0' || *s == '#')
+    return true;
+  for (const char *c = s; *c; c++)
+    if (*c == ' ' || *c == '\t' || *c == '"' || *c == '\\' || *c == '\n' || *c == '\r'
+        || *c == '\f' || *c == '\v')
+      return true;
+  return false;
+}
+
+static void
+word (FILE *f, const char *s)
+{
+  if (!needs_quotes (s))
+    {
+      fputs (s, f);
+      return;
+    }
+  fputc ('"', f);
+  for (const char *c = s; *c; c++)
+    switch (*c)
+      {
+      case '"': fputs ("\\\"", f); break;
+      case '\\': fputs ("\\\\", f); break;
+      case '\n': fputs ("\\n", f); break;
+      case '\t': fputs ("\\t", f); break;
+      default: fputc (*c, f);
+      }
+  fputc ('"', f);
+}
+
+static void
+size_str (char *buf, size_t n, uint64_t v)
+{
+  static const char *const units[] = { "T", "G", "M", "K" };
+  static const unsigned shifts[] = { 40, 30, 20, 10 };
+  for (int i = 0; i < 4; i++)
+    if (v != 0 && v % ((uint64_t) 1 << shifts[i]) == 0)
+      {
+        snprintf (buf, n, "%" PRIu64 "%s", v >> shifts[i], units[i]);
+        return;
+      }
+  snprintf (buf, n, "%" PRIu64, v);
+}
+
+static void
+duration_str (char *buf, size_t n, uint64_t ms)
+{
+  if (ms % 1000 == 0)
+    snprintf (buf, n, "%" PRIu64 "s", ms / 1000);
+  else
+    snprintf (buf, n, "%" PRIu64 "ms", ms);
+}
+
+static void
+action (FILE *f, const struct securer_action *a)
+{
+  fputs (securer_action_name (a->type) ? securer_action_name (a->type) : "?", f);
+  if (a->type == SECURER_ACT_ERRNO)
+    {
+      const char *n = securer_errno_name (a->errnum);
+      if (n)
+        fprintf (f, " %s", n);
+      else
+        fprintf (f, " %d", a->errnum);
+    }
+}
+
+static void
+value (FILE *f, uint64_t v)
+{
+  if (v < 4096)
+    fprintf (f, "%" PRIu64, v);
+  else
+    fprintf (f, "0x%" PRIx64, v);
+}
+
+static void
+limit_value (char *buf, size_t n, unsigned id, uint64_t v)
+{
+  if (v == UINT64_MAX)
+    snprintf (buf, n, "unlimited");
+  else if (id == SECURER_RLIMIT_CPU)
+    snprintf (buf, n, "%" PRIu64 "s", v);
+  else if (id == SECURER_RLIMIT_NPROC || id == SECURER_RLIMIT_NOFILE)
+    snprintf (buf, n, "%" PRIu64, v);
+  else
+    size_str (buf, n, v);
+}
+
+char *
+securer_policy_to_text (const struct securer_policy *p)
+{
+  if (p == NULL)
+    return NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (f == NULL)
+    return NULL;
+
+  fprintf (f, "# Resolved policy '%s'", p->name ? p->name : "");
+  if (p->path)
+    fprintf (f, " from %s", p->path);
+  fputc ('\n', f);
+  for (size_t i = 0; i < p->n_includes; i++)
+    fprintf (f, "# read: %s\n", p->includes[i]);
+
+  fputs ("\nnamespaces", f);
+  if (p->namespaces == 0)
+    fputs (" none", f);
+  for (unsigned i = 0; i < 7; i++)
+    if (p->namespaces & (1u << i))
+      fprintf (f, " %s", policy_ns_names[i]);
+  fputc ('\n', f);
+  if (p->hostname)
+    {
+      fputs ("hostname ", f);
+      word (f, p->hostname);
+      fputc ('\n', f);
+    }
+  fprintf (f, "uid %" PRIu32, p->uid);
+  if (p->host_uid >= 0)
+    fprintf (f, " host=%" PRId64 "\n", p->host_uid);
+  else
+    fputs (" host=caller\n", f);
+  fprintf (f, "gid %" PRIu32, p->gid);
+  if (p->host_gid >= 0)
+    fprintf (f, " host=%" PRId64 "\n", p->host_gid);
+  else
+    fputs (" host=caller\n", f);
+  fputs ("cwd ", f);
+  word (f, p->cwd ? p->cwd : "/");
+  fprintf (f, "\nnetwork %s\n\n", policy_net_name (p->network) ? policy_net_name (p->network) : "?");
+
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      const struct securer_mount *m = &p->mounts[i];
+      fprintf (f, "mount %s%s ", policy_mount_type_name (m->type), m->optional ? "?" : "");
+      switch (m->type)
+        {
+        case SECURER_MOUNT_RO:
+        case SECURER_MOUNT_RW:
+          word (f, m->source ? m->source : "");
+          if (m->source == NULL || strcmp (m->source, m->dest) != 0)
+            {
+              fputc (' ', f);
+              word (f, m->dest);
+            }
+          fputs (m->noexec ? " noexec" : " exec", f);
+          break;
+        case SECURER_MOUNT_TMPFS:
+          {
+            char sz[32];
+            word (f, m->dest);
+            if (m->size)
+              {
+                size_str (sz, sizeof sz, m->size);
+                fprintf (f, " size=%s", sz);
+              }
+            fprintf (f, " mode=%04o%s", m->mode, m->noexec ? " noexec" : " exec");
+            break;
+          }
+        case SECURER_MOUNT_DIR:
+          word (f, m->dest);
+          fprintf (f, " mode=%04o", m->mode);
+          break;
+        case SECURER_MOUNT_SYMLINK:
+          word (f, m->dest);
+          fputs (" -> ", f);
+          word (f, m->source ? m->source : "");
+          break;
+        default:
+          word (f, m->dest);
+          break;
+        }
+      fputc ('\n', f);
+    }
+  for (size_t i = 0; i < p->n_masks; i++)
+    {
+      fputs ("mask ", f);
+      word (f, p->masks[i]);
+      fputc ('\n', f);
+    }
+
+  fputc ('\n', f);
+  for (unsigned i = 0; i < SECURER_RLIMIT_COUNT; i++)
+    {
+      const struct securer_rlimit *r = &p->limits.rlimit[i];
+      if (!r->set)
+        {
+          fprintf (f, "# limit %s: inherited\n", securer_rlimit_name (i));
+          continue;
+        }
+      char a[32], b[32];
+      limit_value (a, sizeof a, i, r->soft);
+      limit_value (b, sizeof b, i, r->hard);
+      if (r->soft == r->hard)
+        fprintf (f, "limit %s %s\n", securer_rlimit_name (i), a);
+      else
+        fprintf (f, "limit %s %s:%s\n", securer_rlimit_name (i), a, b);
+    }
+  if (p->limits.timeout_ms)
+    {
+      char d[32];
+      duration_str (d, sizeof d, p->limits.timeout_ms);
+      fprintf (f, "limit timeout %s\n", d);
+    }
+  else
+    fputs ("limit timeout unlimited\n", f);
+  fprintf (f, "cgroup %s\n", policy_enforce_name (p->limits.cgroup) ? policy_enforce_name (p->limits.cgroup) : "?");
+  if (p->limits.cgroup_memory)
+    {
+      char sz[32];
+      size_str (sz, sizeof sz, p->limits.cgroup_memory);
+      fprintf (f, "cgroup memory %s\n", sz);
+    }
+  if (p->limits.cgroup_pids)
+    fprintf (f, "cgroup pids %" PRIu64 "\n", p->limits.cgroup_pids);
+  if (p->limits.cgroup_cpu_millis)
+    fprintf (f, "cgroup cpu %" PRIu32 ".%03" PRIu32 "\n", p->limits.cgroup_cpu_millis / 1000,
+             p->limits.cgroup_cpu_millis % 1000);
+
+  fputc ('\n', f);
+  if (p->n_env_keep)
+    {
+      fputs ("env keep", f);
+      for (size_t i = 0; i < p->n_env_keep; i++)
+        fprintf (f, " %s", p->env_keep[i]);
+      fputc ('\n', f);
+    }
+  for (size_t i = 0; i < p->n_env_set; i++)
+    {
+      fputs ("env set ", f);
+      char *kv = NULL;
+      if (asprintf (&kv, "%s=%s", p->env_set[i].name, p->env_set[i].value) >= 0)
+        word (f, kv);
+      free (kv);
+      fputc ('\n', f);
+    }
+  if (p->exec_restricted)
+    {
+      fputs ("exec", f);
+      for (size_t i = 0; i < p->n_exec; i++)
+        {
+          fputc (' ', f);
+          word (f, p->exec[i]);
+        }
+      if (p->n_exec == 0)
+        fputs ("  # (nothing may be executed)", f);
+      fputc ('\n', f);
+    }
+  else
+    fputs ("# exec: any file the filesystem view allows\n", f);
+
+  fprintf (f, "\nlandlock %s\n", policy_enforce_name (p->landlock.mode) ? policy_enforce_name (p->landlock.mode) : "?");
+  fprintf (f, "landlock scope%s%s%s\n", p->landlock.scope_abstract_unix ? " abstract-unix" : "",
+           p->landlock.scope_signal ? " signal" : "",
+           !p->landlock.scope_abstract_unix && !p->landlock.scope_signal ? " none" : "");
+  if (p->landlock.n_tcp_bind)
+    {
+      fputs ("landlock tcp-bind", f);
+      for (size_t i = 0; i < p->landlock.n_tcp_bind; i++)
+        fprintf (f, " %u", p->landlock.tcp_bind[i]);
+      fputc ('\n', f);
+    }
+  if (p->landlock.n_tcp_connect)
+    {
+      fputs ("landlock tcp-connect", f);
+      for (size_t i = 0; i < p->landlock.n_tcp_connect; i++)
+        fprintf (f, " %u", p->landlock.tcp_connect[i]);
+      fputc ('\n', f);
+    }
+
+  fprintf (f, "\nseccomp %s\nseccomp default ", p->seccomp.enabled ? "on" : "off");
+  action (f, &p->seccomp.default_action);
+  fputs ("\nseccomp foreign-abi ", f);
+  action (f, &p->seccomp.foreign_arch);
+  fputc ('\n', f);
+  for (size_t i = 0; i < p->seccomp.n_rules; i++)
+    {
+      const struct securer_syscall_rule *r = &p->seccomp.rules[i];
+      fputs ("seccomp ", f);
+      action (f, &r->action);
+      fprintf (f, " %s", r->name);
+      for (unsigned k = 0; k < r->n_conds && k < SECURER_MAX_ARG_CONDS; k++)
+        {
+          const struct securer_arg_cond *c = &r->conds[k];
+          fprintf (f, " %s arg%u ", k == 0 ? "if" : "and", c->arg);
+          if (c->op == SECURER_CMP_MASKED_EQ)
+            {
+              fputs ("& ", f);
+              value (f, c->mask);
+              fputs (" == ", f);
+            }
+          else
+            fprintf (f, "%s ", policy_cmp_name (c->op) ? policy_cmp_name (c->op) : "?");
+          value (f, c->value);
+        }
+      if (r->group)
+        fprintf (f, "  # %s", r->group);
+      fputc ('\n', f);
+    }
+  if (fclose (f) != 0)
+    {
+      free (buf);
+      return NULL;
+    }
+  return buf;
+}

@@ -1,0 +1,133 @@
+/* JSON form of the resolved policy: exact round trip, strict input. */
+#include <config.h>
+
+#include "policy-test.h"
+
+static char *
+json_of_file (const char *rel)
+{
+  char *path = src_path (rel);
+  char *diags = NULL;
+  struct securer_policy *p = load_path (path, &diags);
+  cr_assert_not_null (p, "%s", diags);
+  char *j = securer_policy_to_json_text (p, 0);
+  cr_assert_not_null (j);
+  securer_policy_free (p);
+  free (diags);
+  free (path);
+  return j;
+}
+
+Test (policy_json, text_json_ir_json_is_byte_identical)
+{
+  static const char *const files[] = { "policies/r.policy", "policies/minimal.policy",
+                                       "tests/unit/data/policy/everything.policy" };
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+    {
+      char *a = json_of_file (files[i]);
+      struct securer_policy *p = NULL;
+      securer_err_t err = NULL;
+      cr_assert_eq (securer_policy_from_json_text ("a.json", a, strlen (a), &p, &err), 0, "%s: %s",
+                    files[i], securer_error_message (err));
+      char *b = securer_policy_to_json_text (p, 0);
+      cr_assert_str_eq (a, b, "%s", files[i]);
+      /* A JSON file loads like any policy file. */
+      struct securer_policy *q = NULL;
+      cr_assert_eq (securer_policy_load_string ("b.json", a, strlen (a), &q, NULL, &err), 0);
+      char *c = securer_policy_to_json_text (q, 0);
+      cr_assert_str_eq (a, c);
+      free (c);
+      free (b);
+      free (a);
+      securer_policy_free (p);
+      securer_policy_free (q);
+    }
+}
+
+Test (policy_json, shown_text_reads_back_to_the_same_policy)
+{
+  char *path = src_path ("tests/unit/data/policy/everything.policy");
+  char *diags = NULL;
+  struct securer_policy *p = load_path (path, &diags);
+  cr_assert_not_null (p, "%s", diags);
+  char *text = securer_policy_to_text (p);
+  free (diags);
+  struct securer_policy *q = load_text ("shown.policy", text, &diags);
+  cr_assert_not_null (q, "%s\n%s", diags, text);
+  cr_assert_str_eq (diags, "");
+  char *t2 = securer_policy_to_text (q);
+  /* Only the header (name, files read) and the group comments differ. */
+  const char *b1 = strstr (text, "\nnamespaces"), *b2 = strstr (t2, "\nnamespaces");
+  cr_assert_not_null (b1);
+  cr_assert_not_null (b2);
+  char *s1 = strdup (b1), *s2 = strdup (b2);
+  for (char *c = s1; (c = strstr (c, "  # @")) != NULL;)
+    {
+      char *e = strchr (c, '\n');
+      memmove (c, e, strlen (e) + 1);
+    }
+  cr_assert_str_eq (s1, s2);
+  free (s1);
+  free (s2);
+  free (t2);
+  free (text);
+  free (diags);
+  free (path);
+  securer_policy_free (p);
+  securer_policy_free (q);
+}
+
+struct json_case {
+  const char *edit;     /* python-like description only, for the message */
+  const char *from;     /* text replaced in the valid document */
+  const char *to;
+  const char *expected;
+};
+
+static const struct json_case jcases[] = {
+  { "unknown top key", "\"name\": \"everything\"", "\"nmae\": \"everything\"",
+    "e.json: error: $.nmae: unknown key (did you mean 'name'?)\n"
+    "e.json: error: $.name: missing key\n" },
+  { "unknown mount key", "\"optional\": true", "\"optinal\": true",
+    "e.json: error: $.mounts[1].optinal: unknown key (did you mean 'optional'?)\n"
+    "e.json: error: $.mounts[1].optional: missing key\n" },
+  { "bad enum", "\"network\": \"host\"", "\"network\": \"hots\"",
+    "e.json: error: $.network: expected 'none', 'loopback' or 'host' (did you mean 'host'?)\n" },
+  { "relative dest", "\"dest\": \"/x\"", "\"dest\": \"x\"",
+    "e.json: error: $.mounts[1].dest: expected an absolute path\n" },
+  { "wrong type", "\"uid\": 0", "\"uid\": \"0\"",
+    "e.json: error: $.uid: expected an integer from 0 to 4294967294, got a string\n" },
+  { "unknown syscall", "\"syscall\": \"ptrace\"", "\"syscall\": \"ptrac\"",
+    "e.json: error: $.seccomp.rules[0].syscall: unknown syscall 'ptrac'\n" },
+  { "unknown errno", "\"errno\": \"EPERM\"", "\"errno\": \"EPERMM\"",
+    "e.json: error: $.seccomp.foreign_abi.errno: unknown errno name 'EPERMM' (did you mean 'EPERM'?)\n" },
+  { "masked op", "\"mask\": 4294967295,\n            \"op\": \"==\"", "\"mask\": 4294967295,\n            \"op\": \"!=\"",
+    "e.json: error: $.seccomp.rules[1].conditions[0].op: a masked comparison takes \"==\" only\n" },
+  { "consistency", "\"network\": \"host\"", "\"network\": \"none\"",
+    "e.json: error: $.namespaces: network 'none' needs the net namespace (add 'net' to namespaces, or say 'network host')\n" },
+  { "version", "\"securer_policy\": 1", "\"securer_policy\": 2",
+    "e.json: error: $.securer_policy: unsupported format version 2 (expected 1)\n" },
+  { "syntax", "\"securer_policy\": 1,", "\"securer_policy\": 1,,",
+    "e.json:2:23: error: invalid JSON: string or '}' expected near ','\n" },
+};
+
+Test (policy_json, input_errors_name_the_json_path)
+{
+  char *valid = json_of_file ("tests/unit/data/policy/everything.policy");
+  for (size_t i = 0; i < sizeof jcases / sizeof *jcases; i++)
+    {
+      const char *at = strstr (valid, jcases[i].from);
+      cr_assert_not_null (at, "case %zu (%s): '%s' not in the document", i, jcases[i].edit, jcases[i].from);
+      char *doc = NULL;
+      cr_assert_geq (asprintf (&doc, "%.*s%s%s", (int) (at - valid), valid, jcases[i].to,
+                               at + strlen (jcases[i].from)), 0);
+      char *diags = NULL;
+      struct securer_policy *p = load_text ("e.json", doc, &diags);
+      cr_expect_null (p, "case %zu (%s)", i, jcases[i].edit);
+      cr_expect_str_eq (diags, jcases[i].expected, "case %zu (%s)", i, jcases[i].edit);
+      securer_policy_free (p);
+      free (diags);
+      free (doc);
+    }
+  free (valid);
+}
