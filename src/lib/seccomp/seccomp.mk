@@ -58,3 +58,12 @@ check_PROGRAMS += tests/helpers/try-syscall
 tests_helpers_try_syscall_SOURCES = tests/helpers/try-syscall.c
 tests_helpers_try_syscall_LDADD = libsecurer-core.la
 endif
+
+# Benchmark of the filter (not a test): `make bench-seccomp`.
+noinst_PROGRAMS += bench/bench-seccomp
+bench_bench_seccomp_SOURCES = bench/bench-seccomp.c
+bench_bench_seccomp_LDADD = libsecurer-core.la
+
+.PHONY: bench-seccomp
+bench-seccomp: bench/bench-seccomp
+	@./bench/bench-seccomp
