@@ -557,3 +557,79 @@ Test (rootfs, mount_under_read_only_bind_fails_with_erofs)
   cr_assert_not_null (strstr (get_fact (f, "setup_error"), "tmpfs on /usr/securer-nonexistent"));
   free (f);
 }
+
+/* ---- the shipped policies ------------------------------------------------ */
+
+struct shipped_check {
+  bool r;
+};
+
+static void
+inside_shipped (void *arg)
+{
+  const struct shipped_check *c = arg;
+  struct stat st;
+  fact_rc ("ld_cache", stat ("/etc/ld.so.cache", &st));
+  fact_rc ("write_etc", try_write ("/etc/x", 1));
+  fact_rc ("write_tmp", try_write ("/tmp/x", 1));
+  fact_rc ("passwd", access ("/etc/passwd", F_OK));
+  fact_rc ("home", access ("/home", F_OK));
+  fact_rc ("sys", access ("/sys", F_OK));
+  fact ("keys_is_devnull", "%d",
+        stat ("/proc/keys", &st) == 0 && S_ISCHR (st.st_mode) && major (st.st_rdev) == 1
+          && minor (st.st_rdev) == 3);
+  fact_exec ("exec_true", "/bin/true");
+  if (c->r)
+    {
+      fact_rc ("r_home", access ("/usr/lib/R/bin/exec/R", X_OK));
+      fact_rc ("etc_r", access ("/etc/R/Renviron", R_OK));
+    }
+}
+
+static char *
+run_shipped (const char *name, bool r)
+{
+  char path[1024];
+  const char *src = getenv ("SECURER_SRCDIR");
+  snprintf (path, sizeof path, "%s/policies/%s", src ? src : SECURER_ABS_SRCDIR, name);
+  struct securer_policy *p = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_load_file (path, &p, NULL, &err), 0, "%s",
+                err ? securer_error_message (err) : "");
+  struct shipped_check c = { r };
+  struct harness_steps s = { .policy = p, .rootfs = true, .network = true,
+                             .inside = inside_shipped, .arg = &c, .uid = p->uid };
+  char *f = harness_run (&s);
+  cr_assert_not_null (f);
+  cr_log_info ("%s", f);
+  securer_policy_free (p);
+  return f;
+}
+
+Test (rootfs, minimal_policy_view)
+{
+  char *f = run_shipped ("minimal.policy", false);
+  cr_assert_str_eq (get_fact (f, "setup"), "ok", "%s", f);
+  cr_assert_str_eq (get_fact (f, "ld_cache"), "OK");
+  cr_assert_str_eq (get_fact (f, "write_etc"), "EROFS");
+  cr_assert_str_eq (get_fact (f, "write_tmp"), "OK");
+  cr_assert_str_eq (get_fact (f, "passwd"), "ENOENT");
+  cr_assert_str_eq (get_fact (f, "home"), "ENOENT");
+  cr_assert_str_eq (get_fact (f, "sys"), "ENOENT");
+  cr_assert_str_eq (get_fact (f, "keys_is_devnull"), "1");
+  cr_assert_str_eq (get_fact (f, "exec_true"), "exit:0");
+  free (f);
+}
+
+Test (rootfs, r_policy_view)
+{
+  if (access ("/usr/lib/R/bin/exec/R", X_OK) != 0)
+    cr_skip_test ("R is not installed");
+  char *f = run_shipped ("r.policy", true);
+  cr_assert_str_eq (get_fact (f, "setup"), "ok", "%s", f);
+  cr_assert_str_eq (get_fact (f, "write_etc"), "EROFS");
+  cr_assert_str_eq (get_fact (f, "passwd"), "ENOENT");
+  cr_assert_str_eq (get_fact (f, "r_home"), "OK");
+  cr_assert_str_eq (get_fact (f, "etc_r"), "OK");
+  free (f);
+}

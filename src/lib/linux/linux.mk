@@ -23,3 +23,10 @@ tests_unit_test_cgroup_SOURCES = tests/unit/test-cgroup.c
 tests_unit_test_cgroup_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_cgroup_LDADD = $(TEST_LIBS)
 endif
+if ENABLE_TESTS
+check_PROGRAMS += tests/helpers/fsprobe
+tests_helpers_fsprobe_SOURCES = tests/helpers/fsprobe.c
+tests_helpers_fsprobe_CFLAGS = $(AM_CFLAGS)
+tests_helpers_fsprobe_LDFLAGS = -all-static
+tests_helpers_fsprobe_LDADD =
+endif
