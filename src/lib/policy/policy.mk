@@ -19,19 +19,22 @@ nobase_dist_pkgdata_DATA += \
 	policies/base/seccomp-common.policy \
 	policies/base/seccomp-hardening.policy
 
-# dist_man_MANS += docs/man/securer-policy.5
+dist_man_MANS += docs/man/securer-policy.5
 
 EXTRA_DIST += tests/unit/data/policy tests/fuzz/fuzz-policy.c
 
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test-policy-parse tests/unit/test-policy-json
-TESTS += tests/unit/test-policy-parse tests/unit/test-policy-json
+check_PROGRAMS += tests/unit/test-policy-parse tests/unit/test-policy-json tests/unit/test-policy-cli
+TESTS += tests/unit/test-policy-parse tests/unit/test-policy-json tests/unit/test-policy-cli
 tests_unit_test_policy_parse_SOURCES = tests/unit/test-policy-parse.c tests/unit/policy-test.h
 tests_unit_test_policy_parse_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_policy_parse_LDADD = $(TEST_LIBS)
 tests_unit_test_policy_json_SOURCES = tests/unit/test-policy-json.c tests/unit/policy-test.h
 tests_unit_test_policy_json_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_policy_json_LDADD = $(TEST_LIBS)
+tests_unit_test_policy_cli_SOURCES = tests/unit/test-policy-cli.c tests/unit/policy-test.h
+tests_unit_test_policy_cli_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_policy_cli_LDADD = $(TEST_LIBS)
 endif
 
 # libFuzzer target, built with clang straight from the sources so that it
