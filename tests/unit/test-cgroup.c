@@ -165,7 +165,7 @@ allocate_forever (int out)
         ((volatile char *) b)[j] = 1;
       keep[i] = b;
     }
-  _exit (4);
+  _exit (keep[0] != NULL ? 4 : 5);
 }
 
 Test (cgroup, memory_limit_oom_kills_and_is_reported, .fini = destroy_test_cg)
