@@ -1,1 +1,36 @@
 # session — sources, data and tests of this area.
+libsecurer_core_la_SOURCES += \
+	src/lib/session/internal.h \
+	src/lib/session/channel.c \
+	src/lib/session/protocol.c \
+	src/lib/session/value.c \
+	src/lib/session/loop.c \
+	src/lib/session/tools.c \
+	src/lib/session/audit.c \
+	src/lib/session/sanitize.c \
+	src/lib/session/prevalidate.c
+
+securerinclude_HEADERS += include/securer/session.h
+
+# The R runtime is sent to R over the channel at start-up, so it only has
+# to be readable by the host, never visible inside the sandbox.
+runtimerdir = $(pkgdatadir)/runtime/r
+dist_runtimer_DATA = src/runtime/r/runtime.R
+
+if ENABLE_TESTS
+SESSION_UNIT_TESTS = \
+	tests/unit/test-session-channel \
+	tests/unit/test-session-protocol \
+	tests/unit/test-session-audit
+check_PROGRAMS += $(SESSION_UNIT_TESTS)
+TESTS += $(SESSION_UNIT_TESTS)
+tests_unit_test_session_channel_SOURCES = tests/unit/test-session-channel.c
+tests_unit_test_session_channel_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_session_channel_LDADD = $(TEST_LIBS)
+tests_unit_test_session_protocol_SOURCES = tests/unit/test-session-protocol.c
+tests_unit_test_session_protocol_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_session_protocol_LDADD = $(TEST_LIBS)
+tests_unit_test_session_audit_SOURCES = tests/unit/test-session-audit.c
+tests_unit_test_session_audit_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_session_audit_LDADD = $(TEST_LIBS)
+endif

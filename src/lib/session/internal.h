@@ -1,0 +1,146 @@
+/* Internal interfaces between the modules of the session area. */
+#ifndef SECURER_SESSION_INTERNAL_H
+#define SECURER_SESSION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "securer/error.h"
+#include "securer/session.h"
+
+#define SECURER_DEFAULT_MAX_MESSAGE (1024u * 1024u)
+#define SECURER_DEFAULT_TIMEOUT_MS 30000u
+#define SECURER_DEFAULT_MAX_CODE 100000u
+#define SECURER_VALUE_MAX_DEPTH 64
+
+/* ---- channel.c: newline-delimited framing over a pair of descriptors ---- */
+struct securer_channel {
+  int rfd, wfd;               /* non-blocking; -1 once closed */
+  size_t max_message;         /* a line longer than this is an error */
+  char *in;                   /* bytes read, not yet consumed */
+  size_t in_len, in_cap;
+  size_t scanned;             /* bytes of `in` known to hold no newline */
+  size_t taken;               /* bytes of the line last handed out */
+  char *out;                  /* bytes waiting to be written */
+  size_t out_len, out_cap, out_off;
+  size_t max_pending;         /* cap on `out`; a peer that never reads is cut off */
+  bool eof;
+};
+
+enum channel_read_status {
+  CHANNEL_AGAIN = 0,          /* no complete line yet */
+  CHANNEL_LINE = 1,           /* *line, *len: one message without its newline */
+  CHANNEL_EOF = 2,
+  CHANNEL_TOO_LARGE = 3,      /* a line exceeded max_message before its '\n' */
+  CHANNEL_ERROR = -1,
+};
+
+void securer_channel_init (struct securer_channel *c, int rfd, int wfd, size_t max_message);
+/* Returns the next complete line, reading only as much as needed and never
+ * buffering more than max_message+1 bytes of one line.  The line stays valid
+ * until the next call. */
+enum channel_read_status securer_channel_read (struct securer_channel *c, const char **line,
+                                               size_t *len, securer_err_t *err);
+/* Queues one message (a '\n' is appended) and writes what the pipe takes.
+ * Fails with EMSGSIZE when len > max_message, ENOBUFS when the peer has left
+ * more than max_pending bytes unread. */
+int securer_channel_send (struct securer_channel *c, const char *msg, size_t len,
+                          securer_err_t *err);
+/* Queues bytes as they are (no cap, no newline): the runtime bootstrap. */
+int securer_channel_send_raw (struct securer_channel *c, const char *data, size_t len,
+                              securer_err_t *err);
+/* Writes queued bytes; returns 1 when everything is out, 0 when some remain. */
+int securer_channel_flush (struct securer_channel *c, securer_err_t *err);
+bool securer_channel_pending (const struct securer_channel *c);
+void securer_channel_close (struct securer_channel *c);
+
+/* ---- protocol.c: messages between the host and the R runtime ---- */
+enum proto_type {
+  PROTO_READY = 1,
+  PROTO_TOOL_CALL,
+  PROTO_RESULT,
+  PROTO_ERROR,
+  PROTO_PARSED,
+};
+
+struct proto_msg {
+  enum proto_type type;
+  json_t *root;               /* owns everything below */
+  uint64_t id;
+  const char *tool;           /* TOOL_CALL */
+  json_t *args;               /* TOOL_CALL: object (never NULL) */
+  json_t *value;              /* RESULT */
+  bool visible;               /* RESULT */
+  json_t *warnings;           /* RESULT, PARSED: array of strings */
+  const char *message;        /* ERROR */
+  const char *kind;           /* ERROR: "error", "syntax", "too_large" */
+  const char *r_version;      /* READY */
+  int64_t pid;                /* READY: pid inside the sandbox */
+};
+
+/* Parses and validates one message from R (shape and types; the session
+ * checks tool names and arguments against its registry, so that an unknown
+ * tool is answered with an error rather than treated as a violation). */
+int securer_proto_parse (const char *line, size_t len, struct proto_msg *m, securer_err_t *err);
+void securer_proto_msg_clear (struct proto_msg *m);
+
+/* Host -> R messages, as malloc'd JSON text without the newline. */
+char *securer_proto_hello (const struct securer_tools *tools, size_t max_message);
+char *securer_proto_execute (uint64_t id, const char *code, bool print);
+char *securer_proto_parse_req (uint64_t id, const char *code);
+char *securer_proto_tool_result (uint64_t id, const json_t *value, const char *error);
+/* True when s is an R identifier that may name a tool or an argument. */
+bool securer_proto_valid_name (const char *s);
+
+/* ---- tools.c ---- */
+struct tool_def;
+const struct tool_def *securer_tools_find (const struct securer_tools *t, const char *name);
+size_t securer_tool_n_args (const struct tool_def *d);
+const char *securer_tool_arg_name (const struct tool_def *d, size_t i);
+enum securer_arg_type securer_tool_arg_type (const struct tool_def *d, size_t i);
+securer_tool_fn securer_tool_callback (const struct tool_def *d, void **userdata);
+const char *securer_tool_name (const struct tool_def *d);
+const char *securer_tool_description (const struct tool_def *d);
+const struct tool_def *securer_tools_at (const struct securer_tools *t, size_t i);
+/* Checks args (object) against the declaration: known names, types. */
+int securer_tool_check_args (const struct tool_def *d, const json_t *args, securer_err_t *err);
+/* Tag of a tagged value ("dbl", ...), "NULL" for null. */
+const char *securer_value_tag (const json_t *v);
+
+/* ---- audit.c ---- */
+struct securer_audit;
+/* Opens (creating 0600) an append-only JSON-lines log; refuses symlinks,
+ * non-regular files and files others may write. */
+int securer_audit_open (const char *path, struct securer_audit **out, securer_err_t *err);
+/* Writes {"timestamp":..., "event":..., "session_id":..., <fields>}; steals
+ * `fields` (may be NULL).  Errors are remembered, not returned: auditing
+ * must not change what the session does, see securer_audit_failed(). */
+void securer_audit_log (struct securer_audit *a, const char *session_id, const char *event,
+                        json_t *fields);
+bool securer_audit_failed (const struct securer_audit *a);
+void securer_audit_close (struct securer_audit *a);
+/* "2024-01-15T10:30:00.123Z" into buf (>= 25 bytes). */
+void securer_audit_timestamp (char *buf, size_t n);
+#define SECURER_AUDIT_CODE_MAX 10000
+
+/* ---- sanitize.c ---- */
+/* Returns a malloc'd copy of msg with absolute paths, pids, the host name,
+ * IPv4 and IPv6 addresses replaced by placeholders. */
+char *securer_sanitize_error (const char *msg);
+
+/* ---- prevalidate.c ---- */
+/* Function names whose calls draw an advisory warning. */
+const char *const *securer_risky_calls (void);
+
+/* ---- loop.c ---- */
+int securer_loop_fd (const struct securer_loop *l);
+
+/* ---- misc ---- */
+/* Fills buf with 2*n hex digits of getrandom() output and a NUL. */
+int securer_random_hex (char *buf, size_t n, securer_err_t *err);
+uint64_t securer_now_ns (void);
+
+#endif

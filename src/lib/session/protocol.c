@@ -1,0 +1,272 @@
+/* The message schema between the host and the R runtime.  Every message
+ * from R is untrusted: it is parsed with duplicate keys rejected and must
+ * match its type's schema exactly (no unknown keys, right JSON types)
+ * before any field is used. */
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "session/internal.h"
+
+static const char *const reserved[] = {
+  "if", "else", "repeat", "while", "function", "for", "in", "next", "break", "TRUE", "FALSE",
+  "NULL", "Inf", "NaN", "NA", "NA_integer_", "NA_real_", "NA_character_", "NA_complex_",
+  "...", NULL,
+};
+
+bool
+securer_proto_valid_name (const char *s)
+{
+  if (s == NULL || s[0] == '\0' || strlen (s) > 256)
+    return false;
+  const unsigned char *p = (const unsigned char *) s;
+  bool alpha0 = (p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z');
+  if (!alpha0 && p[0] != '.')
+    return false;
+  if (p[0] == '.' && p[1] >= '0' && p[1] <= '9')
+    return false;
+  for (p++; *p; p++)
+    if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')
+          || *p == '.' || *p == '_'))
+      return false;
+  for (const char *const *r = reserved; *r; r++)
+    if (strcmp (s, *r) == 0)
+      return false;
+  /* ..1, ..2 are reserved too */
+  if (s[0] == '.' && s[1] == '.' && s[2] >= '0' && s[2] <= '9')
+    return false;
+  return true;
+}
+
+static bool
+only_keys (const json_t *o, const char *const *keys, const char **bad)
+{
+  const char *key;
+  json_t *v;
+  json_object_foreach ((json_t *) o, key, v)
+  {
+    const char *const *k;
+    for (k = keys; *k; k++)
+      if (strcmp (*k, key) == 0)
+        break;
+    if (*k == NULL)
+      {
+        *bad = key;
+        return false;
+      }
+  }
+  return true;
+}
+
+static int
+get_id (const json_t *root, uint64_t *id, securer_err_t *err)
+{
+  const json_t *v = json_object_get (root, "id");
+  if (!json_is_integer (v) || json_integer_value (v) < 0)
+    return securer_error_set (err, EPROTO, "\"id\" must be a non-negative integer");
+  *id = (uint64_t) json_integer_value (v);
+  return 0;
+}
+
+static int
+string_array (const json_t *a, const char *what, securer_err_t *err)
+{
+  if (!json_is_array (a))
+    return securer_error_set (err, EPROTO, "\"%s\" must be an array of strings", what);
+  size_t i;
+  json_t *e;
+  json_array_foreach (a, i, e)
+    if (!json_is_string (e))
+      return securer_error_set (err, EPROTO, "\"%s\" must be an array of strings", what);
+  return 0;
+}
+
+void
+securer_proto_msg_clear (struct proto_msg *m)
+{
+  json_decref (m->root);
+  memset (m, 0, sizeof *m);
+}
+
+static int
+parse_fields (struct proto_msg *m, securer_err_t *err)
+{
+  json_t *root = m->root;
+  const char *type = json_string_value (json_object_get (root, "type"));
+  const char *bad = NULL;
+  if (type == NULL)
+    return securer_error_set (err, EPROTO, "\"type\" must be a string");
+  if (strcmp (type, "ready") == 0)
+    {
+      static const char *const keys[] = { "type", "r_version", "pid", NULL };
+      m->type = PROTO_READY;
+      if (!only_keys (root, keys, &bad))
+        goto unknown_key;
+      m->r_version = json_string_value (json_object_get (root, "r_version"));
+      json_t *pid = json_object_get (root, "pid");
+      if (m->r_version == NULL || !json_is_integer (pid))
+        return securer_error_set (err, EPROTO, "ready: needs \"r_version\" and \"pid\"");
+      m->pid = json_integer_value (pid);
+      return 0;
+    }
+  if (strcmp (type, "tool_call") == 0)
+    {
+      static const char *const keys[] = { "type", "id", "tool", "args", NULL };
+      m->type = PROTO_TOOL_CALL;
+      if (!only_keys (root, keys, &bad))
+        goto unknown_key;
+      if (get_id (root, &m->id, err) < 0)
+        return -1;
+      m->tool = json_string_value (json_object_get (root, "tool"));
+      if (m->tool == NULL || !securer_proto_valid_name (m->tool))
+        return securer_error_set (err, EPROTO, "tool_call: \"tool\" must be an R identifier");
+      json_t *args = json_object_get (root, "args");
+      if (args == NULL || json_is_null (args))
+        {
+          args = json_object ();
+          json_object_set_new (root, "args", args);
+        }
+      if (!json_is_object (args))
+        return securer_error_set (err, EPROTO, "tool_call: \"args\" must be an object");
+      m->args = args;
+      return 0;
+    }
+  if (strcmp (type, "result") == 0)
+    {
+      static const char *const keys[] = { "type", "id", "visible", "warnings", "value", NULL };
+      m->type = PROTO_RESULT;
+      if (!only_keys (root, keys, &bad))
+        goto unknown_key;
+      if (get_id (root, &m->id, err) < 0)
+        return -1;
+      json_t *vis = json_object_get (root, "visible");
+      if (!json_is_boolean (vis))
+        return securer_error_set (err, EPROTO, "result: \"visible\" must be a boolean");
+      m->visible = json_is_true (vis);
+      m->warnings = json_object_get (root, "warnings");
+      if (m->warnings != NULL && string_array (m->warnings, "warnings", err) < 0)
+        return -1;
+      m->value = json_object_get (root, "value");
+      if (m->value == NULL)
+        return securer_error_set (err, EPROTO, "result: \"value\" is missing");
+      securer_err_t verr = NULL;
+      if (securer_value_validate (m->value, &verr) < 0)
+        {
+          securer_error_set (err, EPROTO, "result value: %s", securer_error_message (verr));
+          securer_error_free (&verr);
+          return -1;
+        }
+      return 0;
+    }
+  if (strcmp (type, "error") == 0)
+    {
+      static const char *const keys[] = { "type", "id", "kind", "message", NULL };
+      m->type = PROTO_ERROR;
+      if (!only_keys (root, keys, &bad))
+        goto unknown_key;
+      if (get_id (root, &m->id, err) < 0)
+        return -1;
+      m->message = json_string_value (json_object_get (root, "message"));
+      m->kind = json_string_value (json_object_get (root, "kind"));
+      if (m->message == NULL || m->kind == NULL)
+        return securer_error_set (err, EPROTO, "error: needs \"kind\" and \"message\" strings");
+      if (strcmp (m->kind, "error") != 0 && strcmp (m->kind, "syntax") != 0
+          && strcmp (m->kind, "too_large") != 0)
+        return securer_error_set (err, EPROTO, "error: unknown kind \"%s\"", m->kind);
+      return 0;
+    }
+  if (strcmp (type, "parsed") == 0)
+    {
+      static const char *const keys[] = { "type", "id", "warnings", NULL };
+      m->type = PROTO_PARSED;
+      if (!only_keys (root, keys, &bad))
+        goto unknown_key;
+      if (get_id (root, &m->id, err) < 0)
+        return -1;
+      m->warnings = json_object_get (root, "warnings");
+      if (string_array (m->warnings, "warnings", err) < 0)
+        return -1;
+      return 0;
+    }
+  return securer_error_set (err, EPROTO, "unknown message type \"%.40s\"", type);
+unknown_key:
+  return securer_error_set (err, EPROTO, "%s: unexpected key \"%.40s\"", type, bad);
+}
+
+int
+securer_proto_parse (const char *line, size_t len, struct proto_msg *m, securer_err_t *err)
+{
+  memset (m, 0, sizeof *m);
+  json_error_t je;
+  m->root = json_loadb (line, len, JSON_REJECT_DUPLICATES, &je);
+  if (m->root == NULL)
+    return securer_error_set (err, EPROTO, "malformed JSON from R: %s (column %d)", je.text,
+                              je.column);
+  if (!json_is_object (m->root))
+    {
+      securer_proto_msg_clear (m);
+      return securer_error_set (err, EPROTO, "message from R is not a JSON object");
+    }
+  if (parse_fields (m, err) < 0)
+    {
+      securer_proto_msg_clear (m);
+      return securer_error_prefix (err, "invalid message from R");
+    }
+  return 0;
+}
+
+/* ---- host -> R -------------------------------------------------------------- */
+
+static char *
+dump (json_t *o)
+{
+  if (o == NULL)
+    return NULL;
+  char *s = json_dumps (o, JSON_COMPACT | JSON_REAL_PRECISION (17));
+  json_decref (o);
+  return s;
+}
+
+char *
+securer_proto_hello (const struct securer_tools *tools, size_t max_message)
+{
+  json_t *arr = json_array ();
+  for (size_t i = 0; i < securer_tools_count (tools); i++)
+    {
+      const struct tool_def *d = securer_tools_at (tools, i);
+      json_t *args = json_array ();
+      for (size_t j = 0; j < securer_tool_n_args (d); j++)
+        json_array_append_new (args, json_pack ("{s:s, s:s}", "name", securer_tool_arg_name (d, j),
+                                                "type", securer_arg_type_name (securer_tool_arg_type (d, j))));
+      json_array_append_new (arr, json_pack ("{s:s, s:o}", "name", securer_tool_name (d), "args", args));
+    }
+  json_t *risky = json_array ();
+  for (const char *const *r = securer_risky_calls (); *r; r++)
+    json_array_append_new (risky, json_string (*r));
+  return dump (json_pack ("{s:s, s:o, s:I, s:o}", "type", "hello", "tools", arr, "max_message",
+                          (json_int_t) max_message, "risky", risky));
+}
+
+char *
+securer_proto_execute (uint64_t id, const char *code, bool print)
+{
+  return dump (json_pack ("{s:s, s:I, s:s, s:b}", "type", "execute", "id", (json_int_t) id, "code",
+                          code, "print", print));
+}
+
+char *
+securer_proto_parse_req (uint64_t id, const char *code)
+{
+  return dump (json_pack ("{s:s, s:I, s:s}", "type", "parse", "id", (json_int_t) id, "code", code));
+}
+
+char *
+securer_proto_tool_result (uint64_t id, const json_t *value, const char *error)
+{
+  if (error != NULL)
+    return dump (json_pack ("{s:s, s:I, s:s}", "type", "tool_result", "id", (json_int_t) id,
+                            "error", error));
+  return dump (json_pack ("{s:s, s:I, s:O}", "type", "tool_result", "id", (json_int_t) id, "value",
+                          value ? value : json_null ()));
+}

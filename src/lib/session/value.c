@@ -1,0 +1,473 @@
+/* The tagged value encoding shared with the R runtime (docs/protocol.md,
+ * "Values"): validation, and conversion to and from ordinary JSON. */
+#include <config.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "session/internal.h"
+
+enum vkind { K_LGL, K_INT, K_DBL, K_CHR, K_FCT, K_DATE, K_TIME, K_LIST, K_DF, K_OTHER, K_NONE };
+
+static const char *const tags[] = { "lgl", "int", "dbl", "chr", "fct", "date", "time",
+                                    "list", "df", "other" };
+
+static enum vkind
+kind_of (const json_t *v)
+{
+  const char *t = json_string_value (json_object_get (v, "t"));
+  if (t == NULL)
+    return K_NONE;
+  for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
+    if (strcmp (t, tags[i]) == 0)
+      return (enum vkind) i;
+  return K_NONE;
+}
+
+const char *
+securer_value_tag (const json_t *v)
+{
+  if (v == NULL || json_is_null (v))
+    return "NULL";
+  enum vkind k = kind_of (v);
+  return k == K_NONE ? "?" : tags[k];
+}
+
+static bool
+is_int32 (const json_t *e)
+{
+  if (!json_is_integer (e))
+    return false;
+  json_int_t x = json_integer_value (e);
+  /* INT_MIN is R's NA_integer_, which travels as null. */
+  return x > INT_MIN && x <= INT_MAX;
+}
+
+static int
+check_elems (const json_t *arr, enum vkind k, const char *what, securer_err_t *err)
+{
+  if (!json_is_array (arr))
+    return securer_error_set (err, EINVAL, "%s: \"v\" must be an array", what);
+  size_t i;
+  const json_t *e;
+  json_array_foreach (arr, i, e)
+  {
+    if (json_is_null (e))
+      continue;
+    bool ok = false;
+    switch (k)
+      {
+      case K_LGL: ok = json_is_boolean (e); break;
+      case K_INT: case K_FCT: ok = is_int32 (e); break;
+      case K_DBL: case K_DATE: case K_TIME:
+        if (json_is_number (e))
+          ok = true;
+        else if (json_is_string (e))
+          {
+            const char *s = json_string_value (e);
+            ok = strcmp (s, "NaN") == 0 || strcmp (s, "Inf") == 0 || strcmp (s, "-Inf") == 0;
+          }
+        break;
+      case K_CHR: ok = json_is_string (e); break;
+      default: break;
+      }
+    if (!ok)
+      return securer_error_set (err, EINVAL, "%s: element %zu has the wrong type", what, i + 1);
+  }
+  return 0;
+}
+
+static int
+check_strings (const json_t *arr, bool allow_null, const char *what, securer_err_t *err)
+{
+  if (!json_is_array (arr))
+    return securer_error_set (err, EINVAL, "%s must be an array of strings", what);
+  size_t i;
+  const json_t *e;
+  json_array_foreach (arr, i, e)
+    if (!(json_is_string (e) || (allow_null && json_is_null (e))))
+      return securer_error_set (err, EINVAL, "%s must be an array of strings", what);
+  return 0;
+}
+
+static bool
+key_allowed (const char *key, const char *const *allowed)
+{
+  for (; *allowed; allowed++)
+    if (strcmp (key, *allowed) == 0)
+      return true;
+  return false;
+}
+
+static int validate (const json_t *v, int depth, securer_err_t *err);
+
+static int
+check_common (const json_t *v, size_t length, const char *const *allowed, const char *what,
+              securer_err_t *err)
+{
+  const char *key;
+  const json_t *x;
+  json_object_foreach ((json_t *) v, key, x)
+    if (!key_allowed (key, allowed))
+      return securer_error_set (err, EINVAL, "%s: unexpected key \"%s\"", what, key);
+  const json_t *n = json_object_get (v, "n");
+  if (n != NULL)
+    {
+      if (check_strings (n, true, "names", err) < 0)
+        return -1;
+      if (json_array_size (n) != length)
+        return securer_error_set (err, EINVAL, "%s: %zu names for %zu elements", what,
+                                  json_array_size (n), length);
+    }
+  const json_t *dim = json_object_get (v, "dim");
+  if (dim != NULL)
+    {
+      if (!json_is_array (dim) || json_array_size (dim) == 0)
+        return securer_error_set (err, EINVAL, "%s: \"dim\" must be a non-empty array", what);
+      unsigned long long prod = 1;
+      size_t i;
+      json_array_foreach (dim, i, x)
+      {
+        if (!json_is_integer (x) || json_integer_value (x) < 0 || json_integer_value (x) > INT_MAX)
+          return securer_error_set (err, EINVAL, "%s: bad \"dim\"", what);
+        prod *= (unsigned long long) json_integer_value (x);
+        if (prod > (unsigned long long) SIZE_MAX)
+          return securer_error_set (err, EINVAL, "%s: bad \"dim\"", what);
+      }
+      if (prod != length)
+        return securer_error_set (err, EINVAL, "%s: \"dim\" does not match the length", what);
+    }
+  const json_t *cls = json_object_get (v, "class");
+  if (cls != NULL && check_strings (cls, false, "class", err) < 0)
+    return -1;
+  return 0;
+}
+
+static int
+validate (const json_t *v, int depth, securer_err_t *err)
+{
+  if (v == NULL || json_is_null (v))
+    return 0;
+  if (depth > SECURER_VALUE_MAX_DEPTH)
+    return securer_error_set (err, EINVAL, "value nested deeper than %d levels",
+                              SECURER_VALUE_MAX_DEPTH);
+  if (!json_is_object (v))
+    return securer_error_set (err, EINVAL, "value must be null or an object with a \"t\" tag");
+  enum vkind k = kind_of (v);
+  if (k == K_NONE)
+    return securer_error_set (err, EINVAL, "value has no known \"t\" tag");
+  const json_t *arr = json_object_get (v, "v");
+  static const char *const vec_keys[] = { "t", "v", "n", "dim", "class", NULL };
+  static const char *const fct_keys[] = { "t", "v", "n", "dim", "class", "levels", NULL };
+  static const char *const time_keys[] = { "t", "v", "n", "dim", "class", "tz", NULL };
+  static const char *const df_keys[] = { "t", "v", "n", "nrow", "rownames", NULL };
+  static const char *const other_keys[] = { "t", "class", "text", NULL };
+  const char *what = tags[k];
+  switch (k)
+    {
+    case K_LGL: case K_INT: case K_DBL: case K_CHR: case K_DATE:
+      if (check_elems (arr, k, what, err) < 0)
+        return -1;
+      return check_common (v, json_array_size (arr), vec_keys, what, err);
+    case K_TIME:
+      if (check_elems (arr, k, what, err) < 0)
+        return -1;
+      {
+        const json_t *tz = json_object_get (v, "tz");
+        if (tz != NULL && !json_is_string (tz))
+          return securer_error_set (err, EINVAL, "time: \"tz\" must be a string");
+      }
+      return check_common (v, json_array_size (arr), time_keys, what, err);
+    case K_FCT:
+      {
+        if (check_elems (arr, k, what, err) < 0)
+          return -1;
+        const json_t *lv = json_object_get (v, "levels");
+        if (check_strings (lv, false, "factor levels", err) < 0)
+          return -1;
+        size_t i;
+        const json_t *e;
+        json_array_foreach (arr, i, e)
+          if (json_is_integer (e)
+              && (json_integer_value (e) < 1 || (size_t) json_integer_value (e) > json_array_size (lv)))
+            return securer_error_set (err, EINVAL, "factor code %zu out of range", i + 1);
+        return check_common (v, json_array_size (arr), fct_keys, what, err);
+      }
+    case K_LIST:
+      {
+        if (!json_is_array (arr))
+          return securer_error_set (err, EINVAL, "list: \"v\" must be an array");
+        size_t i;
+        const json_t *e;
+        json_array_foreach (arr, i, e)
+          if (validate (e, depth + 1, err) < 0)
+            return securer_error_prefix (err, "list element %zu", i + 1);
+        return check_common (v, json_array_size (arr), vec_keys, what, err);
+      }
+    case K_DF:
+      {
+        if (!json_is_array (arr))
+          return securer_error_set (err, EINVAL, "df: \"v\" must be an array of columns");
+        const json_t *nrow = json_object_get (v, "nrow");
+        if (!json_is_integer (nrow) || json_integer_value (nrow) < 0
+            || json_integer_value (nrow) > INT_MAX)
+          return securer_error_set (err, EINVAL, "df: \"nrow\" must be a non-negative integer");
+        if (json_object_get (v, "n") == NULL)
+          return securer_error_set (err, EINVAL, "df: column names \"n\" are required");
+        const json_t *rn = json_object_get (v, "rownames");
+        if (rn != NULL && (check_strings (rn, false, "row names", err) < 0))
+          return -1;
+        if (rn != NULL && json_array_size (rn) != (size_t) json_integer_value (nrow))
+          return securer_error_set (err, EINVAL, "df: row names do not match nrow");
+        size_t i;
+        const json_t *e;
+        json_array_foreach (arr, i, e)
+        {
+          if (validate (e, depth + 1, err) < 0)
+            return securer_error_prefix (err, "df column %zu", i + 1);
+          const json_t *cv = json_object_get (e, "v");
+          enum vkind ck = kind_of (e);
+          if (ck != K_LIST && ck != K_DF && ck != K_OTHER
+              && json_array_size (cv) != (size_t) json_integer_value (nrow))
+            return securer_error_set (err, EINVAL, "df column %zu has %zu rows, expected %lld",
+                                      i + 1, json_array_size (cv),
+                                      (long long) json_integer_value (nrow));
+        }
+        return check_common (v, json_array_size (arr), df_keys, what, err);
+      }
+    case K_OTHER:
+      if (!json_is_string (json_object_get (v, "text")))
+        return securer_error_set (err, EINVAL, "other: \"text\" must be a string");
+      return check_common (v, 0, other_keys, what, err);
+    case K_NONE:
+      break;
+    }
+  return securer_error_set (err, EINVAL, "unknown value");
+}
+
+int
+securer_value_validate (const json_t *v, securer_err_t *err)
+{
+  return validate (v, 0, err);
+}
+
+/* ---- to plain JSON ---------------------------------------------------------- */
+
+static json_t *
+plain_elem (enum vkind k, const json_t *e, const json_t *levels)
+{
+  if (json_is_null (e))
+    return json_null ();
+  switch (k)
+    {
+    case K_FCT:
+      return json_incref (json_array_get (levels, (size_t) json_integer_value (e) - 1));
+    case K_DATE:
+      if (json_is_number (e))
+        {
+          double d = json_number_value (e);
+          if (d > -1e8 && d < 1e8)
+            {
+              long long days = (long long) d;
+              if ((double) days > d)
+                days--;  /* floor, without libm */
+              time_t t = (time_t) days * 86400;
+              struct tm tm;
+              char buf[32];
+              if (gmtime_r (&t, &tm) != NULL && strftime (buf, sizeof buf, "%Y-%m-%d", &tm) > 0)
+                return json_string (buf);
+            }
+        }
+      return json_incref ((json_t *) e);
+    default:
+      return json_incref ((json_t *) e);
+    }
+}
+
+json_t *
+securer_value_to_plain (const json_t *v)
+{
+  if (v == NULL || json_is_null (v))
+    return json_null ();
+  enum vkind k = kind_of (v);
+  const json_t *arr = json_object_get (v, "v");
+  const json_t *names = json_object_get (v, "n");
+  switch (k)
+    {
+    case K_OTHER:
+      return json_incref (json_object_get (v, "text"));
+    case K_DF:
+      {
+        json_t *rows = json_array ();
+        size_t nrow = (size_t) json_integer_value (json_object_get (v, "nrow"));
+        json_t *cols = json_array ();
+        size_t i;
+        const json_t *c;
+        json_array_foreach (arr, i, c)
+          json_array_append_new (cols, securer_value_to_plain (c));
+        for (size_t r = 0; r < nrow; r++)
+          {
+            json_t *row = json_object ();
+            json_array_foreach (cols, i, c)
+            {
+              const char *nm = json_string_value (json_array_get (names, i));
+              json_t *cell = json_is_array (c) ? json_array_get (c, r) : (nrow == 1 ? (json_t *) c : NULL);
+              json_object_set (row, nm ? nm : "", cell ? cell : json_null ());
+            }
+            json_array_append_new (rows, row);
+          }
+        json_decref (cols);
+        return rows;
+      }
+    case K_LIST:
+      {
+        size_t n = json_array_size (arr);
+        bool named = names != NULL;
+        json_t *out = named ? json_object () : json_array ();
+        for (size_t i = 0; i < n; i++)
+          {
+            json_t *e = securer_value_to_plain (json_array_get (arr, i));
+            if (named)
+              {
+                const char *nm = json_string_value (json_array_get (names, i));
+                json_object_set_new (out, nm ? nm : "", e);
+              }
+            else
+              json_array_append_new (out, e);
+          }
+        return out;
+      }
+    case K_NONE:
+      return json_null ();
+    default:
+      {
+        const json_t *levels = json_object_get (v, "levels");
+        size_t n = json_array_size (arr);
+        if (names != NULL)
+          {
+            json_t *out = json_object ();
+            for (size_t i = 0; i < n; i++)
+              {
+                const char *nm = json_string_value (json_array_get (names, i));
+                json_object_set_new (out, nm ? nm : "", plain_elem (k, json_array_get (arr, i), levels));
+              }
+            return out;
+          }
+        if (n == 1 && json_object_get (v, "dim") == NULL)
+          return plain_elem (k, json_array_get (arr, 0), levels);
+        json_t *out = json_array ();
+        for (size_t i = 0; i < n; i++)
+          json_array_append_new (out, plain_elem (k, json_array_get (arr, i), levels));
+        return out;
+      }
+    }
+}
+
+/* ---- from plain JSON ------------------------------------------------------ */
+
+static json_t *
+vector_of (const char *tag, json_t *elems)
+{
+  return json_pack ("{s:s, s:o}", "t", tag, "v", elems);
+}
+
+static json_t *from_plain (const json_t *p, int depth, securer_err_t *err);
+
+static json_t *
+from_plain_array (const json_t *p, int depth, securer_err_t *err)
+{
+  size_t n = json_array_size (p), i;
+  const json_t *e;
+  int seen_bool = 0, seen_num = 0, seen_str = 0, seen_other = 0, all_int = 1;
+  json_array_foreach (p, i, e)
+  {
+    if (json_is_null (e))
+      continue;
+    if (json_is_boolean (e))
+      seen_bool = 1;
+    else if (json_is_number (e))
+      {
+        seen_num = 1;
+        if (!is_int32 (e))
+          all_int = 0;
+      }
+    else if (json_is_string (e))
+      seen_str = 1;
+    else
+      seen_other = 1;
+  }
+  if (n > 0 && !seen_other && seen_bool + seen_num + seen_str == 1)
+    {
+      const char *tag = seen_bool ? "lgl" : seen_str ? "chr" : all_int ? "int" : "dbl";
+      json_t *elems = json_array ();
+      json_array_foreach (p, i, e)
+      {
+        if (seen_num && !all_int && json_is_integer (e))
+          json_array_append_new (elems, json_real ((double) json_integer_value (e)));
+        else
+          json_array_append (elems, (json_t *) e);
+      }
+      return vector_of (tag, elems);
+    }
+  json_t *elems = json_array ();
+  json_array_foreach (p, i, e)
+  {
+    json_t *x = from_plain (e, depth + 1, err);
+    if (x == NULL)
+      {
+        json_decref (elems);
+        return NULL;
+      }
+    json_array_append_new (elems, x);
+  }
+  return vector_of ("list", elems);
+}
+
+static json_t *
+from_plain (const json_t *p, int depth, securer_err_t *err)
+{
+  if (depth > SECURER_VALUE_MAX_DEPTH)
+    {
+      securer_error_set (err, EINVAL, "value nested deeper than %d levels", SECURER_VALUE_MAX_DEPTH);
+      return NULL;
+    }
+  if (p == NULL || json_is_null (p))
+    return json_null ();
+  if (json_is_boolean (p) || json_is_number (p) || json_is_string (p))
+    {
+      json_t *a = json_array ();
+      json_array_append (a, (json_t *) p);
+      json_t *r = from_plain_array (a, depth, err);
+      json_decref (a);
+      return r;
+    }
+  if (json_is_array (p))
+    return from_plain_array (p, depth, err);
+  /* object -> named list */
+  json_t *elems = json_array (), *names = json_array ();
+  const char *key;
+  const json_t *x;
+  json_object_foreach ((json_t *) p, key, x)
+  {
+    json_t *e = from_plain (x, depth + 1, err);
+    if (e == NULL)
+      {
+        json_decref (elems);
+        json_decref (names);
+        return NULL;
+      }
+    json_array_append_new (elems, e);
+    json_array_append_new (names, json_string (key));
+  }
+  return json_pack ("{s:s, s:o, s:o}", "t", "list", "v", elems, "n", names);
+}
+
+json_t *
+securer_value_from_plain (const json_t *plain, securer_err_t *err)
+{
+  return from_plain (plain, 0, err);
+}

@@ -1,0 +1,363 @@
+# securer R runtime: runs inside the sandbox, driven by the host over two
+# pipes (fd 3: requests from the host, fd 4: replies to the host).
+#
+# The host starts R with a tiny bootstrap (-e) that reads this file's text
+# from fd 3, evaluates it to a function and calls that function with the
+# fd 3 connection.  Sending the runtime over the channel means it never has
+# to be visible inside the sandbox's filesystem.
+#
+# Wire format: one JSON object per line, values in the tagged encoding of
+# docs/protocol.md ("Values").  Everything the host receives is validated
+# again on the host side; nothing here is a security boundary against the
+# code being evaluated (it runs in this same process), the runtime only
+# keeps its own bindings out of reach of ordinary assignment.
+function(inc) {
+  out <- fifo("/proc/self/fd/4", "w", blocking = TRUE)
+  jsonlite_ns <- asNamespace("jsonlite")
+  parse_json <- get("parse_json", jsonlite_ns)
+  # jsonlite's string escaper (C); toJSON() would cost ~100 us per call.
+  escape_chars <- if (exists("deparse_vector", jsonlite_ns)) get("deparse_vector", jsonlite_ns) else
+    function(x) vapply(x, function(s) as.character(jsonlite::toJSON(s, auto_unbox = TRUE)), "")
+
+  # Mutable state lives in its own environment; the function environment
+  # itself is locked once set up.
+  st <- new.env(parent = emptyenv())
+  st$id <- 0
+  st$max_message <- 1048576
+  st$risky <- character()
+
+  send <- function(txt) {
+    writeLines(txt, out, useBytes = TRUE)
+  }
+
+  # ---- encoding R -> JSON -------------------------------------------------
+  jstr <- function(x) {
+    x <- enc2utf8(as.character(x))
+    s <- escape_chars(x)
+    s[is.na(x)] <- "null"
+    s
+  }
+  jarr <- function(parts) paste0("[", paste(parts, collapse = ","), "]")
+  jchr <- function(x) jarr(jstr(x))
+  jdbl <- function(x) {
+    x <- as.double(x)
+    if (!length(x)) return("[]")
+    s <- sprintf("%.15g", x)
+    fin <- is.finite(x)
+    bad <- which(fin)[as.double(s[fin]) != x[fin]]
+    if (length(bad)) s[bad] <- sprintf("%.17g", x[bad])
+    if (any(!fin)) {
+      s[is.na(x)] <- "null"
+      s[is.nan(x)] <- "\"NaN\""
+      s[!is.na(x) & x == Inf] <- "\"Inf\""
+      s[!is.na(x) & x == -Inf] <- "\"-Inf\""
+    }
+    # Without a '.' the host's parser would read "-0" as the integer 0.
+    negzero <- fin & x == 0 & 1 / x < 0
+    if (any(negzero)) s[negzero] <- "-0.0"
+    jarr(s)
+  }
+  jint <- function(x) {
+    s <- as.character(as.integer(x))
+    s[is.na(x)] <- "null"
+    jarr(s)
+  }
+  jlgl <- function(x) {
+    s <- ifelse(x, "true", "false")
+    s[is.na(x)] <- "null"
+    jarr(s)
+  }
+  extras <- function(x) {
+    e <- ""
+    nm <- names(x)
+    if (!is.null(nm)) e <- paste0(e, ",\"n\":", jchr(nm))
+    d <- dim(x)
+    if (!is.null(d)) e <- paste0(e, ",\"dim\":", jint(d))
+    e
+  }
+  other <- function(x) {
+    txt <- tryCatch(paste(utils::capture.output(print(x)), collapse = "\n"),
+                    error = function(e) "")
+    if (nchar(txt, "bytes") > 4096) txt <- paste0(substr(txt, 1, 4000), "\n...")
+    paste0("{\"t\":\"other\",\"class\":", jchr(class(x)), ",\"text\":", jstr(txt), "}")
+  }
+  enc <- function(x, depth = 0L) {
+    if (depth > 64L) stop("value nested too deeply to transfer (over 64 levels)", call. = FALSE)
+    if (is.null(x)) return("null")
+    if (is.data.frame(x)) {
+      cols <- vapply(x, enc, "", depth + 1L, USE.NAMES = FALSE)
+      rn <- attr(x, "row.names")
+      rns <- if (is.character(rn)) paste0(",\"rownames\":", jchr(rn)) else ""
+      return(paste0("{\"t\":\"df\",\"n\":", jchr(names(x)), ",\"nrow\":", nrow(x),
+                    rns, ",\"v\":", jarr(cols), "}"))
+    }
+    if (is.factor(x))
+      return(paste0("{\"t\":\"fct\",\"v\":", jint(unclass(x)), ",\"levels\":",
+                    jchr(levels(x)), extras(x), "}"))
+    if (inherits(x, "Date") && is.numeric(unclass(x)))
+      return(paste0("{\"t\":\"date\",\"v\":", jdbl(unclass(x)), extras(x), "}"))
+    if (inherits(x, "POSIXct") && is.numeric(unclass(x))) {
+      tz <- attr(x, "tzone")
+      tz <- if (is.character(tz) && length(tz)) tz[[1]] else ""
+      return(paste0("{\"t\":\"time\",\"v\":", jdbl(unclass(x)), ",\"tz\":", jstr(tz), extras(x), "}"))
+    }
+    if (is.list(x) && !is.object(x) || identical(class(x), "list")) {
+      parts <- vapply(x, enc, "", depth + 1L, USE.NAMES = FALSE)
+      return(paste0("{\"t\":\"list\",\"v\":", jarr(parts), extras(x), "}"))
+    }
+    if (is.list(x)) {
+      # S3 objects built on lists (lm, htest, ...): their data, plus the
+      # class for information; decoding gives back a plain list.
+      parts <- vapply(unclass(x), enc, "", depth + 1L, USE.NAMES = FALSE)
+      return(paste0("{\"t\":\"list\",\"v\":", jarr(parts), extras(x),
+                    ",\"class\":", jchr(class(x)), "}"))
+    }
+    v <- switch(typeof(x),
+                logical = c("lgl", jlgl(x)),
+                integer = c("int", jint(x)),
+                double = c("dbl", jdbl(x)),
+                character = c("chr", jchr(x)),
+                NULL)
+    if (is.null(v) || isS4(x)) return(other(x))
+    cls <- if (is.object(x)) paste0(",\"class\":", jchr(class(x))) else ""
+    paste0("{\"t\":\"", v[[1]], "\",\"v\":", v[[2]], extras(x), cls, "}")
+  }
+
+  # ---- decoding JSON -> R ---------------------------------------------------
+  nulls <- function(v) vapply(v, is.null, NA)
+  vec <- function(v, na, conv) {
+    if (!length(v)) return(conv(logical()))
+    isn <- nulls(v)
+    v[isn] <- list(na)
+    conv(unlist(v, use.names = FALSE))
+  }
+  dbl_vec <- function(v) {
+    if (!length(v)) return(double())
+    r <- rep(NA_real_, length(v))
+    isnum <- vapply(v, is.numeric, NA)
+    r[isnum] <- as.double(unlist(v[isnum], use.names = FALSE))
+    ischr <- vapply(v, is.character, NA)
+    if (any(ischr)) {
+      s <- unlist(v[ischr], use.names = FALSE)
+      r[ischr] <- c("NaN" = NaN, "Inf" = Inf, "-Inf" = -Inf)[s]
+    }
+    r
+  }
+  chr_vec <- function(v) vec(v, NA_character_, as.character)
+  attrs <- function(x, j) {
+    if (!is.null(j$n)) names(x) <- chr_vec(j$n)
+    if (!is.null(j$dim)) dim(x) <- vec(j$dim, NA_integer_, as.integer)
+    x
+  }
+  dec <- function(j) {
+    if (is.null(j)) return(NULL)
+    if (!is.list(j) || !is.character(j$t)) stop("malformed value from host", call. = FALSE)
+    v <- j$v
+    switch(j$t,
+      lgl = attrs(vec(v, NA, as.logical), j),
+      int = attrs(vec(v, NA_integer_, as.integer), j),
+      dbl = attrs(dbl_vec(v), j),
+      chr = attrs(chr_vec(v), j),
+      fct = attrs(factor(chr_vec(j$levels)[vec(v, NA_integer_, as.integer)],
+                         levels = chr_vec(j$levels)), j),
+      date = attrs(structure(dbl_vec(v), class = "Date"), j),
+      time = attrs(structure(dbl_vec(v), class = c("POSIXct", "POSIXt"),
+                             tzone = if (is.null(j$tz)) "" else j$tz), j),
+      list = attrs(lapply(v, dec), j),
+      df = {
+        cols <- lapply(v, dec)
+        names(cols) <- chr_vec(j$n)
+        rn <- if (!is.null(j$rownames)) chr_vec(j$rownames) else
+          .set_row_names(as.integer(if (is.null(j$nrow)) 0L else j$nrow))
+        structure(cols, class = "data.frame", row.names = rn)
+      },
+      other = structure(list(), class = "securer_unsupported", text = j$text),
+      stop("unknown value type '", j$t, "' from host", call. = FALSE))
+  }
+
+  # ---- tools ----------------------------------------------------------------
+  call_tool <- function(name, args) {
+    if (!is.character(name) || length(name) != 1L || is.na(name))
+      stop("tool name must be a single string", call. = FALSE)
+    parts <- vapply(args, enc, "", USE.NAMES = FALSE)
+    argobj <- if (length(args))
+      paste0("{", paste0(jstr(names(args)), ":", parts, collapse = ","), "}") else "{}"
+    msg <- paste0("{\"type\":\"tool_call\",\"id\":", st$id, ",\"tool\":", jstr(name),
+                  ",\"args\":", argobj, "}")
+    if (nchar(msg, "bytes") > st$max_message)
+      stop(sprintf("Tool '%s': arguments too large to send (%d bytes, limit %d)",
+                   name, nchar(msg, "bytes"), st$max_message), call. = FALSE)
+    send(msg)
+    line <- readLines(inc, 1L, encoding = "UTF-8")
+    if (!length(line)) quit(save = "no", status = 1L, runLast = FALSE)
+    m <- parse_json(line)
+    if (!identical(m$type, "tool_result")) stop("protocol error: expected a tool result", call. = FALSE)
+    if (!is.null(m$error)) stop(m$error, call. = FALSE)
+    dec(m$value)
+  }
+  generic_call <- function(tool, ...) {
+    args <- list(...)
+    if (length(args) && (is.null(names(args)) || any(!nzchar(names(args)))))
+      stop("arguments to .securer_call_tool() must be named", call. = FALSE)
+    call_tool(tool, args)
+  }
+  checks <- list(
+    numeric = function(v) is.numeric(v),
+    integer = function(v) is.integer(v) ||
+      (is.double(v) && !is.object(v) && all(is.na(v) | (is.finite(v) & v == trunc(v) &
+                                                           abs(v) <= .Machine$integer.max))),
+    character = function(v) is.character(v),
+    logical = function(v) is.logical(v),
+    list = function(v) is.list(v),
+    data.frame = function(v) is.data.frame(v),
+    any = function(v) TRUE)
+  make_wrapper <- function(tool, argnames, argtypes) {
+    invoke <- function(frame) {
+      args <- list()
+      for (k in seq_along(argnames)) {
+        a <- argnames[[k]]
+        if (eval(call("missing", as.name(a)), frame)) next
+        val <- get(a, envir = frame)
+        ty <- argtypes[[k]]
+        if (!checks[[ty]](val))
+          stop(sprintf("Tool '%s': argument '%s' must be %s, got %s",
+                       tool, a, ty, class(val)[[1]]), call. = FALSE)
+        if (ty == "integer" && !is.integer(val)) {
+          nm <- names(val)
+          val <- as.integer(val)
+          names(val) <- nm
+        }
+        args[a] <- list(val)
+      }
+      call_tool(tool, args)
+    }
+    wenv <- new.env(parent = baseenv())
+    wenv$invoke <- invoke
+    lockEnvironment(wenv, bindings = TRUE)
+    fmls <- rep(list(quote(expr = )), length(argnames))
+    names(fmls) <- argnames
+    as.function(c(fmls, quote(invoke(environment()))), envir = wenv)
+  }
+  tools_env <- new.env(parent = emptyenv())
+  define_tools <- function(tools) {
+    for (t in tools) {
+      argnames <- vapply(t$args, function(a) a$name, "")
+      argtypes <- vapply(t$args, function(a) a$type, "")
+      assign(t$name, make_wrapper(t$name, argnames, argtypes), envir = tools_env)
+    }
+    assign(".securer_call_tool", generic_call, envir = tools_env)
+    lockEnvironment(tools_env, bindings = TRUE)
+    # On the search path, so rm() in the global environment cannot remove
+    # them; plus locked bindings in the global environment so that an
+    # accidental `add <- ...` fails loudly instead of shadowing the tool.
+    base::attach(tools_env, pos = 2L, name = "securer:tools", warn.conflicts = FALSE)
+    g <- globalenv()
+    for (n in ls(tools_env, all.names = TRUE)) {
+      assign(n, get(n, envir = tools_env), envir = g)
+      lockBinding(n, g)
+    }
+  }
+
+  # ---- pre-validation ---------------------------------------------------------
+  called_names <- function(e) {
+    acc <- character()
+    walk <- function(x) {
+      if (is.call(x)) {
+        f <- x[[1L]]
+        if (is.name(f)) {
+          fn <- as.character(f)
+          acc <<- c(acc, fn)
+          if (fn %in% c("do.call", "match.fun", "get", "get0", "getExportedValue") &&
+              length(x) >= 2L && is.character(x[[2L]]))
+            acc <<- c(acc, x[[2L]])
+        } else if (is.call(f) && is.name(f[[1L]]) &&
+                   as.character(f[[1L]]) %in% c("::", ":::") && length(f) == 3L) {
+          acc <<- c(acc, as.character(f[[3L]]),
+                    paste0(as.character(f[[2L]]), "::", as.character(f[[3L]])))
+        }
+        for (k in seq_along(x)) {
+          a <- x[[k]]
+          if (!missing(a)) walk(a)
+        }
+      }
+    }
+    for (x in e) walk(x)
+    unique(acc)
+  }
+  risky_warnings <- function(exprs) {
+    hits <- intersect(called_names(exprs), st$risky)
+    if (!length(hits)) return(character())
+    sprintf("call to %s() found: advisory only, the sandbox is the enforcement layer", hits)
+  }
+
+  # ---- requests -----------------------------------------------------------------
+  reply_error <- function(id, msg, kind = "error") {
+    send(paste0("{\"type\":\"error\",\"id\":", id, ",\"kind\":\"", kind,
+                "\",\"message\":", jstr(msg), "}"))
+  }
+  parse_code <- function(code) {
+    tryCatch(parse(text = code, keep.source = FALSE, encoding = "UTF-8"),
+             error = function(e) e)
+  }
+  do_parse <- function(m) {
+    exprs <- parse_code(m$code)
+    if (inherits(exprs, "error"))
+      return(reply_error(m$id, conditionMessage(exprs), "syntax"))
+    send(paste0("{\"type\":\"parsed\",\"id\":", m$id, ",\"warnings\":",
+                jchr(risky_warnings(exprs)), "}"))
+  }
+  do_execute <- function(m) {
+    st$id <- m$id
+    exprs <- parse_code(m$code)
+    if (inherits(exprs, "error"))
+      return(reply_error(m$id, conditionMessage(exprs), "syntax"))
+    autoprint <- isTRUE(m$print)
+    warns <- character()
+    res <- tryCatch(withCallingHandlers({
+      r <- list(NULL, FALSE)
+      for (e in exprs) {
+        r <- withVisible(eval(e, globalenv()))
+        if (autoprint && r[[2L]]) print(r[[1L]])
+      }
+      r
+    }, warning = function(w) {
+      warns <<- c(warns, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    }), error = function(e) e)
+    flush(stdout())
+    flush(stderr())
+    if (inherits(res, "error"))
+      return(reply_error(m$id, conditionMessage(res)))
+    val <- tryCatch(enc(res[[1L]]), error = function(e) e)
+    if (inherits(val, "error"))
+      return(reply_error(m$id, paste("cannot transfer the result:", conditionMessage(val))))
+    msg <- paste0("{\"type\":\"result\",\"id\":", m$id, ",\"visible\":",
+                  if (res[[2L]]) "true" else "false", ",\"warnings\":", jchr(warns),
+                  ",\"value\":", val, "}")
+    if (nchar(msg, "bytes") > st$max_message)
+      return(reply_error(m$id, sprintf("result too large to transfer (%d bytes, limit %d)",
+                                       nchar(msg, "bytes"), st$max_message), "too_large"))
+    send(msg)
+  }
+  do_hello <- function(m) {
+    if (is.numeric(m$max_message)) st$max_message <- m$max_message
+    st$risky <- as.character(unlist(m$risky))
+    define_tools(m$tools)
+    send(paste0("{\"type\":\"ready\",\"r_version\":", jstr(paste(R.version$major, R.version$minor, sep = ".")),
+                ",\"pid\":", Sys.getpid(), "}"))
+  }
+
+  serve <- function() repeat {
+    line <- readLines(inc, 1L, encoding = "UTF-8")
+    if (!length(line)) quit(save = "no", status = 0L, runLast = FALSE)
+    m <- tryCatch(parse_json(line), error = function(e) NULL)
+    if (!is.list(m) || !is.character(m$type)) quit(save = "no", status = 3L, runLast = FALSE)
+    switch(m$type,
+           hello = do_hello(m),
+           execute = do_execute(m),
+           parse = do_parse(m),
+           quit(save = "no", status = 3L, runLast = FALSE))
+  }
+  lockEnvironment(environment(), bindings = TRUE)
+  serve()
+}

@@ -1,0 +1,274 @@
+/* Message schema, the tagged value encoding and the tool registry. */
+#include <config.h>
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "session/internal.h"
+
+static int
+parse (const char *text, struct proto_msg *m, securer_err_t *err)
+{
+  return securer_proto_parse (text, strlen (text), m, err);
+}
+
+static void
+expect_reject (const char *text, const char *fragment)
+{
+  struct proto_msg m;
+  securer_err_t err = NULL;
+  cr_assert_eq (parse (text, &m, &err), -1, "accepted: %s", text);
+  cr_assert_eq (securer_error_errno (err), EPROTO);
+  cr_assert (strstr (securer_error_message (err), fragment) != NULL, "%s: message '%s' lacks '%s'",
+             text, securer_error_message (err), fragment);
+  securer_error_free (&err);
+}
+
+Test (protocol, valid_messages_parse)
+{
+  struct proto_msg m;
+  securer_err_t err = NULL;
+  cr_assert_eq (parse ("{\"type\":\"tool_call\",\"id\":3,\"tool\":\"add\",\"args\":{\"a\":{\"t\":\"dbl\",\"v\":[1]}}}",
+                       &m, &err), 0);
+  cr_assert_eq (m.type, PROTO_TOOL_CALL);
+  cr_assert_eq (m.id, 3);
+  cr_assert_str_eq (m.tool, "add");
+  cr_assert_eq (json_object_size (m.args), 1);
+  securer_proto_msg_clear (&m);
+  cr_assert_eq (parse ("{\"type\":\"tool_call\",\"id\":4,\"tool\":\"noargs\",\"args\":null}", &m, &err), 0);
+  cr_assert (json_is_object (m.args));
+  securer_proto_msg_clear (&m);
+  cr_assert_eq (parse ("{\"type\":\"result\",\"id\":1,\"visible\":true,\"warnings\":[\"w\"],\"value\":null}",
+                       &m, &err), 0);
+  cr_assert (m.visible);
+  securer_proto_msg_clear (&m);
+  cr_assert_eq (parse ("{\"type\":\"error\",\"id\":1,\"kind\":\"syntax\",\"message\":\"bad\"}", &m, &err), 0);
+  cr_assert_str_eq (m.message, "bad");
+  securer_proto_msg_clear (&m);
+  cr_assert_eq (parse ("{\"type\":\"ready\",\"r_version\":\"4.2.2\",\"pid\":2}", &m, &err), 0);
+  securer_proto_msg_clear (&m);
+}
+
+Test (protocol, garbage_and_wrong_shapes_are_rejected)
+{
+  expect_reject ("not json", "malformed JSON");
+  expect_reject ("[1,2]", "not a JSON object");
+  expect_reject ("\"str\"", "malformed JSON");
+  expect_reject ("{}", "\"type\" must be a string");
+  expect_reject ("{\"type\":7}", "\"type\" must be a string");
+  expect_reject ("{\"type\":\"launch_missiles\"}", "unknown message type");
+  expect_reject ("{\"type\":\"tool_call\",\"id\":1,\"tool\":\"add\",\"args\":{},\"extra\":1}", "unexpected key");
+  expect_reject ("{\"type\":\"tool_call\",\"id\":1,\"tool\":\"rm -rf\",\"args\":{}}", "R identifier");
+  expect_reject ("{\"type\":\"tool_call\",\"id\":1,\"tool\":[\"add\"],\"args\":{}}", "R identifier");
+  expect_reject ("{\"type\":\"tool_call\",\"id\":1,\"tool\":\"add\",\"args\":[1]}", "\"args\" must be an object");
+  expect_reject ("{\"type\":\"tool_call\",\"id\":-1,\"tool\":\"add\",\"args\":{}}", "non-negative");
+  expect_reject ("{\"type\":\"tool_call\",\"id\":1,\"id\":2,\"tool\":\"add\",\"args\":{}}", "malformed JSON");
+  expect_reject ("{\"type\":\"result\",\"id\":1,\"visible\":\"yes\",\"value\":null}", "boolean");
+  expect_reject ("{\"type\":\"result\",\"id\":1,\"visible\":true}", "missing");
+  expect_reject ("{\"type\":\"result\",\"id\":1,\"visible\":true,\"value\":{\"t\":\"dbl\",\"v\":[\"x\"]}}", "wrong type");
+  expect_reject ("{\"type\":\"error\",\"id\":1,\"kind\":\"panic\",\"message\":\"m\"}", "unknown kind");
+  expect_reject ("{\"type\":\"result\",\"id\":1,\"visible\":true,\"value\":{\"t\":\"chr\",\"v\":[\"a\\u0000b\"]}}",
+                 "malformed JSON");
+}
+
+Test (protocol, r_identifiers)
+{
+  const char *good[] = { "add", "get_weather", ".hidden", "x.y", "a1", "T", NULL };
+  const char *bad[] = { "", "1a", "_a", ".1a", "a-b", "a b", "if", "function", "NA", "TRUE", "...",
+                        "..1", "a;b", "add()", NULL };
+  for (const char **g = good; *g; g++)
+    cr_assert (securer_proto_valid_name (*g), "%s", *g);
+  for (const char **b = bad; *b; b++)
+    cr_assert_not (securer_proto_valid_name (*b), "%s", *b);
+}
+
+Test (protocol, host_messages_keep_doubles_exact)
+{
+  json_t *v = json_pack ("{s:s, s:[f,f,f]}", "t", "dbl", "v", 0.1 + 0.2, 1e-300, 1.7976931348623157e308);
+  char *msg = securer_proto_tool_result (9, v, NULL);
+  json_t *back = json_loads (msg, 0, NULL);
+  json_t *arr = json_object_get (json_object_get (back, "value"), "v");
+  cr_assert_eq (json_real_value (json_array_get (arr, 0)), 0.1 + 0.2);
+  cr_assert_eq (json_real_value (json_array_get (arr, 1)), 1e-300);
+  cr_assert_eq (json_real_value (json_array_get (arr, 2)), 1.7976931348623157e308);
+  free (msg);
+  json_decref (back);
+  json_decref (v);
+  msg = securer_proto_tool_result (9, NULL, "Unknown tool: x");
+  cr_assert (strstr (msg, "\"error\":\"Unknown tool: x\"") != NULL);
+  free (msg);
+  cr_assert_null (securer_proto_execute (1, "\xff\xfe", false), "invalid UTF-8 must not be sent");
+}
+
+static json_t *
+load (const char *s)
+{
+  json_error_t je;
+  json_t *j = json_loads (s, JSON_DECODE_ANY, &je);
+  cr_assert_not_null (j, "%s: %s", s, je.text);
+  return j;
+}
+
+Test (value, validation)
+{
+  const char *good[] = {
+    "null",
+    "{\"t\":\"dbl\",\"v\":[0.1,null,\"NaN\",\"Inf\",\"-Inf\",3]}",
+    "{\"t\":\"int\",\"v\":[1,null],\"n\":[\"a\",null]}",
+    "{\"t\":\"lgl\",\"v\":[true,false,null]}",
+    "{\"t\":\"chr\",\"v\":[\"a\",null]}",
+    "{\"t\":\"int\",\"v\":[1,2,3,4],\"dim\":[2,2]}",
+    "{\"t\":\"fct\",\"v\":[1,2,null],\"levels\":[\"u\",\"v\"]}",
+    "{\"t\":\"list\",\"v\":[null,{\"t\":\"chr\",\"v\":[]}]}",
+    "{\"t\":\"df\",\"n\":[\"a\"],\"nrow\":2,\"v\":[{\"t\":\"int\",\"v\":[1,2]}]}",
+    "{\"t\":\"date\",\"v\":[19000]}",
+    "{\"t\":\"time\",\"v\":[1.5e9],\"tz\":\"UTC\"}",
+    "{\"t\":\"other\",\"class\":[\"function\"],\"text\":\"function(x) x\"}",
+    NULL,
+  };
+  const char *bad[] = {
+    "1", "[1]", "{\"v\":[1]}", "{\"t\":\"dbl\"}", "{\"t\":\"dbl\",\"v\":[\"nan\"]}",
+    "{\"t\":\"int\",\"v\":[1.5]}", "{\"t\":\"int\",\"v\":[-2147483648]}", "{\"t\":\"int\",\"v\":[3000000000]}",
+    "{\"t\":\"lgl\",\"v\":[1]}", "{\"t\":\"chr\",\"v\":[1]}", "{\"t\":\"dbl\",\"v\":[1],\"n\":[\"a\",\"b\"]}",
+    "{\"t\":\"int\",\"v\":[1,2,3],\"dim\":[2,2]}", "{\"t\":\"fct\",\"v\":[3],\"levels\":[\"u\"]}",
+    "{\"t\":\"df\",\"n\":[\"a\"],\"nrow\":3,\"v\":[{\"t\":\"int\",\"v\":[1,2]}]}",
+    "{\"t\":\"dbl\",\"v\":[1],\"evil\":true}", "{\"t\":\"list\",\"v\":[1]}", "{\"t\":\"xyz\",\"v\":[]}",
+    NULL,
+  };
+  securer_err_t err = NULL;
+  for (const char **g = good; *g; g++)
+    {
+      json_t *j = load (*g);
+      cr_assert_eq (securer_value_validate (j, &err), 0, "%s: %s", *g, err ? securer_error_message (err) : "");
+      json_decref (j);
+    }
+  for (const char **b = bad; *b; b++)
+    {
+      json_t *j = load (*b);
+      cr_assert_eq (securer_value_validate (j, &err), -1, "accepted %s", *b);
+      cr_assert_eq (securer_error_errno (err), EINVAL);
+      securer_error_free (&err);
+      json_decref (j);
+    }
+}
+
+Test (value, depth_is_limited)
+{
+  json_t *v = json_null ();
+  for (int i = 0; i < 100; i++)
+    v = json_pack ("{s:s, s:[o]}", "t", "list", "v", v);
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_value_validate (v, &err), -1);
+  cr_assert (strstr (securer_error_message (err), "deeper") != NULL);
+  securer_error_free (&err);
+  json_decref (v);
+}
+
+static void
+expect_plain (const char *tagged, const char *plain)
+{
+  json_t *t = load (tagged);
+  json_t *p = securer_value_to_plain (t);
+  char *s = json_dumps (p, JSON_COMPACT | JSON_ENCODE_ANY);
+  cr_assert_str_eq (s, plain, "%s", tagged);
+  free (s);
+  json_decref (p);
+  json_decref (t);
+}
+
+Test (value, to_plain)
+{
+  expect_plain ("{\"t\":\"dbl\",\"v\":[2]}", "2");
+  expect_plain ("{\"t\":\"dbl\",\"v\":[1,null,\"NaN\"]}", "[1,null,\"NaN\"]");
+  expect_plain ("{\"t\":\"int\",\"v\":[1,2],\"n\":[\"a\",\"b\"]}", "{\"a\":1,\"b\":2}");
+  expect_plain ("{\"t\":\"fct\",\"v\":[2,null],\"levels\":[\"u\",\"v\"]}", "[\"v\",null]");
+  expect_plain ("{\"t\":\"date\",\"v\":[0,19000]}", "[\"1970-01-01\",\"2022-01-08\"]");
+  expect_plain ("{\"t\":\"list\",\"v\":[null,{\"t\":\"chr\",\"v\":[\"x\"]}],\"n\":[\"a\",\"b\"]}",
+                "{\"a\":null,\"b\":\"x\"}");
+  expect_plain ("{\"t\":\"df\",\"n\":[\"a\",\"b\"],\"nrow\":2,\"v\":[{\"t\":\"int\",\"v\":[1,2]},"
+                "{\"t\":\"chr\",\"v\":[\"x\",null]}]}",
+                "[{\"a\":1,\"b\":\"x\"},{\"a\":2,\"b\":null}]");
+  expect_plain ("null", "null");
+}
+
+static void
+expect_tagged (const char *plain, const char *tagged)
+{
+  json_t *p = load (plain);
+  securer_err_t err = NULL;
+  json_t *t = securer_value_from_plain (p, &err);
+  cr_assert_not_null (t);
+  cr_assert_eq (securer_value_validate (t, &err), 0);
+  char *s = json_dumps (t, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+  cr_assert_str_eq (s, tagged, "%s", plain);
+  free (s);
+  json_decref (p);
+  json_decref (t);
+}
+
+Test (value, from_plain)
+{
+  expect_tagged ("3", "{\"t\":\"int\",\"v\":[3]}");
+  expect_tagged ("2.5", "{\"t\":\"dbl\",\"v\":[2.5]}");
+  expect_tagged ("[1,2.5,null]", "{\"t\":\"dbl\",\"v\":[1.0,2.5,null]}");
+  expect_tagged ("[true,null]", "{\"t\":\"lgl\",\"v\":[true,null]}");
+  expect_tagged ("\"s\"", "{\"t\":\"chr\",\"v\":[\"s\"]}");
+  expect_tagged ("[1,\"a\"]", "{\"t\":\"list\",\"v\":[{\"t\":\"int\",\"v\":[1]},{\"t\":\"chr\",\"v\":[\"a\"]}]}");
+  expect_tagged ("{\"x\":null}", "{\"t\":\"list\",\"v\":[null],\"n\":[\"x\"]}");
+  expect_tagged ("[]", "{\"t\":\"list\",\"v\":[]}");
+  expect_tagged ("null", "null");
+}
+
+static enum securer_tool_status
+nop (void *u, const struct securer_tool_call *c, json_t **r, char **e)
+{
+  return SECURER_TOOL_OK;
+}
+
+Test (tools, registry_validates_names_and_duplicates)
+{
+  struct securer_tools *t = securer_tools_new ();
+  securer_err_t err = NULL;
+  struct securer_tool_arg ab[] = { { "a", SECURER_ARG_NUMERIC }, { "b", SECURER_ARG_INTEGER } };
+  cr_assert_eq (securer_tools_add (t, "add", "Add", ab, 2, nop, NULL, &err), 0);
+  cr_assert_eq (securer_tools_add (t, "add", "again", ab, 2, nop, NULL, &err), -1);
+  cr_assert_eq (securer_error_errno (err), EEXIST);
+  securer_error_free (&err);
+  cr_assert_eq (securer_tools_add (t, "bad name", "", NULL, 0, nop, NULL, &err), -1);
+  securer_error_free (&err);
+  cr_assert_eq (securer_tools_add (t, "system", "", NULL, 0, nop, NULL, &err), 0);
+  struct securer_tool_arg dup[] = { { "x", SECURER_ARG_ANY }, { "x", SECURER_ARG_ANY } };
+  cr_assert_eq (securer_tools_add (t, "f", "", dup, 2, nop, NULL, &err), -1);
+  cr_assert_eq (securer_error_errno (err), EEXIST);
+  securer_error_free (&err);
+  struct securer_tool_arg badarg[] = { { "x y", SECURER_ARG_ANY } };
+  cr_assert_eq (securer_tools_add (t, "g", "", badarg, 1, nop, NULL, &err), -1);
+  securer_error_free (&err);
+  cr_assert_eq (securer_tools_count (t), 2);
+
+  const struct tool_def *d = securer_tools_find (t, "add");
+  cr_assert_not_null (d);
+  json_t *ok = load ("{\"a\":{\"t\":\"int\",\"v\":[1]},\"b\":{\"t\":\"int\",\"v\":[2]}}");
+  cr_assert_eq (securer_tool_check_args (d, ok, &err), 0);
+  json_t *wrongtype = load ("{\"a\":{\"t\":\"chr\",\"v\":[\"1\"]}}");
+  cr_assert_eq (securer_tool_check_args (d, wrongtype, &err), -1);
+  cr_assert (strstr (securer_error_message (err), "must be numeric, got chr") != NULL);
+  securer_error_free (&err);
+  json_t *unknown = load ("{\"c\":null}");
+  cr_assert_eq (securer_tool_check_args (d, unknown, &err), -1);
+  cr_assert (strstr (securer_error_message (err), "unexpected argument 'c'") != NULL);
+  securer_error_free (&err);
+  json_decref (ok);
+  json_decref (wrongtype);
+  json_decref (unknown);
+
+  char *hello = securer_proto_hello (t, 1024);
+  json_t *h = load (hello);
+  cr_assert_str_eq (json_string_value (json_object_get (json_array_get (json_object_get (h, "tools"), 0), "name")), "add");
+  cr_assert_eq (json_integer_value (json_object_get (h, "max_message")), 1024);
+  json_decref (h);
+  free (hello);
+  securer_tools_unref (t);
+}
