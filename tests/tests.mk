@@ -6,3 +6,18 @@ tests_unit_test_error_SOURCES = tests/unit/test-error.c
 tests_unit_test_error_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_error_LDADD = $(TEST_LIBS)
 endif
+
+# Launcher: tests/helpers/probe runs inside real sandboxes and reports what
+# it sees; it only needs libc and is linked statically so any sandbox view
+# can run it.
+if ENABLE_TESTS
+check_PROGRAMS += tests/helpers/probe tests/integration/test-run
+TESTS += tests/integration/test-run
+tests_helpers_probe_SOURCES = tests/helpers/probe.c
+tests_helpers_probe_CFLAGS = $(AM_CFLAGS)
+tests_helpers_probe_LDFLAGS = -all-static
+tests_helpers_probe_LDADD =
+tests_integration_test_run_SOURCES = tests/integration/test-run.c tests/integration/run-util.h
+tests_integration_test_run_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_run_LDADD = $(TEST_LIBS)
+endif

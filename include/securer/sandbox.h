@@ -63,6 +63,12 @@ struct securer_status {
 
 struct securer_sandbox;
 
+/* Returns once the command has been exec'd inside the sandbox, or -1 when
+ * a step failed: the error names the step, and its status is 125 (setup),
+ * 126 (cannot execute) or 127 (not found).  opts->policy must outlive the
+ * sandbox.  The sandbox's pid 1 is a child of the calling thread and dies
+ * with it (PR_SET_PDEATHSIG); the caller must not reap it by other means
+ * (waitpid(-1), SIGCHLD set to SIG_IGN). */
 int securer_sandbox_spawn (const struct securer_spawn_opts *opts,
                            struct securer_sandbox **out, securer_err_t *err);
 
@@ -83,6 +89,16 @@ int securer_sandbox_wait (struct securer_sandbox *sb, struct securer_status *st,
 
 /* Kills everything in the sandbox. */
 int securer_sandbox_kill (struct securer_sandbox *sb, securer_err_t *err);
+
+/* Sends sig to the sandbox: its init passes it on to the command (SIGKILL
+ * kills everything).  For forwarding the caller's SIGINT/SIGTERM/SIGHUP. */
+int securer_sandbox_signal (struct securer_sandbox *sb, int sig, securer_err_t *err);
+
+/* One JSON object describing how the sandbox ended (st as filled by
+ * dispatch/wait) and what was enforced (namespaces, landlock, cgroup,
+ * seccomp).  malloc'd; NULL with *err set on failure. */
+char *securer_sandbox_status_json (const struct securer_sandbox *sb, const struct securer_status *st,
+                                   securer_err_t *err);
 
 /* Kills (if still running), reaps and frees. */
 void securer_sandbox_free (struct securer_sandbox *sb);

@@ -1,17 +1,322 @@
-/* securer run — placeholder until the subcommand lands. */
+/* securer run — run one command inside the sandbox a policy describes. */
 #include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 void
 cmd_run_help (FILE *out)
 {
-  fprintf (out, "Usage: securer run ...\n\nNot available in this build yet.\n");
+  fprintf (out,
+           "Usage: securer run --policy FILE|NAME [OPTIONS] -- CMD [ARGS...]\n"
+           "\n"
+           "Runs CMD inside the sandbox the policy describes and exits with CMD's status.\n"
+           "\n"
+           "Options:\n"
+           "  -p, --policy FILE|NAME   policy file, or NAME for NAME.policy in the policy path\n"
+           "  -t, --timeout SEC        wall-clock limit in seconds (overrides the policy's)\n"
+           "      --json-status FILE|fd:N\n"
+           "                           write one JSON record about how CMD ended\n"
+           "  -v, --verbose            report each setup step on stderr\n"
+           "  -h, --help               show this help\n"
+           "\n"
+           "CMD is looked up in the PATH of the sandbox's environment when it has no '/'.\n"
+           "SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to securer are passed on to CMD.\n"
+           "\n"
+           "Exit status:\n"
+           "  N      CMD exited with N\n"
+           "  128+N  CMD was killed by signal N\n"
+           "  124    the timeout expired (everything in the sandbox was killed)\n"
+           "  125    the sandbox could not be set up (the reason is printed)\n"
+           "  126    CMD could not be executed\n"
+           "  127    CMD was not found\n");
+}
+
+struct run_args {
+  const char *policy;
+  const char *json_status;
+  uint64_t timeout_ms;
+  bool verbose;
+  char **argv;
+};
+
+static int __attribute__ ((format (printf, 1, 2)))
+usage_error (const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  fprintf (stderr, "securer run: ");
+  vfprintf (stderr, fmt, ap);
+  fprintf (stderr, "\nRun 'securer run --help' for usage.\n");
+  va_end (ap);
+  return SECURER_EXIT_SETUP;
+}
+
+static int
+parse_timeout (const char *s, uint64_t *ms)
+{
+  char *end = NULL;
+  errno = 0;
+  double v = strtod (s, &end);
+  if (errno != 0 || end == s || *end != '\0' || !(v > 0) || !isfinite (v) || v > 1e9)
+    return -1;
+  *ms = (uint64_t) (v * 1000.0);
+  if ((double) *ms < v * 1000.0)
+    (*ms)++;
+  return 0;
+}
+
+static int
+parse_args (int argc, char **argv, struct run_args *a)
+{
+  memset (a, 0, sizeof *a);
+  int i = 1;
+  for (; i < argc; i++)
+    {
+      const char *o = argv[i];
+      const char *val = NULL;
+      if (strcmp (o, "--") == 0)
+        {
+          i++;
+          break;
+        }
+      if (o[0] != '-')
+        break;
+      bool needs_value = strcmp (o, "-p") == 0 || strcmp (o, "--policy") == 0 || strcmp (o, "-t") == 0
+                         || strcmp (o, "--timeout") == 0 || strcmp (o, "--json-status") == 0;
+      const char *eq = strchr (o, '=');
+      char name[32] = "";
+      if (strncmp (o, "--", 2) == 0 && eq != NULL && (size_t) (eq - o) < sizeof name)
+        {
+          memcpy (name, o, (size_t) (eq - o));
+          name[eq - o] = '\0';
+          o = name;
+          val = eq + 1;
+          needs_value = true;
+        }
+      else if (needs_value)
+        {
+          if (i + 1 >= argc)
+            return usage_error ("option '%s' needs a value", o);
+          val = argv[++i];
+        }
+      if (strcmp (o, "-p") == 0 || strcmp (o, "--policy") == 0)
+        a->policy = val;
+      else if (strcmp (o, "-t") == 0 || strcmp (o, "--timeout") == 0)
+        {
+          if (parse_timeout (val, &a->timeout_ms) < 0)
+            return usage_error ("--timeout wants a positive number of seconds, not '%s'", val);
+        }
+      else if (strcmp (o, "--json-status") == 0)
+        a->json_status = val;
+      else if (strcmp (o, "-v") == 0 || strcmp (o, "--verbose") == 0)
+        a->verbose = true;
+      else
+        return usage_error ("unknown option '%s'", argv[i]);
+    }
+  if (a->policy == NULL)
+    return usage_error ("%s", "--policy is required");
+  if (i >= argc)
+    return usage_error ("%s", "no command given (put it after '--')");
+  a->argv = argv + i;
+  return 0;
+}
+
+/* FILE is created (mode 0644, truncated); fd:N must be open already. */
+static int
+open_status_target (const char *spec, securer_err_t *err)
+{
+  if (strncmp (spec, "fd:", 3) == 0)
+    {
+      char *end = NULL;
+      errno = 0;
+      long n = strtol (spec + 3, &end, 10);
+      if (errno != 0 || end == spec + 3 || *end != '\0' || n < 0 || n > INT_MAX)
+        return securer_error_set (err, EINVAL, "--json-status %s: not a descriptor number", spec);
+      if (fcntl ((int) n, F_GETFD) < 0)
+        return securer_error_set (err, errno, "--json-status %s", spec);
+      /* Our own copy, close-on-exec, so the sandbox never sees it. */
+      int fd = fcntl ((int) n, F_DUPFD_CLOEXEC, 3);
+      if (fd < 0)
+        return securer_error_set (err, errno, "--json-status %s", spec);
+      return fd;
+    }
+  int fd = open (spec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0)
+    return securer_error_set (err, errno, "--json-status %s", spec);
+  return fd;
+}
+
+static void
+write_all (int fd, const char *s)
+{
+  size_t len = strlen (s), off = 0;
+  while (off < len)
+    {
+      ssize_t n = write (fd, s + off, len - off);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return;
+      off += (size_t) n;
+    }
+}
+
+/* The record for a sandbox that never ran the command. */
+static void
+write_setup_status (int fd, int status, const char *msg)
+{
+  json_t *o = json_pack ("{s:i, s:s}", "exit_status", status, "error", msg);
+  char *s = o ? json_dumps (o, JSON_COMPACT) : NULL;
+  if (s != NULL)
+    {
+      write_all (fd, s);
+      write_all (fd, "\n");
+    }
+  free (s);
+  json_decref (o);
+}
+
+static int
+fail_setup (securer_err_t *err, int status_fd)
+{
+  int status = *err && (*err)->status ? (*err)->status : SECURER_EXIT_SETUP;
+  if (status_fd >= 0)
+    write_setup_status (status_fd, status, securer_error_message (*err));
+  cli_report (err);
+  return status;
+}
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+/* Runs the sandbox to completion, passing the caller's signals on. */
+static int
+supervise (struct securer_sandbox *sb, int sigfd, struct securer_status *st, securer_err_t *err)
+{
+  int ep = epoll_create1 (EPOLL_CLOEXEC);
+  if (ep < 0)
+    return securer_error_set (err, errno, "epoll_create1");
+  struct epoll_event ev = { .events = EPOLLIN, .data.fd = securer_sandbox_pollfd (sb) };
+  epoll_ctl (ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+  if (sigfd >= 0)
+    {
+      ev.data.fd = sigfd;
+      epoll_ctl (ep, EPOLL_CTL_ADD, sigfd, &ev);
+    }
+  int r;
+  for (;;)
+    {
+      r = securer_sandbox_dispatch (sb, st, err);
+      if (r != 0)
+        break;
+      struct epoll_event got[2];
+      int n = epoll_wait (ep, got, 2, -1);
+      if (n < 0 && errno != EINTR)
+        {
+          r = securer_error_set (err, errno, "epoll_wait");
+          break;
+        }
+      for (int i = 0; i < n; i++)
+        if (got[i].data.fd == sigfd)
+          {
+            struct signalfd_siginfo si;
+            while (read (sigfd, &si, sizeof si) == (ssize_t) sizeof si)
+              securer_sandbox_signal (sb, (int) si.ssi_signo, NULL);
+          }
+    }
+  close (ep);
+  return r < 0 ? -1 : 0;
 }
 
 int
 cmd_run (int argc, char **argv)
 {
-  fprintf (stderr, "securer: 'run' is not available in this build yet\n");
-  return 2;
+  struct run_args a;
+  int rc = parse_args (argc, argv, &a);
+  if (rc != 0)
+    return rc;
+
+  securer_err_t err = NULL;
+  int status_fd = -1;
+  if (a.json_status != NULL && (status_fd = open_status_target (a.json_status, &err)) < 0)
+    return fail_setup (&err, -1);
+
+  char *path = NULL;
+  struct securer_policy *policy = NULL;
+  if (securer_policy_find (a.policy, &path, &err) < 0
+      || securer_policy_load_file (path, &policy, NULL, &err) < 0)
+    {
+      free (path);
+      rc = fail_setup (&err, status_fd);
+      if (status_fd >= 0)
+        close (status_fd);
+      return rc;
+    }
+  free (path);
+
+  /* Blocked before spawn so none is lost; the payload starts with an empty mask. */
+  sigset_t set, old;
+  sigemptyset (&set);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+    sigaddset (&set, forwarded[i]);
+  sigprocmask (SIG_BLOCK, &set, &old);
+  int sigfd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+
+  struct securer_spawn_opts o = {
+    .policy = policy,
+    .argv = a.argv,
+    .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+    .timeout_ms = a.timeout_ms,
+    .verbose = a.verbose,
+  };
+  struct securer_sandbox *sb = NULL;
+  struct securer_status st;
+  memset (&st, 0, sizeof st);
+  if (securer_sandbox_spawn (&o, &sb, &err) < 0)
+    rc = fail_setup (&err, status_fd);
+  else if (supervise (sb, sigfd, &st, &err) < 0)
+    rc = fail_setup (&err, status_fd);
+  else
+    {
+      rc = securer_status_exit_code (&st);
+      if (st.reason == SECURER_KILL_TIMEOUT)
+        fprintf (stderr, "securer: timeout: killed everything in the sandbox\n");
+      if (st.reason == SECURER_KILL_SECCOMP)
+        fprintf (stderr, "securer: the seccomp filter killed the command%s%s\n",
+                 st.detail ? " at syscall " : "", st.detail ? st.detail : "");
+      if (status_fd >= 0)
+        {
+          char *js = securer_sandbox_status_json (sb, &st, &err);
+          if (js == NULL)
+            cli_report (&err);
+          else
+            {
+              write_all (status_fd, js);
+              write_all (status_fd, "\n");
+              free (js);
+            }
+        }
+    }
+  securer_status_clear (&st);
+  securer_sandbox_free (sb);
+  securer_policy_free (policy);
+  if (sigfd >= 0)
+    close (sigfd);
+  sigprocmask (SIG_SETMASK, &old, NULL);
+  if (status_fd >= 0)
+    close (status_fd);
+  return rc;
 }

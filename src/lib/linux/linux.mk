@@ -30,3 +30,14 @@ tests_helpers_fsprobe_CFLAGS = $(AM_CFLAGS)
 tests_helpers_fsprobe_LDFLAGS = -all-static
 tests_helpers_fsprobe_LDADD =
 endif
+libsecurer_core_la_SOURCES += \
+	src/lib/linux/launch.h \
+	src/lib/linux/spawn.c \
+	src/lib/linux/sync.c \
+	src/lib/linux/userns.c \
+	src/lib/linux/init.c \
+	src/lib/linux/caps.c \
+	src/lib/linux/rlimit.c \
+	src/lib/linux/env.c \
+	src/lib/linux/fds.c \
+	src/lib/linux/status.c

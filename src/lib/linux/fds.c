@@ -1,0 +1,96 @@
+/* File descriptors of the payload: the std fds and pass_fds in place,
+ * everything else closed, so nothing of the caller leaks in. */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "linux/launch.h"
+
+int
+securer_linux_close_fds_above (int keep_max, securer_err_t *err)
+{
+  if (close_range ((unsigned) keep_max + 1, ~0u, 0) == 0)
+    return 0;
+  if (errno != ENOSYS && errno != EINVAL)
+    return securer_error_set (err, errno, "close_range");
+  /* Old kernels: walk the descriptor table up to the limit. */
+  struct rlimit rl;
+  long max = getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long) rl.rlim_cur : 65536;
+  for (long fd = keep_max + 1; fd < max; fd++)
+    close ((int) fd);
+  return 0;
+}
+
+/* Moves fd to a number above `floor` so placing others cannot clobber it. */
+static int
+lift (int fd, int floor, securer_err_t *err)
+{
+  int n = fcntl (fd, F_DUPFD_CLOEXEC, floor);
+  if (n < 0)
+    return securer_error_set (err, errno, "duplicate fd %d", fd);
+  return n;
+}
+
+int
+securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned n_pass,
+                           int *keep, securer_err_t *err)
+{
+  /* First lift every source above all targets (3 + n_pass + 1), then put
+   * each in place: no source can be overwritten before it is used. */
+  int floor = 3 + (int) n_pass + 1;
+  int std[3] = { in, out, errfd };
+  int lifted_std[3] = { -1, -1, -1 };
+  for (int i = 0; i < 3; i++)
+    if (std[i] >= 0 && (lifted_std[i] = lift (std[i], floor, err)) < 0)
+      return -1;
+  int *lifted = NULL;
+  if (n_pass > 0)
+    {
+      lifted = malloc (n_pass * sizeof *lifted);
+      if (lifted == NULL)
+        return securer_error_set (err, ENOMEM, "pass fds");
+      for (unsigned i = 0; i < n_pass; i++)
+        if ((lifted[i] = lift (pass[i], floor, err)) < 0)
+          {
+            free (lifted);
+            return securer_error_prefix (err, "pass fd %d", pass[i]);
+          }
+    }
+  int k = lift (*keep, floor, err);
+  if (k < 0)
+    {
+      free (lifted);
+      return -1;
+    }
+  for (int i = 0; i < 3; i++)
+    if (lifted_std[i] >= 0 && dup2 (lifted_std[i], i) < 0)
+      {
+        free (lifted);
+        return securer_error_set (err, errno, "dup2 onto fd %d", i);
+      }
+  for (unsigned i = 0; i < n_pass; i++)
+    if (dup2 (lifted[i], 3 + (int) i) < 0)
+      {
+        free (lifted);
+        return securer_error_set (err, errno, "dup2 onto fd %u", 3 + i);
+      }
+  free (lifted);
+  /* The sync socket stays close-on-exec, right above the passed fds. */
+  int top = 3 + (int) n_pass;
+  if (dup3 (k, top, O_CLOEXEC) < 0)
+    return securer_error_set (err, errno, "dup3 sync socket");
+  *keep = top;
+  /* 0..2 and the passed fds must survive exec even if the caller marked them CLOEXEC. */
+  for (int fd = 0; fd < top; fd++)
+    {
+      int fl = fcntl (fd, F_GETFD);
+      if (fl >= 0 && (fl & FD_CLOEXEC))
+        fcntl (fd, F_SETFD, fl & ~FD_CLOEXEC);
+    }
+  return top;
+}

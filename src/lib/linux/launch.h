@@ -1,0 +1,118 @@
+/* Internals of the launcher shared by spawn.c, sync.c, userns.c, init.c and
+ * status.c.  Not installed; nothing outside src/lib/linux includes this. */
+#ifndef SECURER_LAUNCH_H
+#define SECURER_LAUNCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include "securer/error.h"
+#include "securer/policy.h"
+#include "securer/sandbox.h"
+#include "linux/linux.h"
+
+/* ---- sync.c: typed messages over a SOCK_SEQPACKET socketpair ----------- */
+enum sync_msg_type {
+  SYNC_GO = 1,      /* parent -> init: maps written, cgroup placed, go on */
+  SYNC_ERROR,       /* init/payload -> parent: a step failed (text, errnum, status) */
+  SYNC_READY,       /* payload -> parent: all steps but seccomp done (landlock report) */
+  SYNC_NOTIFY_FD,   /* payload -> parent: seccomp listener attached with SCM_RIGHTS */
+  SYNC_EXIT,        /* init -> parent: how the payload ended (exit code or signal) */
+};
+
+#define SYNC_TEXT_MAX 2048
+
+struct sync_msg {
+  uint32_t type;
+  int32_t status;      /* ERROR: suggested exit status; EXIT: exit code */
+  int32_t errnum;      /* ERROR: errno */
+  int32_t signal;      /* EXIT: signal that killed the payload, 0 if it exited */
+  int32_t ll_abi;      /* READY: landlock report */
+  uint32_t ll_enforced;
+  uint64_t ll_fs, ll_net, ll_scoped;
+  char text[SYNC_TEXT_MAX];  /* ERROR: message; READY: landlock summary */
+};
+
+/* Sends m (only the used part of text) and, when fd >= 0, fd with SCM_RIGHTS. */
+int sync_send (int sock, const struct sync_msg *m, int fd);
+/* Receives one message.  Returns 1 with *m filled, 0 on EOF, -1 on error
+ * (errno set).  *fd_out (may be NULL) gets a passed descriptor or -1;
+ * *pid_out (may be NULL) gets the sender's pid when SO_PASSCRED is on. */
+int sync_recv (int sock, struct sync_msg *m, int *fd_out, pid_t *pid_out, bool nonblock);
+/* Reports a failed step to the parent: text is the error message. */
+void sync_send_error (int sock, int status, const securer_err_t e);
+
+/* ---- userns.c ---------------------------------------------------------- */
+struct id_plan {
+  uint32_t uid, gid;            /* inside */
+  uint32_t host_uid, host_gid;  /* what they map to */
+  bool privileged;              /* caller is root: setgroups stays allowed so
+                                   init can drop the caller's groups */
+};
+int securer_userns_plan (const struct securer_policy *p, struct id_plan *plan, securer_err_t *err);
+/* Parent: writes setgroups, uid_map and gid_map of the child. */
+int securer_userns_write_maps (pid_t pid, const struct id_plan *plan, securer_err_t *err);
+/* Child: becomes the inside ids while keeping its capabilities. */
+int securer_userns_become (const struct id_plan *plan, securer_err_t *err);
+
+/* ---- caps.c ------------------------------------------------------------ */
+/* Child: effective := permitted (after a uid change cleared it). */
+int securer_linux_raise_effective (securer_err_t *err);
+
+/* ---- fds.c ------------------------------------------------------------- */
+/* Payload: puts the std fds (when >= 0) on 0..2 and pass_fds on 3.. and
+ * moves *keep (the sync socket) just above them.  Returns the highest fd in use. */
+int securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned n_pass,
+                               int *keep, securer_err_t *err);
+
+/* ---- init.c ------------------------------------------------------------ */
+struct launch_plan;
+/* Runs as the sandbox's pid 1: never returns. */
+__attribute__ ((noreturn)) void securer_init_main (struct launch_plan *lp);
+
+/* Everything the child needs, prepared by the parent before clone so the
+ * child does as little dynamic work as possible. */
+struct launch_plan {
+  const struct securer_policy *p;
+  struct id_plan ids;
+  int setup_sock;           /* child end: GO in; ERROR/READY/NOTIFY_FD out; EOF = exec */
+  int status_sock;          /* child end: EXIT out (held by init until it exits) */
+  int parent_setup_sock, parent_status_sock;  /* closed in the child */
+  int stdin_fd, stdout_fd, stderr_fd;
+  const int *pass_fds;
+  unsigned n_pass_fds;
+  char **envp;
+  char *const *argv;
+  char **exec_paths;        /* candidates for argv[0], tried in order */
+  struct securer_seccomp_prog *seccomp;
+  unsigned seccomp_flags;
+  bool unshare_cgroup;
+  bool verbose;
+};
+
+/* ---- spawn.c: the payload ------------------------------------------------ */
+__attribute__ ((noreturn)) void securer_payload_main (struct launch_plan *lp, pid_t init_pid);
+
+/* ---- the handle (spawn.c; status.c reads it for the JSON record) ------- */
+struct securer_sandbox {
+  const struct securer_policy *p;   /* borrowed: must outlive the sandbox */
+  pid_t init_pid;                   /* host pid of the sandbox's pid 1 */
+  pid_t payload_pid;                /* host pid of the command, 0 if unknown */
+  int pidfd, epfd, timerfd, notify_fd, status_sock;
+  struct securer_cgroup *cg;
+  char *cg_report;
+  struct securer_seccomp_prog *prog;
+  struct securer_landlock_report ll;
+  bool ll_known;                    /* the payload sent its landlock report */
+  uint64_t start_ns;
+  bool finished;
+  enum securer_kill_reason reason;
+  char *detail;                     /* e.g. denied syscall's name */
+  struct securer_status final;
+};
+
+uint64_t securer_now_ns (void);
+
+#endif

@@ -1,0 +1,776 @@
+/* The launch sequence: parent side (prepare, clone, map ids, place in the
+ * cgroup, release, wait for exec), the payload's last steps before exec,
+ * and supervision (pidfd + timerfd + seccomp listener in one epoll set).
+ * See docs/design-launch.md. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux/launch.h"
+#include "seccomp/seccomp.h"
+
+extern char **environ;
+
+uint64_t
+securer_now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/* ======================================================================
+ * Payload: runs in the sandbox, forked by init, ends in execve.
+ * ====================================================================== */
+
+static __attribute__ ((noreturn)) void
+payload_fail (struct launch_plan *lp, int status, securer_err_t *err)
+{
+  sync_send_error (lp->setup_sock, status, *err);
+  _exit (status);
+}
+
+static void
+reset_signals (void)
+{
+  /* The caller may have blocked or ignored signals (the CLI blocks the ones
+   * it forwards); the command starts from the defaults. */
+  struct sigaction dfl;
+  memset (&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; s++)
+    if (s != SIGKILL && s != SIGSTOP)
+      (void) sigaction (s, &dfl, NULL);
+  sigset_t none;
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+}
+
+void
+securer_payload_main (struct launch_plan *lp, pid_t init_pid)
+{
+  securer_err_t err = NULL;
+  const struct securer_policy *p = lp->p;
+
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid () != init_pid)
+    _exit (SECURER_EXIT_SETUP);
+  close (lp->status_sock);
+  reset_signals ();
+
+  /* A new session has no controlling terminal, so TIOCSTI cannot push
+   * input into the caller's terminal. */
+  if (setsid () < 0)
+    {
+      securer_error_set (&err, errno, "setsid");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
+  const char *cwd = p->cwd != NULL ? p->cwd : "/";
+  if (chdir (cwd) < 0)
+    {
+      securer_error_set (&err, errno, "chdir %s", cwd);
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
+  int sock = lp->setup_sock;
+  int top = securer_linux_arrange_fds (lp->stdin_fd, lp->stdout_fd, lp->stderr_fd, lp->pass_fds,
+                                       lp->n_pass_fds, &sock, &err);
+  lp->setup_sock = sock;
+  if (top < 0 || securer_linux_close_fds_above (top, &err) < 0)
+    payload_fail (lp, SECURER_EXIT_SETUP, &err);
+  if (securer_linux_set_rlimits (p, &err) < 0)
+    payload_fail (lp, SECURER_EXIT_SETUP, &err);
+  if (securer_linux_drop_caps (&err) < 0)
+    payload_fail (lp, SECURER_EXIT_SETUP, &err);
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    {
+      securer_error_set (&err, errno, "set no_new_privs");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
+
+  struct securer_landlock_report rep;
+  memset (&rep, 0, sizeof rep);
+  if (securer_landlock_apply (p, &rep, &err) < 0)
+    {
+      securer_error_prefix (&err, "landlock");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
+  struct sync_msg m;
+  memset (&m, 0, sizeof m);
+  m.type = SYNC_READY;
+  m.ll_abi = rep.abi;
+  m.ll_enforced = rep.enforced;
+  m.ll_fs = rep.handled_fs;
+  m.ll_net = rep.handled_net;
+  m.ll_scoped = rep.scoped;
+  if (rep.summary != NULL)
+    snprintf (m.text, sizeof m.text, "%s", rep.summary);
+  if (sync_send (sock, &m, -1) < 0)
+    _exit (SECURER_EXIT_SETUP);
+
+  /* seccomp last: after it, only what the filter allows can run, and the
+   * steps above need syscalls the command should not have. */
+  if (lp->seccomp != NULL)
+    {
+      int nfd = -1;
+      if (securer_seccomp_load (lp->seccomp, (lp->seccomp_flags & SECURER_SECCOMP_REPORT_DENIALS) ? &nfd : NULL,
+                                &err) < 0)
+        {
+          securer_error_prefix (&err, "seccomp");
+          payload_fail (lp, SECURER_EXIT_SETUP, &err);
+        }
+      if (nfd >= 0)
+        {
+          memset (&m, 0, offsetof (struct sync_msg, text) + 1);
+          m.type = SYNC_NOTIFY_FD;
+          if (sync_send (sock, &m, nfd) < 0)
+            _exit (SECURER_EXIT_SETUP);
+          close (nfd);
+        }
+    }
+
+  int e = ENOENT;
+  bool denied = false;
+  for (char **c = lp->exec_paths; *c != NULL; c++)
+    {
+      execve (*c, lp->argv, lp->envp);
+      e = errno;
+      if (e == EACCES)
+        denied = true;
+      else if (e != ENOENT && e != ENOTDIR)
+        break;
+    }
+  if (denied && (e == ENOENT || e == ENOTDIR))
+    e = EACCES;
+  int status = (e == ENOENT || e == ENOTDIR) ? SECURER_EXIT_NOT_FOUND : SECURER_EXIT_CANNOT_EXEC;
+  securer_error_set (&err, e, "execute %s", lp->argv[0]);
+  payload_fail (lp, status, &err);
+}
+
+/* ======================================================================
+ * Parent side.
+ * ====================================================================== */
+
+static char **
+exec_candidates (const char *cmd, char **envp, securer_err_t *err)
+{
+  if (strchr (cmd, '/') != NULL)
+    {
+      char **v = calloc (2, sizeof *v);
+      if (v == NULL || (v[0] = strdup (cmd)) == NULL)
+        {
+          free (v);
+          securer_error_set (err, ENOMEM, "exec path");
+          return NULL;
+        }
+      return v;
+    }
+  /* The command is looked up with the PATH the sandbox will have, not ours. */
+  const char *path = "/usr/local/bin:/usr/bin:/bin";
+  for (char **e = envp; *e != NULL; e++)
+    if (strncmp (*e, "PATH=", 5) == 0)
+      path = *e + 5;
+  size_t n = 1;
+  for (const char *s = path; *s; s++)
+    n += *s == ':';
+  char **v = calloc (n + 1, sizeof *v);
+  if (v == NULL)
+    goto oom;
+  size_t k = 0;
+  for (const char *s = path;; )
+    {
+      size_t len = strcspn (s, ":");
+      if (asprintf (&v[k], "%.*s%s%s", (int) len, len ? s : ".", "/", cmd) < 0)
+        {
+          v[k] = NULL;
+          goto oom;
+        }
+      k++;
+      if (s[len] == '\0')
+        break;
+      s += len + 1;
+    }
+  return v;
+oom:
+  if (v != NULL)
+    for (size_t i = 0; v[i] != NULL; i++)
+      free (v[i]);
+  free (v);
+  securer_error_set (err, ENOMEM, "exec path");
+  return NULL;
+}
+
+static void
+strv_free (char **v)
+{
+  if (v == NULL)
+    return;
+  for (char **s = v; *s != NULL; s++)
+    free (*s);
+  free (v);
+}
+
+static unsigned long
+clone_flags (const struct securer_policy *p)
+{
+  unsigned long f = 0;
+  if (p->namespaces & SECURER_NS_USER)
+    f |= CLONE_NEWUSER;
+  if (p->namespaces & SECURER_NS_PID)
+    f |= CLONE_NEWPID;
+  if (p->namespaces & SECURER_NS_MOUNT)
+    f |= CLONE_NEWNS;
+  if (p->namespaces & SECURER_NS_NET)
+    f |= CLONE_NEWNET;
+  if (p->namespaces & SECURER_NS_UTS)
+    f |= CLONE_NEWUTS;
+  if (p->namespaces & SECURER_NS_IPC)
+    f |= CLONE_NEWIPC;
+  return f;
+}
+
+/* fork-like clone with the namespace flags; the parent gets a pidfd. */
+static pid_t
+clone_child (unsigned long flags, int *pidfd)
+{
+  struct clone_args ca;
+  memset (&ca, 0, sizeof ca);
+  ca.flags = flags | CLONE_PIDFD;
+  ca.pidfd = (uint64_t) (uintptr_t) pidfd;
+  ca.exit_signal = SIGCHLD;
+  long r = syscall (SYS_clone3, &ca, sizeof ca);
+  if (r >= 0 || errno != ENOSYS)
+    return (pid_t) r;
+  /* Kernels before 5.3: plain clone, then a pidfd if that exists. */
+  r = syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+  if (r > 0)
+    *pidfd = pidfd_open ((pid_t) r, 0);
+  return (pid_t) r;
+}
+
+static void
+sandbox_release (struct securer_sandbox *sb)
+{
+  if (sb->pidfd >= 0)
+    close (sb->pidfd);
+  if (sb->epfd >= 0)
+    close (sb->epfd);
+  if (sb->timerfd >= 0)
+    close (sb->timerfd);
+  if (sb->notify_fd >= 0)
+    close (sb->notify_fd);
+  if (sb->status_sock >= 0)
+    close (sb->status_sock);
+  sb->pidfd = sb->epfd = sb->timerfd = sb->notify_fd = sb->status_sock = -1;
+}
+
+static void
+kill_everything (struct securer_sandbox *sb)
+{
+  /* Killing the pid namespace's init tears the namespace down; the cgroup
+   * catches whatever lives outside it (no pid namespace in the policy). */
+  if (sb->pidfd >= 0)
+    pidfd_send_signal (sb->pidfd, SIGKILL, NULL, 0);
+  else if (sb->init_pid > 0)
+    kill (sb->init_pid, SIGKILL);
+  if (sb->cg != NULL)
+    securer_cgroup_kill_all (sb->cg);
+}
+
+/* Kills and reaps a child that never got to exec. */
+static void
+abort_child (struct securer_sandbox *sb)
+{
+  kill_everything (sb);
+  if (sb->init_pid > 0)
+    while (waitpid (sb->init_pid, NULL, __WALL) < 0 && errno == EINTR)
+      ;
+  sb->init_pid = 0;
+}
+
+static void
+sandbox_destroy (struct securer_sandbox *sb)
+{
+  sandbox_release (sb);
+  if (sb->cg != NULL)
+    securer_cgroup_destroy (sb->cg);
+  free (sb->cg_report);
+  if (sb->prog != NULL)
+    securer_seccomp_free (sb->prog);
+  securer_landlock_report_clear (&sb->ll);
+  free (sb->detail);
+  securer_status_clear (&sb->final);
+  free (sb);
+}
+
+/* The seccomp listener: a denied syscall waits here until answered.  The
+ * answer (and the syscall's name for the status) comes from the seccomp
+ * area's supervisor helper. */
+static void
+handle_notify (struct securer_sandbox *sb)
+{
+  (void) sb;
+}
+
+/* Blocks until the payload has exec'd (EOF on the setup socket) or a step
+ * failed (an ERROR message).  Seccomp notifications are answered meanwhile:
+ * a denial between loading the filter and exec would otherwise deadlock. */
+static int
+await_exec (struct securer_sandbox *sb, int sock, securer_err_t *err)
+{
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { sock, POLLIN, 0 }, { sb->notify_fd, POLLIN, 0 } };
+      int r = poll (pfd, sb->notify_fd >= 0 ? 2 : 1, -1);
+      if (r < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return securer_error_set (err, errno, "wait for the sandbox");
+        }
+      if (sb->notify_fd >= 0 && (pfd[1].revents & POLLIN))
+        handle_notify (sb);
+      if (pfd[0].revents == 0)
+        continue;
+      struct sync_msg m;
+      int fd = -1;
+      pid_t from = 0;
+      r = sync_recv (sock, &m, &fd, &from, false);
+      if (r < 0)
+        return securer_error_set (err, errno, "read from the sandbox");
+      if (r == 0)
+        return 0;
+      switch (m.type)
+        {
+        case SYNC_ERROR:
+          if (fd >= 0)
+            close (fd);
+          securer_error_set (err, 0, "%s", m.text);
+          (*err)->errnum = m.errnum;
+          securer_error_set_status (err, m.status > 0 ? m.status : SECURER_EXIT_SETUP);
+          return -1;
+        case SYNC_READY:
+          sb->payload_pid = from;
+          sb->ll_known = true;
+          sb->ll.abi = m.ll_abi;
+          sb->ll.enforced = m.ll_enforced != 0;
+          sb->ll.handled_fs = m.ll_fs;
+          sb->ll.handled_net = m.ll_net;
+          sb->ll.scoped = m.ll_scoped;
+          free (sb->ll.summary);
+          sb->ll.summary = m.text[0] ? strdup (m.text) : NULL;
+          break;
+        case SYNC_NOTIFY_FD:
+          if (fd >= 0 && sb->notify_fd < 0)
+            {
+              sb->notify_fd = fd;
+              fd = -1;
+            }
+          break;
+        default:
+          break;
+        }
+      if (fd >= 0)
+        close (fd);
+    }
+}
+
+static int
+epoll_add (int epfd, int fd, securer_err_t *err)
+{
+  struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+  if (epoll_ctl (epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+    return securer_error_set (err, errno, "epoll_ctl");
+  return 0;
+}
+
+static int
+start_supervision (struct securer_sandbox *sb, uint64_t timeout_ms, securer_err_t *err)
+{
+  sb->epfd = epoll_create1 (EPOLL_CLOEXEC);
+  if (sb->epfd < 0)
+    return securer_error_set (err, errno, "epoll_create1");
+  if (epoll_add (sb->epfd, sb->pidfd, err) < 0)
+    return -1;
+  if (timeout_ms > 0)
+    {
+      sb->timerfd = timerfd_create (CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+      if (sb->timerfd < 0)
+        return securer_error_set (err, errno, "timerfd_create");
+      /* The clock started before clone: setup time counts against it. */
+      uint64_t deadline = sb->start_ns + timeout_ms * 1000000u;
+      struct itimerspec its;
+      memset (&its, 0, sizeof its);
+      its.it_value.tv_sec = (time_t) (deadline / 1000000000u);
+      its.it_value.tv_nsec = (long) (deadline % 1000000000u);
+      if (timerfd_settime (sb->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+        return securer_error_set (err, errno, "timerfd_settime");
+      if (epoll_add (sb->epfd, sb->timerfd, err) < 0)
+        return -1;
+    }
+  if (sb->notify_fd >= 0 && epoll_add (sb->epfd, sb->notify_fd, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int
+check_policy (const struct securer_policy *p, securer_err_t *err)
+{
+  /* Refuse a policy whose isolation the launch below could not give. */
+  if (p->network != SECURER_NET_HOST && !(p->namespaces & SECURER_NS_NET))
+    return securer_error_set (err, EINVAL, "network %s needs a network namespace",
+                              p->network == SECURER_NET_NONE ? "none" : "loopback");
+  if (p->n_mounts > 0 && !(p->namespaces & SECURER_NS_MOUNT))
+    return securer_error_set (err, EINVAL, "mounts need a mount namespace");
+  if (p->hostname != NULL && !(p->namespaces & SECURER_NS_UTS))
+    return securer_error_set (err, EINVAL, "a hostname needs a uts namespace");
+  return 0;
+}
+
+int
+securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_sandbox **out,
+                       securer_err_t *err)
+{
+  *out = NULL;
+  if (opts == NULL || opts->policy == NULL || opts->argv == NULL || opts->argv[0] == NULL
+      || opts->argv[0][0] == '\0')
+    {
+      securer_error_set (err, EINVAL, "spawn: a policy and a command are required");
+      securer_error_set_status (err, SECURER_EXIT_SETUP);
+      return -1;
+    }
+  const struct securer_policy *p = opts->policy;
+  struct securer_sandbox *sb = calloc (1, sizeof *sb);
+  if (sb == NULL)
+    {
+      securer_error_set (err, ENOMEM, "spawn");
+      securer_error_set_status (err, SECURER_EXIT_SETUP);
+      return -1;
+    }
+  sb->p = p;
+  sb->pidfd = sb->epfd = sb->timerfd = sb->notify_fd = sb->status_sock = -1;
+
+  struct launch_plan lp;
+  memset (&lp, 0, sizeof lp);
+  lp.p = p;
+  lp.argv = opts->argv;
+  lp.stdin_fd = opts->stdin_fd;
+  lp.stdout_fd = opts->stdout_fd;
+  lp.stderr_fd = opts->stderr_fd;
+  lp.pass_fds = opts->pass_fds;
+  lp.n_pass_fds = opts->n_pass_fds;
+  lp.verbose = opts->verbose;
+  lp.unshare_cgroup = (p->namespaces & SECURER_NS_CGROUP) != 0;
+  int socks_setup[2] = { -1, -1 }, socks_status[2] = { -1, -1 };
+
+  if (check_policy (p, err) < 0 || securer_userns_plan (p, &lp.ids, err) < 0)
+    goto fail;
+  if (!(p->namespaces & SECURER_NS_USER))
+    {
+      /* Without a user namespace there is no map: the ids are host ids. */
+      lp.ids.uid = lp.ids.host_uid;
+      lp.ids.gid = lp.ids.host_gid;
+    }
+  lp.envp = securer_linux_build_env (p, environ, opts->extra_env, err);
+  if (lp.envp == NULL)
+    goto fail;
+  lp.exec_paths = exec_candidates (opts->argv[0], lp.envp, err);
+  if (lp.exec_paths == NULL)
+    goto fail;
+
+  /* Compiled here, before clone, so a bad rule is reported before anything
+   * runs and the payload only has to load it. */
+  if (p->seccomp.enabled)
+    {
+      if (opts->verbose)
+        fprintf (stderr, "securer: compile the seccomp filter\n");
+      if (securer_seccomp_compile (p, lp.seccomp_flags, &sb->prog, err) < 0)
+        {
+          securer_error_prefix (err, "seccomp");
+          goto fail;
+        }
+      lp.seccomp = sb->prog;
+    }
+  if (securer_cgroup_create (p, &sb->cg, &sb->cg_report, err) < 0)
+    {
+      securer_error_prefix (err, "cgroup");
+      goto fail;
+    }
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_setup) < 0
+      || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_status) < 0)
+    {
+      securer_error_set (err, errno, "socketpair");
+      goto fail;
+    }
+  int one = 1;
+  /* The payload's first message then carries its pid as seen from here. */
+  if (setsockopt (socks_setup[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
+    {
+      securer_error_set (err, errno, "SO_PASSCRED");
+      goto fail;
+    }
+  lp.parent_setup_sock = socks_setup[0];
+  lp.parent_status_sock = socks_status[0];
+  lp.setup_sock = socks_setup[1];
+  lp.status_sock = socks_status[1];
+
+  if (opts->verbose)
+    fprintf (stderr, "securer: clone the sandbox\n");
+  sb->start_ns = securer_now_ns ();
+  pid_t pid = clone_child (clone_flags (p), &sb->pidfd);
+  if (pid < 0)
+    {
+      securer_error_set (err, errno, "clone the sandbox's namespaces");
+      goto fail;
+    }
+  if (pid == 0)
+    securer_init_main (&lp);
+
+  sb->init_pid = pid;
+  close (socks_setup[1]);
+  close (socks_status[1]);
+  socks_setup[1] = socks_status[1] = -1;
+  sb->status_sock = socks_status[0];
+  socks_status[0] = -1;
+  if (sb->pidfd < 0)
+    {
+      securer_error_set (err, errno, "pidfd for the sandbox");
+      goto fail_child;
+    }
+
+  if ((p->namespaces & SECURER_NS_USER) && securer_userns_write_maps (pid, &lp.ids, err) < 0)
+    goto fail_child;
+  if (sb->cg != NULL && securer_cgroup_add_pid (sb->cg, pid, err) < 0)
+    {
+      securer_error_prefix (err, "cgroup");
+      goto fail_child;
+    }
+  struct sync_msg go;
+  memset (&go, 0, offsetof (struct sync_msg, text) + 1);
+  go.type = SYNC_GO;
+  if (sync_send (socks_setup[0], &go, -1) < 0)
+    {
+      securer_error_set (err, errno, "release the sandbox");
+      goto fail_child;
+    }
+  if (await_exec (sb, socks_setup[0], err) < 0)
+    goto fail_child;
+  close (socks_setup[0]);
+  socks_setup[0] = -1;
+
+  uint64_t timeout_ms = opts->timeout_ms ? opts->timeout_ms : p->limits.timeout_ms;
+  if (start_supervision (sb, timeout_ms, err) < 0)
+    goto fail_child;
+
+  strv_free (lp.envp);
+  strv_free (lp.exec_paths);
+  *out = sb;
+  return 0;
+
+fail_child:
+  abort_child (sb);
+fail:
+  for (int i = 0; i < 2; i++)
+    {
+      if (socks_setup[i] >= 0)
+        close (socks_setup[i]);
+      if (socks_status[i] >= 0)
+        close (socks_status[i]);
+    }
+  if (err != NULL && *err != NULL && (*err)->status == 0)
+    securer_error_set_status (err, SECURER_EXIT_SETUP);
+  strv_free (lp.envp);
+  strv_free (lp.exec_paths);
+  sandbox_destroy (sb);
+  return -1;
+}
+
+pid_t
+securer_sandbox_pid (const struct securer_sandbox *sb)
+{
+  return sb->payload_pid > 0 ? sb->payload_pid : sb->init_pid;
+}
+
+int
+securer_sandbox_pollfd (const struct securer_sandbox *sb)
+{
+  return sb->epfd;
+}
+
+static int
+status_dup (const struct securer_status *from, struct securer_status *to, securer_err_t *err)
+{
+  *to = *from;
+  to->detail = NULL;
+  if (from->detail != NULL && (to->detail = strdup (from->detail)) == NULL)
+    return securer_error_set (err, ENOMEM, "status");
+  return 0;
+}
+
+/* The init has exited (pidfd readable): collect its status and usage. */
+static int
+reap (struct securer_sandbox *sb, securer_err_t *err)
+{
+  int ws;
+  struct rusage ru;
+  pid_t r;
+  do
+    r = wait4 (sb->init_pid, &ws, __WALL | WNOHANG, &ru);
+  while (r < 0 && errno == EINTR);
+  if (r < 0)
+    return securer_error_set (err, errno, "wait for the sandbox");
+  if (r == 0)
+    return 0;
+  uint64_t end = securer_now_ns ();
+  struct securer_status *st = &sb->final;
+  memset (st, 0, sizeof *st);
+  st->pid = securer_sandbox_pid (sb);
+  st->wall_us = (end - sb->start_ns) / 1000u;
+  st->user_us = (uint64_t) ru.ru_utime.tv_sec * 1000000u + (uint64_t) ru.ru_utime.tv_usec;
+  st->sys_us = (uint64_t) ru.ru_stime.tv_sec * 1000000u + (uint64_t) ru.ru_stime.tv_usec;
+  st->max_rss_kb = (uint64_t) ru.ru_maxrss;
+
+  /* init exits with the payload's code; a signal death is told by message
+   * because pid 1 cannot die of the payload's signal itself. */
+  struct sync_msg m;
+  bool have_exit = false;
+  if (sb->status_sock >= 0 && sync_recv (sb->status_sock, &m, NULL, NULL, true) == 1
+      && m.type == SYNC_EXIT)
+    have_exit = true;
+  if (WIFSIGNALED (ws))
+    {
+      st->exited = false;
+      st->signal = WTERMSIG (ws);
+    }
+  else if (have_exit && m.signal > 0)
+    {
+      st->exited = false;
+      st->signal = m.signal;
+    }
+  else
+    {
+      st->exited = true;
+      st->exit_code = WEXITSTATUS (ws);
+    }
+
+  st->reason = sb->reason;
+  if (st->reason == SECURER_KILL_NONE && !st->exited)
+    {
+      if (st->signal == SIGSYS)
+        st->reason = SECURER_KILL_SECCOMP;
+      else if (st->signal == SIGXCPU || st->signal == SIGXFSZ)
+        st->reason = SECURER_KILL_LIMIT;
+      else if (st->signal == SIGKILL && sb->cg != NULL && securer_cgroup_hit_limit (sb->cg))
+        st->reason = SECURER_KILL_LIMIT;
+    }
+  if (sb->detail != NULL)
+    st->detail = strdup (sb->detail);
+  sb->finished = true;
+  sb->init_pid = 0;
+  /* Leftovers outside the pid namespace (if the policy has none). */
+  if (sb->cg != NULL)
+    securer_cgroup_kill_all (sb->cg);
+  return 1;
+}
+
+int
+securer_sandbox_dispatch (struct securer_sandbox *sb, struct securer_status *st, securer_err_t *err)
+{
+  if (!sb->finished)
+    {
+      struct epoll_event ev[4];
+      int n = epoll_wait (sb->epfd, ev, 4, 0);
+      if (n < 0 && errno != EINTR)
+        return securer_error_set (err, errno, "epoll_wait");
+      bool exited = false;
+      for (int i = 0; i < n; i++)
+        {
+          int fd = ev[i].data.fd;
+          if (fd == sb->timerfd)
+            {
+              uint64_t ticks;
+              if (read (sb->timerfd, &ticks, sizeof ticks) > 0 && sb->reason == SECURER_KILL_NONE)
+                sb->reason = SECURER_KILL_TIMEOUT;
+              kill_everything (sb);
+            }
+          else if (fd == sb->notify_fd)
+            handle_notify (sb);
+          else if (fd == sb->pidfd)
+            exited = true;
+        }
+      if (!exited)
+        return 0;
+      int r = reap (sb, err);
+      if (r <= 0)
+        return r;
+    }
+  if (st != NULL && status_dup (&sb->final, st, err) < 0)
+    return -1;
+  return 1;
+}
+
+int
+securer_sandbox_wait (struct securer_sandbox *sb, struct securer_status *st, securer_err_t *err)
+{
+  for (;;)
+    {
+      int r = securer_sandbox_dispatch (sb, st, err);
+      if (r != 0)
+        return r;
+      struct pollfd pfd = { sb->epfd, POLLIN, 0 };
+      if (poll (&pfd, 1, -1) < 0 && errno != EINTR)
+        return securer_error_set (err, errno, "poll");
+    }
+}
+
+int
+securer_sandbox_kill (struct securer_sandbox *sb, securer_err_t *err)
+{
+  if (sb->finished)
+    return 0;
+  if (sb->reason == SECURER_KILL_NONE)
+    sb->reason = SECURER_KILL_CALLER;
+  kill_everything (sb);
+  return 0;
+}
+
+int
+securer_sandbox_signal (struct securer_sandbox *sb, int sig, securer_err_t *err)
+{
+  if (sb->finished)
+    return 0;
+  if (pidfd_send_signal (sb->pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
+    return securer_error_set (err, errno, "send signal %d to the sandbox", sig);
+  return 0;
+}
+
+void
+securer_sandbox_free (struct securer_sandbox *sb)
+{
+  if (sb == NULL)
+    return;
+  if (!sb->finished && sb->init_pid > 0)
+    {
+      kill_everything (sb);
+      while (waitpid (sb->init_pid, NULL, __WALL) < 0 && errno == EINTR)
+        ;
+    }
+  sandbox_destroy (sb);
+}

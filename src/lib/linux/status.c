@@ -1,0 +1,113 @@
+/* How a sandbox ended: exit-code mapping and the JSON status record. */
+#include <config.h>
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux/launch.h"
+
+void
+securer_status_clear (struct securer_status *st)
+{
+  if (st == NULL)
+    return;
+  free (st->detail);
+  memset (st, 0, sizeof *st);
+}
+
+int
+securer_status_exit_code (const struct securer_status *st)
+{
+  if (st->reason == SECURER_KILL_TIMEOUT)
+    return SECURER_EXIT_TIMEOUT;
+  if (st->exited)
+    return st->exit_code;
+  return 128 + st->signal;
+}
+
+static const char *
+reason_name (enum securer_kill_reason r)
+{
+  switch (r)
+    {
+    case SECURER_KILL_TIMEOUT: return "timeout";
+    case SECURER_KILL_LIMIT: return "limit";
+    case SECURER_KILL_SECCOMP: return "seccomp";
+    case SECURER_KILL_CALLER: return "caller";
+    case SECURER_KILL_NONE: break;
+    }
+  return NULL;
+}
+
+static json_t *
+str_or_null (const char *s)
+{
+  return s != NULL ? json_string (s) : json_null ();
+}
+
+char *
+securer_sandbox_status_json (const struct securer_sandbox *sb, const struct securer_status *st,
+                             securer_err_t *err)
+{
+  json_t *o = json_object ();
+  if (o == NULL)
+    goto oom;
+  json_object_set_new (o, "pid", json_integer (st->pid));
+  json_object_set_new (o, "exit_status", json_integer (securer_status_exit_code (st)));
+  if (st->exited)
+    json_object_set_new (o, "exit_code", json_integer (st->exit_code));
+  else
+    {
+      json_object_set_new (o, "signal", json_integer (st->signal));
+      const char *sn = sigabbrev_np (st->signal);
+      if (sn != NULL)
+        {
+          char name[32];
+          snprintf (name, sizeof name, "SIG%s", sn);
+          json_object_set_new (o, "signal_name", json_string (name));
+        }
+    }
+  json_object_set_new (o, "wall_us", json_integer ((json_int_t) st->wall_us));
+  json_object_set_new (o, "user_us", json_integer ((json_int_t) st->user_us));
+  json_object_set_new (o, "sys_us", json_integer ((json_int_t) st->sys_us));
+  json_object_set_new (o, "max_rss_kb", json_integer ((json_int_t) st->max_rss_kb));
+  json_object_set_new (o, "kill_reason", str_or_null (reason_name (st->reason)));
+  json_object_set_new (o, "detail", str_or_null (st->detail));
+
+  if (sb != NULL)
+    {
+      const struct securer_policy *p = sb->p;
+      json_t *enf = json_object ();
+      json_t *ns = json_array ();
+      for (unsigned bit = 1; bit <= SECURER_NS_CGROUP; bit <<= 1)
+        if ((p->namespaces & bit) && securer_ns_name (bit) != NULL)
+          json_array_append_new (ns, json_string (securer_ns_name (bit)));
+      json_object_set_new (enf, "namespaces", ns);
+      json_t *ll = json_object ();
+      json_object_set_new (ll, "abi", json_integer (sb->ll.abi));
+      json_object_set_new (ll, "enforced", json_boolean (sb->ll.enforced));
+      json_object_set_new (ll, "handled_fs", json_integer ((json_int_t) sb->ll.handled_fs));
+      json_object_set_new (ll, "handled_net", json_integer ((json_int_t) sb->ll.handled_net));
+      json_object_set_new (ll, "scoped", json_integer ((json_int_t) sb->ll.scoped));
+      json_object_set_new (ll, "summary", str_or_null (sb->ll.summary));
+      json_object_set_new (enf, "landlock", ll);
+      json_t *cg = json_object ();
+      json_object_set_new (cg, "used", json_boolean (sb->cg != NULL));
+      json_object_set_new (cg, "report", str_or_null (sb->cg_report));
+      json_object_set_new (enf, "cgroup", cg);
+      json_object_set_new (enf, "seccomp", json_boolean (sb->prog != NULL));
+      json_object_set_new (o, "enforced", enf);
+    }
+  char *s = json_dumps (o, JSON_COMPACT);
+  json_decref (o);
+  if (s == NULL)
+    goto oom;
+  return s;
+oom:
+  securer_error_set (err, ENOMEM, "status record");
+  return NULL;
+}

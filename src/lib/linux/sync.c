@@ -1,0 +1,115 @@
+/* Parent/child channel: typed messages over SOCK_SEQPACKET.  Each message
+ * is one datagram, so a message is never split or merged, and EOF (every
+ * child-side copy closed) is itself a signal: exec happened. */
+#include <config.h>
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "linux/launch.h"
+
+int
+sync_send (int sock, const struct sync_msg *m, int fd)
+{
+  size_t len = offsetof (struct sync_msg, text) + strnlen (m->text, SYNC_TEXT_MAX - 1) + 1;
+  struct iovec iov = { .iov_base = (void *) m, .iov_len = len };
+  union {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+  if (fd >= 0)
+    {
+      memset (&u, 0, sizeof u);
+      mh.msg_control = u.buf;
+      mh.msg_controllen = sizeof u.buf;
+      struct cmsghdr *c = CMSG_FIRSTHDR (&mh);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN (sizeof (int));
+      memcpy (CMSG_DATA (c), &fd, sizeof fd);
+    }
+  ssize_t n;
+  do
+    n = sendmsg (sock, &mh, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  return n < 0 ? -1 : 0;
+}
+
+int
+sync_recv (int sock, struct sync_msg *m, int *fd_out, pid_t *pid_out, bool nonblock)
+{
+  union {
+    char buf[CMSG_SPACE (sizeof (int)) + CMSG_SPACE (sizeof (struct ucred))];
+    struct cmsghdr align;
+  } u;
+  memset (m, 0, offsetof (struct sync_msg, text) + 1);
+  struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+                       .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+  if (fd_out != NULL)
+    *fd_out = -1;
+  if (pid_out != NULL)
+    *pid_out = 0;
+  ssize_t n;
+  do
+    n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC | (nonblock ? MSG_DONTWAIT : 0));
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return -1;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR (&mh); c != NULL; c = CMSG_NXTHDR (&mh, c))
+    {
+      if (c->cmsg_level != SOL_SOCKET)
+        continue;
+      if (c->cmsg_type == SCM_RIGHTS)
+        {
+          int fd;
+          memcpy (&fd, CMSG_DATA (c), sizeof fd);
+          if (fd_out != NULL && *fd_out < 0)
+            *fd_out = fd;
+          else
+            close (fd);
+        }
+      else if (c->cmsg_type == SCM_CREDENTIALS && pid_out != NULL)
+        {
+          struct ucred cr;
+          memcpy (&cr, CMSG_DATA (c), sizeof cr);
+          *pid_out = cr.pid;
+        }
+    }
+  if (n == 0)
+    return 0;
+  if ((size_t) n <= offsetof (struct sync_msg, text) || (mh.msg_flags & MSG_TRUNC))
+    {
+      /* A short or oversized datagram cannot come from our own child. */
+      if (fd_out != NULL && *fd_out >= 0)
+        {
+          close (*fd_out);
+          *fd_out = -1;
+        }
+      errno = EPROTO;
+      return -1;
+    }
+  m->text[SYNC_TEXT_MAX - 1] = '\0';
+  if ((size_t) n < sizeof *m)
+    ((char *) m)[n] = '\0';
+  return 1;
+}
+
+void
+sync_send_error (int sock, int status, const securer_err_t e)
+{
+  struct sync_msg m;
+  memset (&m, 0, offsetof (struct sync_msg, text));
+  m.type = SYNC_ERROR;
+  m.status = status;
+  m.errnum = securer_error_errno (e);
+  const char *s = securer_error_message (e);
+  size_t l = strnlen (s, SYNC_TEXT_MAX - 1);
+  memcpy (m.text, s, l);
+  m.text[l] = '\0';
+  (void) sync_send (sock, &m, -1);
+}
