@@ -41,3 +41,5 @@ libsecurer_core_la_SOURCES += \
 	src/lib/linux/env.c \
 	src/lib/linux/fds.c \
 	src/lib/linux/status.c
+libsecurer_core_la_SOURCES += src/lib/linux/probe.c
+securerinclude_HEADERS += include/securer/probe.h

@@ -1,0 +1,36 @@
+/* securer — what the running kernel can enforce (`securer probe`). */
+#ifndef SECURER_PROBE_H
+#define SECURER_PROBE_H
+
+#include <stdbool.h>
+
+#include "securer/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct securer_probe {
+  bool userns;               /* this process can create a user namespace */
+  bool userns_unprivileged;  /* an unprivileged user can (tested, not guessed) */
+  int landlock_abi;          /* 0 = unavailable */
+  bool seccomp;              /* seccomp filters can be loaded */
+  /* SECCOMP_GET_ACTION_AVAIL for each return action */
+  bool act_kill_process, act_kill_thread, act_trap, act_errno, act_trace, act_log,
+       act_user_notif, act_allow;
+  bool seccomp_notify;       /* user notification works (sizes readable) */
+  int cgroup_version;        /* 2: unified; 1: v1 only; 3: hybrid (v1 + a v2 mount) */
+  bool cgroup_v2_writable;   /* the caller's v2 group accepts new children */
+  bool cgroup_v1_writable;   /* the caller's v1 memory/pids groups accept children */
+  bool clone3;
+  bool pidfd;
+  bool close_range;
+};
+
+/* Fills *pr by asking the kernel; never fails for a missing feature. */
+int securer_probe_kernel (struct securer_probe *pr, securer_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
