@@ -82,6 +82,17 @@ add_env_keep (struct securer_policy *p, const char *name)
   p->env_keep[p->n_env_keep++] = xstrdup (name);
 }
 
+static void
+add_syscall_rule (struct securer_policy *p, const char *name, enum securer_action_type t, int errnum)
+{
+  p->seccomp.rules = realloc (p->seccomp.rules, (p->seccomp.n_rules + 1) * sizeof *p->seccomp.rules);
+  struct securer_syscall_rule *r = &p->seccomp.rules[p->seccomp.n_rules++];
+  memset (r, 0, sizeof *r);
+  r->name = xstrdup (name);
+  r->action.type = t;
+  r->action.errnum = errnum;
+}
+
 /* What minimal.policy gives, plus the helpers' build directory read-only. */
 static struct securer_policy *
 test_policy (void)
@@ -110,6 +121,8 @@ test_policy (void)
   p->limits.cgroup = SECURER_ENFORCE_BEST_EFFORT;
   p->landlock.mode = SECURER_ENFORCE_OFF;
   p->seccomp.enabled = false;
+  p->seccomp.default_action.type = SECURER_ACT_ALLOW;
+  p->seccomp.foreign_arch.type = SECURER_ACT_KILL_PROCESS;
   return p;
 }
 
@@ -133,6 +146,9 @@ test_policy_free (struct securer_policy *p)
   for (size_t i = 0; i < p->n_env_keep; i++)
     free (p->env_keep[i]);
   free (p->env_keep);
+  for (size_t i = 0; i < p->seccomp.n_rules; i++)
+    free (p->seccomp.rules[i].name);
+  free (p->seccomp.rules);
   free (p->name);
   free (p->hostname);
   free (p->cwd);

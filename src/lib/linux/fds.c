@@ -38,11 +38,13 @@ lift (int fd, int floor, securer_err_t *err)
 
 int
 securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned n_pass,
-                           int *keep, securer_err_t *err)
+                           int keep, int keep_at, securer_err_t *err)
 {
-  /* First lift every source above all targets (3 + n_pass + 1), then put
-   * each in place: no source can be overwritten before it is used. */
-  int floor = 3 + (int) n_pass + 1;
+  /* First lift every source above all targets, then put each in place: no
+   * source can be overwritten before it is used. */
+  int floor = 3 + (int) n_pass;
+  if (keep_at < floor)
+    return securer_error_set (err, EMFILE, "no room for %u passed fds below fd %d", n_pass, keep_at);
   int std[3] = { in, out, errfd };
   int lifted_std[3] = { -1, -1, -1 };
   for (int i = 0; i < 3; i++)
@@ -61,8 +63,8 @@ securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned
             return securer_error_prefix (err, "pass fd %d", pass[i]);
           }
     }
-  int k = lift (*keep, floor, err);
-  if (k < 0)
+  int k = keep;
+  if (keep != keep_at && (k = lift (keep, floor, err)) < 0)
     {
       free (lifted);
       return -1;
@@ -80,17 +82,17 @@ securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned
         return securer_error_set (err, errno, "dup2 onto fd %u", 3 + i);
       }
   free (lifted);
-  /* The sync socket stays close-on-exec, right above the passed fds. */
-  int top = 3 + (int) n_pass;
-  if (dup3 (k, top, O_CLOEXEC) < 0)
-    return securer_error_set (err, errno, "dup3 sync socket");
-  *keep = top;
+  if (k != keep_at && dup3 (k, keep_at, O_CLOEXEC) < 0)
+    return securer_error_set (err, errno, "move the sync socket to fd %d", keep_at);
   /* 0..2 and the passed fds must survive exec even if the caller marked them CLOEXEC. */
-  for (int fd = 0; fd < top; fd++)
+  for (int fd = 0; fd < floor; fd++)
     {
       int fl = fcntl (fd, F_GETFD);
       if (fl >= 0 && (fl & FD_CLOEXEC))
         fcntl (fd, F_SETFD, fl & ~FD_CLOEXEC);
     }
-  return top;
+  if (keep_at > floor && close_range ((unsigned) floor, (unsigned) keep_at - 1, 0) < 0)
+    for (int fd = floor; fd < keep_at; fd++)
+      close (fd);
+  return securer_linux_close_fds_above (keep_at, err);
 }

@@ -62,10 +62,11 @@ int securer_userns_become (const struct id_plan *plan, securer_err_t *err);
 int securer_linux_raise_effective (securer_err_t *err);
 
 /* ---- fds.c ------------------------------------------------------------- */
-/* Payload: puts the std fds (when >= 0) on 0..2 and pass_fds on 3.. and
- * moves *keep (the sync socket) just above them.  Returns the highest fd in use. */
+/* Payload: puts the std fds (when >= 0) on 0..2 and pass_fds on 3.., moves
+ * `keep` (the sync socket, stays close-on-exec) to fd number keep_at, and
+ * closes everything else. */
 int securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned n_pass,
-                               int *keep, securer_err_t *err);
+                               int keep, int keep_at, securer_err_t *err);
 
 /* ---- init.c ------------------------------------------------------------ */
 struct launch_plan;
@@ -86,6 +87,7 @@ struct launch_plan {
   char **envp;
   char *const *argv;
   char **exec_paths;        /* candidates for argv[0], tried in order */
+  int setup_sock_at;        /* fd number of setup_sock in the payload (see spawn.c) */
   struct securer_seccomp_prog *seccomp;
   unsigned seccomp_flags;
   bool unshare_cgroup;

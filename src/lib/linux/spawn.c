@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -88,14 +89,33 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
       securer_error_set (&err, errno, "chdir %s", cwd);
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
     }
-  int sock = lp->setup_sock;
-  int top = securer_linux_arrange_fds (lp->stdin_fd, lp->stdout_fd, lp->stderr_fd, lp->pass_fds,
-                                       lp->n_pass_fds, &sock, &err);
-  lp->setup_sock = sock;
-  if (top < 0 || securer_linux_close_fds_above (top, &err) < 0)
+  /* The sync socket goes to a fixed number at the payload's NOFILE hard
+   * limit: the seccomp filter allows sendmsg on exactly that fd number, and
+   * after exec (CLOEXEC) the command can never own an fd that high. */
+  int sock = lp->setup_sock_at;
+  struct rlimit nofile;
+  if (getrlimit (RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur <= (rlim_t) sock)
+    {
+      nofile.rlim_cur = (rlim_t) sock + 1;
+      (void) setrlimit (RLIMIT_NOFILE, &nofile);
+    }
+  if (securer_linux_arrange_fds (lp->stdin_fd, lp->stdout_fd, lp->stderr_fd, lp->pass_fds,
+                                 lp->n_pass_fds, lp->setup_sock, sock, &err) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
+  lp->setup_sock = sock;
   if (securer_linux_set_rlimits (p, &err) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
+  if (getrlimit (RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_max > (rlim_t) sock)
+    {
+      nofile.rlim_max = (rlim_t) sock;
+      if (nofile.rlim_cur > nofile.rlim_max)
+        nofile.rlim_cur = nofile.rlim_max;
+      if (setrlimit (RLIMIT_NOFILE, &nofile) < 0)
+        {
+          securer_error_set (&err, errno, "set rlimit nofile");
+          payload_fail (lp, SECURER_EXIT_SETUP, &err);
+        }
+    }
   if (securer_linux_drop_caps (&err) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -129,17 +149,16 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
   if (lp->seccomp != NULL)
     {
       int nfd = -1;
-      if (securer_seccomp_load (lp->seccomp, (lp->seccomp_flags & SECURER_SECCOMP_REPORT_DENIALS) ? &nfd : NULL,
-                                &err) < 0)
+      if (securer_seccomp_load (lp->seccomp, &nfd, &err) < 0)
         {
           securer_error_prefix (&err, "seccomp");
           payload_fail (lp, SECURER_EXIT_SETUP, &err);
         }
       if (nfd >= 0)
         {
-          memset (&m, 0, offsetof (struct sync_msg, text) + 1);
-          m.type = SYNC_NOTIFY_FD;
-          if (sync_send (sock, &m, nfd) < 0)
+          /* Until the parent holds the listener, a denied call would wait
+           * for an answer nobody can give. */
+          if (securer_seccomp_send_listener (sock, nfd, &err) < 0)
             _exit (SECURER_EXIT_SETUP);
           close (nfd);
         }
@@ -325,7 +344,28 @@ sandbox_destroy (struct securer_sandbox *sb)
 static void
 handle_notify (struct securer_sandbox *sb)
 {
-  (void) sb;
+  struct securer_seccomp_event ev;
+  securer_err_t err = NULL;
+  int r = securer_seccomp_notify_handle (sb->prog, sb->notify_fd, &ev, &err);
+  if (r < 0)
+    {
+      /* A listener we cannot read leaves calls hanging: fail closed. */
+      securer_error_free (&err);
+      if (sb->reason == SECURER_KILL_NONE)
+        sb->reason = SECURER_KILL_SECCOMP;
+      kill_everything (sb);
+      return;
+    }
+  if (r == 1 && ev.kill)
+    {
+      if (sb->reason == SECURER_KILL_NONE)
+        {
+          sb->reason = SECURER_KILL_SECCOMP;
+          free (sb->detail);
+          sb->detail = strdup (ev.name);
+        }
+      kill_everything (sb);
+    }
 }
 
 /* Blocks until the payload has exec'd (EOF on the setup socket) or a step
@@ -429,6 +469,48 @@ start_supervision (struct securer_sandbox *sb, uint64_t timeout_ms, securer_err_
   return 0;
 }
 
+static bool
+is_kill (const struct securer_action *a)
+{
+  return a->type == SECURER_ACT_KILL_PROCESS || a->type == SECURER_ACT_KILL_THREAD;
+}
+
+/* Reporting is only asked for when a rule (or the default) kills: the
+ * other actions need no supervisor, and a filter without any notify action
+ * has no listener to hand over. */
+static bool
+policy_can_kill (const struct securer_seccomp *sc)
+{
+  if (is_kill (&sc->default_action))
+    return true;
+  for (size_t i = 0; i < sc->n_rules; i++)
+    if (is_kill (&sc->rules[i].action) || sc->rules[i].action.type == SECURER_ACT_NOTIFY)
+      return true;
+  return false;
+}
+
+/* Where the payload keeps its sync socket: at its final NOFILE hard limit
+ * (the policy's, or one below the caller's so it can be placed at all). */
+static int
+sync_fd_number (const struct securer_policy *p, unsigned n_pass, int *out, securer_err_t *err)
+{
+  struct rlimit cur;
+  if (getrlimit (RLIMIT_NOFILE, &cur) < 0)
+    return securer_error_set (err, errno, "get rlimit nofile");
+  uint64_t hard = cur.rlim_max == RLIM_INFINITY ? (uint64_t) INT_MAX : (uint64_t) cur.rlim_max;
+  uint64_t n = hard - 1;
+  const struct securer_rlimit *r = &p->limits.rlimit[SECURER_RLIMIT_NOFILE];
+  if (r->set && r->hard < n)
+    n = r->hard;
+  if (n > INT_MAX - 1)
+    n = INT_MAX - 1;
+  if (n < 3 + (uint64_t) n_pass)
+    return securer_error_set (err, EMFILE, "rlimit nofile %llu leaves no room for %u passed fds",
+                              (unsigned long long) n, n_pass);
+  *out = (int) n;
+  return 0;
+}
+
 static int
 check_policy (const struct securer_policy *p, securer_err_t *err)
 {
@@ -494,13 +576,17 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
   if (lp.exec_paths == NULL)
     goto fail;
 
+  if (sync_fd_number (p, opts->n_pass_fds, &lp.setup_sock_at, err) < 0)
+    goto fail;
   /* Compiled here, before clone, so a bad rule is reported before anything
-   * runs and the payload only has to load it. */
+   * runs and the payload only has to load it.  Denials go through user
+   * notification (when the kernel has it) so the status can name the call. */
   if (p->seccomp.enabled)
     {
       if (opts->verbose)
         fprintf (stderr, "securer: compile the seccomp filter\n");
-      if (securer_seccomp_compile (p, lp.seccomp_flags, &sb->prog, err) < 0)
+      lp.seccomp_flags = policy_can_kill (&p->seccomp) ? SECURER_SECCOMP_REPORT_DENIALS : 0;
+      if (securer_seccomp_compile (p, lp.seccomp_flags, lp.setup_sock_at, &sb->prog, err) < 0)
         {
           securer_error_prefix (err, "seccomp");
           goto fail;
@@ -671,6 +757,13 @@ reap (struct securer_sandbox *sb, securer_err_t *err)
     }
 
   st->reason = sb->reason;
+  if (st->reason == SECURER_KILL_SECCOMP)
+    {
+      /* Killed by us on the filter's behalf: report it as the in-kernel
+       * kill would be, so the exit status does not depend on the kernel. */
+      st->exited = false;
+      st->signal = SIGSYS;
+    }
   if (st->reason == SECURER_KILL_NONE && !st->exited)
     {
       if (st->signal == SIGSYS)

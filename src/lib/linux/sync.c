@@ -82,6 +82,14 @@ sync_recv (int sock, struct sync_msg *m, int *fd_out, pid_t *pid_out, bool nonbl
     }
   if (n == 0)
     return 0;
+  /* The seccomp area's securer_seccomp_send_listener sends one byte 'L'
+   * with the listener attached. */
+  if (n == 1 && ((char *) m)[0] == 'L')
+    {
+      m->type = SYNC_NOTIFY_FD;
+      m->text[0] = '\0';
+      return 1;
+    }
   if ((size_t) n <= offsetof (struct sync_msg, text) || (mh.msg_flags & MSG_TRUNC))
     {
       /* A short or oversized datagram cannot come from our own child. */
