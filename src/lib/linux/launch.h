@@ -115,6 +115,6 @@ struct securer_sandbox {
   struct securer_status final;
 };
 
-uint64_t securer_now_ns (void);
+uint64_t launch_now_ns (void);
 
 #endif

@@ -31,7 +31,7 @@
 extern char **environ;
 
 uint64_t
-securer_now_ns (void)
+launch_now_ns (void)
 {
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
@@ -619,7 +619,7 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
 
   if (opts->verbose)
     fprintf (stderr, "securer: clone the sandbox\n");
-  sb->start_ns = securer_now_ns ();
+  sb->start_ns = launch_now_ns ();
   pid_t pid = clone_child (clone_flags (p), &sb->pidfd);
   if (pid < 0)
     {
@@ -724,7 +724,7 @@ reap (struct securer_sandbox *sb, securer_err_t *err)
     return securer_error_set (err, errno, "wait for the sandbox");
   if (r == 0)
     return 0;
-  uint64_t end = securer_now_ns ();
+  uint64_t end = launch_now_ns ();
   struct securer_status *st = &sb->final;
   memset (st, 0, sizeof *st);
   st->pid = securer_sandbox_pid (sb);
