@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "seccomp/seccomp.h"
 
 /* Until the seccomp subcommands are linked into every build, they are
  * referenced weakly so that check/show work on their own. */
@@ -181,16 +182,26 @@ policy_show (int argc, char **argv)
       fprintf (stderr, "securer policy show: --json and --oci exclude each other\n");
       return 2;
     }
-  if (oci)
-    {
-      /* The OCI export lives with the seccomp compiler. */
-      fprintf (stderr, "securer policy show: --oci is not available in this build\n");
-      return 2;
-    }
   int status;
   struct securer_policy *p = load (argv[optind], false, &status);
   if (p == NULL)
     return status;
+  if (oci)
+    {
+      /* The OCI export lives with the seccomp compiler. */
+      securer_err_t err = NULL;
+      json_t *j = securer_seccomp_to_oci (p, &err);
+      securer_policy_free (p);
+      if (j == NULL)
+        {
+          cli_report (&err);
+          return 1;
+        }
+      json_dumpf (j, stdout, JSON_INDENT (2) | JSON_PRESERVE_ORDER);
+      fputc ('\n', stdout);
+      json_decref (j);
+      return 0;
+    }
   char *s = json ? securer_policy_to_json_text (p, 0) : securer_policy_to_text (p);
   securer_policy_free (p);
   if (s == NULL)

@@ -444,7 +444,7 @@ cmp_rule_nr (const void *a, const void *b)
 }
 
 static int
-emit_regions (struct securer_seccomp_prog *prog, int nr, const struct regionset *rs,
+emit_regions (void *unused, struct securer_seccomp_prog *prog, int nr, const struct regionset *rs,
               struct securer_action act, const struct srule *why, const struct securer_policy *p,
               securer_err_t *err)
 {
@@ -470,10 +470,15 @@ emit_regions (struct securer_seccomp_prog *prog, int nr, const struct regionset 
   return 0;
 }
 
-/* Compiles the rules of one syscall, rules[0..n) in policy order. */
+typedef int (*emit_fn) (void *ctx, struct securer_seccomp_prog *prog, int nr, const struct regionset *rs,
+                        struct securer_action act, const struct srule *why,
+                        const struct securer_policy *p, securer_err_t *err);
+
+/* Compiles the rules of one syscall, rules[0..n) in policy order, into
+ * disjoint regions handed to `emit` with the action that decides there. */
 static int
 compile_syscall (struct securer_seccomp_prog *prog, struct srule **rules, size_t n,
-                 const struct securer_policy *p, securer_err_t *err)
+                 const struct securer_policy *p, emit_fn emit, void *ctx, securer_err_t *err)
 {
   int nr = rules[0]->nr;
   const struct srule *uncond = NULL;
@@ -536,7 +541,7 @@ compile_syscall (struct securer_seccomp_prog *prog, struct srule **rules, size_t
           free (prefix.v);
           prefix = t1;
         }
-      if (emit_regions (prog, nr, &prefix, r->action, r, p, err) < 0)
+      if (emit (ctx, prog, nr, &prefix, r->action, r, p, err) < 0)
         {
           free (prefix.v);
           free (next_remaining.v);
@@ -552,7 +557,7 @@ compile_syscall (struct securer_seccomp_prog *prog, struct srule **rules, size_t
       goto oom;
     }
 
-  rc = emit_regions (prog, nr, &remaining, uncond ? uncond->action : prog->def, uncond, p, err);
+  rc = emit (ctx, prog, nr, &remaining, uncond ? uncond->action : prog->def, uncond, p, err);
   goto out;
 
 oom:
@@ -752,7 +757,7 @@ securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int not
       size_t j = i;
       while (j < prog->n_rules && order[j]->nr == order[i]->nr)
         j++;
-      if (compile_syscall (prog, order + i, j - i, p, err) < 0)
+      if (compile_syscall (prog, order + i, j - i, p, emit_regions, NULL, err) < 0)
         {
           free (order);
           goto fail;
@@ -849,4 +854,64 @@ securer_seccomp_eval (const struct securer_seccomp_prog *prog, uint32_t arch, in
         return r->action;
     }
   return uncond ? uncond->action : prog->def;
+}
+
+/* ---- regions for other back ends (OCI export) ---------------------------- */
+
+struct region_walk {
+  securer_region_cb cb;
+  void *ctx;
+};
+
+static bool
+same_action (struct securer_action a, struct securer_action b)
+{
+  return a.type == b.type && (a.type != SECURER_ACT_ERRNO || a.errnum == b.errnum);
+}
+
+static int
+emit_walk (void *ctx, struct securer_seccomp_prog *prog, int nr, const struct regionset *rs,
+           struct securer_action act, const struct srule *why, const struct securer_policy *p,
+           securer_err_t *err)
+{
+  struct region_walk *w = ctx;
+  if (same_action (act, prog->def))
+    return 0;
+  for (size_t i = 0; i < rs->n; i++)
+    {
+      uint64_t mask[6], value[6];
+      for (unsigned k = 0; k < 6; k++)
+        {
+          mask[k] = rs->v[i].arg[k].mask;
+          value[k] = rs->v[i].arg[k].value;
+        }
+      if (w->cb (w->ctx, act, mask, value) < 0)
+        return securer_error_set (err, ENOMEM, "export rules of syscall %d", nr);
+    }
+  return 0;
+}
+
+int
+securer_seccomp_regions (const struct securer_seccomp_prog *cprog, const char *name,
+                         securer_region_cb cb, void *ctx, securer_err_t *err)
+{
+  struct securer_seccomp_prog *prog = (struct securer_seccomp_prog *) cprog;
+  int nr = seccomp_syscall_resolve_name (name);
+  struct srule **sel = malloc ((prog->n_rules ? prog->n_rules : 1) * sizeof *sel);
+  if (sel == NULL)
+    return securer_error_set (err, ENOMEM, "regions of %s", name);
+  size_t n = 0;
+  for (size_t i = 0; i < prog->n_rules; i++)
+    if (prog->rules[i].nr == nr && strcmp (prog->rules[i].name, name) == 0)
+      sel[n++] = &prog->rules[i];
+  int rc = 0;
+  if (n > 0)
+    {
+      struct region_walk w = { cb, ctx };
+      struct securer_policy dummy;
+      memset (&dummy, 0, sizeof dummy);
+      rc = compile_syscall (prog, sel, n, &dummy, emit_walk, &w, err);
+    }
+  free (sel);
+  return rc;
 }

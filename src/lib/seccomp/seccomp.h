@@ -105,6 +105,31 @@ bool securer_seccomp_uses_notify (const struct securer_seccomp_prog *prog);
 struct securer_action securer_seccomp_eval (const struct securer_seccomp_prog *prog, uint32_t arch,
                                             int nr, const uint64_t args[6]);
 
+/* The disjoint regions the compiler derived for syscall `name` (whose rules
+ * were given in policy order): cb receives each region whose action is not
+ * the default, as per-argument masked equalities ((arg & mask[k]) ==
+ * value[k]; mask 0 = any).  Used to export rules to formats without rule
+ * order (OCI).  The syscall must exist on the native arch. */
+typedef int (*securer_region_cb) (void *ctx, struct securer_action act, const uint64_t mask[6],
+                                  const uint64_t value[6]);
+int securer_seccomp_regions (const struct securer_seccomp_prog *prog, const char *name,
+                             securer_region_cb cb, void *ctx, securer_err_t *err);
+
+/* ---- oci.c: OCI runtime-spec / Docker seccomp profiles ---- */
+#include <jansson.h>
+
+/* The policy's seccomp section as an OCI `linux.seccomp` object.  Rules of a
+ * syscall that mean the same in an unordered rule set are exported as
+ * written (32-bit arguments as SCMP_CMP_MASKED_EQ with 0xffffffff, so an OCI
+ * runtime compares them as the kernel reads them); a syscall whose rules
+ * depend on securer's first-match order is exported as the disjoint rules the
+ * compiler derives, so any OCI runtime gets exactly the same filter. */
+json_t *securer_seccomp_to_oci (const struct securer_policy *p, securer_err_t *err);
+
+/* Reads an OCI / Docker seccomp profile and returns equivalent policy text
+ * (`seccomp ...` lines, malloc'd).  `name` is used in messages. */
+char *securer_seccomp_import_oci (const char *name, const char *text, size_t len, securer_err_t *err);
+
 /* ---- notify.c: the two ends of REPORT_DENIALS ---- */
 
 /* Payload side, right after securer_seccomp_load and before execve: sends

@@ -7,7 +7,10 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/argwidth.h \
 	src/lib/seccomp/argwidth.c \
 	src/lib/seccomp/compile.c \
-	src/lib/seccomp/notify.c
+	src/lib/seccomp/notify.c \
+	src/lib/seccomp/oci.c
+
+securer_SOURCES += src/cli/cmd_policy_seccomp.c
 
 nobase_dist_pkgdata_DATA += \
 	seccomp/aio.syscalls \
@@ -53,6 +56,12 @@ tests_unit_test_seccomp_compile_SOURCES = tests/unit/test-seccomp-compile.c
 tests_unit_test_seccomp_compile_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_seccomp_compile_LDADD = $(TEST_LIBS)
 
+check_PROGRAMS += tests/unit/test-seccomp-oci
+TESTS += tests/unit/test-seccomp-oci
+tests_unit_test_seccomp_oci_SOURCES = tests/unit/test-seccomp-oci.c
+tests_unit_test_seccomp_oci_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_seccomp_oci_LDADD = $(TEST_LIBS)
+
 # Performs one named syscall and prints what happened; used by sandbox tests.
 check_PROGRAMS += tests/helpers/try-syscall
 tests_helpers_try_syscall_SOURCES = tests/helpers/try-syscall.c
@@ -67,3 +76,4 @@ bench_bench_seccomp_LDADD = libsecurer-core.la
 .PHONY: bench-seccomp
 bench-seccomp: bench/bench-seccomp
 	@./bench/bench-seccomp
+EXTRA_DIST += tests/unit/data/seccomp/docker-like.json

@@ -1,0 +1,220 @@
+/* securer policy compile | import | learn — the seccomp side of `policy`. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "seccomp/seccomp.h"
+
+static void
+compile_help (FILE *out)
+{
+  fprintf (out,
+           "Usage: securer policy compile POLICY (--bpf OUT | --pfc)\n"
+           "\n"
+           "Compile the seccomp section of POLICY (a file, or the NAME of a shipped policy)\n"
+           "into the filter the sandbox loads, and write it out.\n"
+           "\n"
+           "Options:\n"
+           "  --bpf OUT   write the raw BPF program to OUT ('-' for standard output)\n"
+           "  --pfc       print libseccomp's pseudo filter code (readable) to standard output\n"
+           "  -h, --help  show this help\n"
+           "\n"
+           "A summary (instruction count) goes to standard error.\n"
+           "Exit status: 0 on success, 1 when the policy is invalid or cannot be compiled,\n"
+           "2 for usage errors.\n");
+}
+
+static struct securer_policy *
+load_policy (const char *arg)
+{
+  securer_err_t err = NULL;
+  char *path = NULL;
+  if (securer_policy_find (arg, &path, &err) < 0)
+    {
+      cli_report (&err);
+      return NULL;
+    }
+  struct securer_diags diags = { NULL, 0, 0 };
+  struct securer_policy *p = NULL;
+  int r = securer_policy_load_file (path, &p, &diags, &err);
+  for (size_t i = 0; i < diags.n; i++)
+    {
+      char *s = securer_diag_format (&diags.items[i]);
+      if (s)
+        fprintf (stderr, "%s\n", s);
+      free (s);
+    }
+  if (r < 0 && diags.n_errors == 0)
+    cli_report (&err);
+  securer_error_free (&err);
+  securer_diags_free (&diags);
+  free (path);
+  return r < 0 ? NULL : p;
+}
+
+int
+cmd_policy_compile (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "bpf", required_argument, NULL, 'b' },
+    { "pfc", no_argument, NULL, 'p' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *bpf = NULL;
+  bool pfc = false;
+  int c;
+  optind = 1;
+  while ((c = getopt_long (argc, argv, "h", opts, NULL)) != -1)
+    switch (c)
+      {
+      case 'b': bpf = optarg; break;
+      case 'p': pfc = true; break;
+      case 'h': compile_help (stdout); return 0;
+      default: compile_help (stderr); return 2;
+      }
+  if (optind != argc - 1 || (bpf == NULL) == !pfc)
+    {
+      fprintf (stderr, "securer policy compile: expected one POLICY and exactly one of --bpf OUT or --pfc\n");
+      compile_help (stderr);
+      return 2;
+    }
+  struct securer_policy *p = load_policy (argv[optind]);
+  if (p == NULL)
+    return 1;
+  securer_err_t err = NULL;
+  struct securer_seccomp_prog *prog = NULL;
+  if (securer_seccomp_compile (p, 0, -1, &prog, &err) < 0)
+    {
+      securer_error_prefix (&err, "compile %s", argv[optind]);
+      cli_report (&err);
+      securer_policy_free (p);
+      return 1;
+    }
+  int status = 0;
+  if (pfc)
+    {
+      fflush (stdout);
+      if (securer_seccomp_export_pfc (prog, STDOUT_FILENO, &err) < 0)
+        status = 1;
+    }
+  else
+    {
+      bool to_stdout = strcmp (bpf, "-") == 0;
+      int fd = to_stdout ? STDOUT_FILENO : open (bpf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0)
+        {
+          securer_error_set (&err, errno, "open %s", bpf);
+          status = 1;
+        }
+      else
+        {
+          if (securer_seccomp_export_bpf (prog, fd, &err) < 0)
+            status = 1;
+          else if (!to_stdout)
+            {
+              off_t size = lseek (fd, 0, SEEK_END);
+              fprintf (stderr, "%s: %lld BPF instructions written to %s\n", argv[optind],
+                       (long long) (size / 8), bpf);
+            }
+          if (!to_stdout && close (fd) < 0 && status == 0)
+            {
+              securer_error_set (&err, errno, "write %s", bpf);
+              status = 1;
+            }
+        }
+    }
+  if (status)
+    cli_report (&err);
+  securer_seccomp_free (prog);
+  securer_policy_free (p);
+  return status;
+}
+
+static void
+import_help (FILE *out)
+{
+  fprintf (out,
+           "Usage: securer policy import FILE.json\n"
+           "\n"
+           "Read a seccomp profile in the OCI runtime-spec / Docker format (defaultAction,\n"
+           "defaultErrnoRet, syscalls[] with names, action, errnoRet and args) and print the\n"
+           "equivalent `seccomp` lines of a securer policy.  Rules that only apply with a\n"
+           "capability the sandbox never has, or on another architecture, are left out with\n"
+           "a comment.  '-' reads standard input.\n"
+           "\n"
+           "Exit status: 0 on success, 1 when the profile cannot be read or converted,\n"
+           "2 for usage errors.\n");
+}
+
+int
+cmd_policy_import (int argc, char **argv)
+{
+  if (cli_wants_help (argc, argv))
+    {
+      import_help (stdout);
+      return 0;
+    }
+  if (argc != 2)
+    {
+      import_help (stderr);
+      return 2;
+    }
+  const char *file = argv[1];
+  FILE *f = strcmp (file, "-") == 0 ? stdin : fopen (file, "re");
+  if (f == NULL)
+    {
+      fprintf (stderr, "securer: open %s: %s\n", file, strerror (errno));
+      return 1;
+    }
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  for (;;)
+    {
+      if (len + 4096 > cap)
+        {
+          cap = cap ? cap * 2 : 65536;
+          if (cap > (64u << 20))
+            {
+              fprintf (stderr, "securer: %s: larger than 64 MiB\n", file);
+              free (text);
+              if (f != stdin)
+                fclose (f);
+              return 1;
+            }
+          char *nt = realloc (text, cap);
+          if (nt == NULL)
+            {
+              free (text);
+              if (f != stdin)
+                fclose (f);
+              return 1;
+            }
+          text = nt;
+        }
+      size_t n = fread (text + len, 1, cap - len, f);
+      len += n;
+      if (n == 0)
+        break;
+    }
+  if (f != stdin)
+    fclose (f);
+  securer_err_t err = NULL;
+  char *out = securer_seccomp_import_oci (file, text, len, &err);
+  free (text);
+  if (out == NULL)
+    {
+      cli_report (&err);
+      return 1;
+    }
+  fputs (out, stdout);
+  free (out);
+  return 0;
+}
