@@ -43,3 +43,17 @@ libsecurer_core_la_SOURCES += \
 	src/lib/linux/status.c
 libsecurer_core_la_SOURCES += src/lib/linux/probe.c
 securerinclude_HEADERS += include/securer/probe.h
+if ENABLE_TESTS
+check_PROGRAMS += tests/integration/test-fs
+TESTS += tests/integration/test-fs
+tests_integration_test_fs_SOURCES = tests/integration/test-fs.c tests/integration/run-util.h
+tests_integration_test_fs_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_fs_LDADD = $(TEST_LIBS)
+endif
+if ENABLE_TESTS
+check_PROGRAMS += tests/integration/test-fs-cli
+TESTS += tests/integration/test-fs-cli
+tests_integration_test_fs_cli_SOURCES = tests/integration/test-fs-cli.c
+tests_integration_test_fs_cli_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_fs_cli_LDADD = $(TEST_LIBS)
+endif

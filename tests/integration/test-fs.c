@@ -1,0 +1,187 @@
+/* The filesystem view, network and cgroup limits through the whole
+ * launcher (securer_sandbox_spawn): tests/helpers/fsprobe runs in a real
+ * sandbox and reports what it could do. */
+#include <config.h>
+
+#include <criterion/criterion.h>
+#include <sys/stat.h>
+
+/* The shared helpers are static; this file does not use all of them. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "run-util.h"
+
+static char *
+fsprobe_path (void)
+{
+  char *p = NULL;
+  if (asprintf (&p, "%s/tests/helpers/fsprobe", builddir ()) < 0)
+    abort ();
+  return p;
+}
+
+/* Runs fsprobe with the given commands under p; returns its report. */
+static void
+run_fsprobe (struct securer_policy *p, const char *const *cmds, struct run_result *r)
+{
+  char *argv[32];
+  size_t n = 0;
+  argv[n++] = fsprobe_path ();
+  for (; cmds[n - 1] != NULL && n < 31; n++)
+    argv[n] = (char *) cmds[n - 1];
+  argv[n] = NULL;
+  struct securer_spawn_opts o = opts_for (p, argv);
+  run_in_sandbox (&o, r);
+  free (argv[0]);
+}
+
+static void
+assert_kv (const char *out, const char *key, const char *want)
+{
+  char *v = kv (out, key);
+  cr_assert_not_null (v, "no %s in:\n%s", key, out);
+  cr_assert_str_eq (v, want, "%s", key);
+  free (v);
+}
+
+static char *
+host_dir (void)
+{
+  char *d = xstrdup ("/tmp/securer-fs-XXXXXX");
+  cr_assert_not_null (mkdtemp (d));
+  /* The sandbox user is the caller, or nobody when the caller is root. */
+  cr_assert_eq (chmod (d, 0777), 0);
+  return d;
+}
+
+Test (fs, view_through_the_launcher)
+{
+  struct securer_policy *p = test_policy ();
+  char *d = host_dir ();
+  add_mount (p, SECURER_MOUNT_RW, d, "/work");
+  struct run_result r;
+  const char *cmds[] = {
+    "statvfs", "/", "statvfs", "/usr", "statvfs", "/tmp", "statvfs", "/work",
+    "write", "/usr/x", "write", "/x", "write", "/tmp/x", "exec", "/tmp/x",
+    "write", "/work/x", "exec", "/work/x", "exec", "/usr/bin/true",
+    "read", "/proc/keys", "write", "/dev/x", "connect-lo", "mounts", NULL,
+  };
+  run_fsprobe (p, cmds, &r);
+  cr_assert_eq (r.spawn_rc, 0, "%s", r.spawn_msg);
+  cr_log_info ("%s", r.out);
+  assert_kv (r.out, "statvfs:/", "ro,nosuid,nodev,");
+  assert_kv (r.out, "statvfs:/usr", "ro,nosuid,nodev,");
+  assert_kv (r.out, "statvfs:/tmp", "rw,nosuid,nodev,noexec,");
+  assert_kv (r.out, "statvfs:/work", "rw,nosuid,nodev,noexec,");
+  assert_kv (r.out, "write:/usr/x", "EROFS");
+  assert_kv (r.out, "write:/x", "EROFS");
+  assert_kv (r.out, "write:/tmp/x", "OK");
+  assert_kv (r.out, "exec:/tmp/x", "EACCES");
+  assert_kv (r.out, "write:/work/x", "OK");
+  assert_kv (r.out, "exec:/work/x", "EACCES");
+  assert_kv (r.out, "exec:/usr/bin/true", "exit:0");
+  assert_kv (r.out, "read:/proc/keys", "0");
+  assert_kv (r.out, "write:/dev/x", "EROFS");
+  assert_kv (r.out, "connect-lo", "OK");
+  char *mounts = kv (r.out, "mounts");
+  cr_assert_not_null (mounts);
+  char *save = NULL;
+  for (char *mp = strtok_r (mounts, " ", &save); mp; mp = strtok_r (NULL, " ", &save))
+    {
+      char *h = helpers_dir ();
+      bool ours = strcmp (mp, "/") == 0 || strcmp (mp, "/usr") == 0 || strcmp (mp, "/tmp") == 0
+                  || strcmp (mp, "/work") == 0 || strcmp (mp, h) == 0
+                  || strncmp (mp, "/proc", 5) == 0 || strncmp (mp, "/dev", 4) == 0;
+      free (h);
+      cr_expect (ours, "unexpected mount %s in the sandbox", mp);
+    }
+  free (mounts);
+
+  /* The rw bind wrote to the host. */
+  char path[256];
+  snprintf (path, sizeof path, "%s/x", d);
+  cr_assert_eq (access (path, F_OK), 0);
+  unlink (path);
+  rmdir (d);
+  free (d);
+  run_result_clear (&r);
+  test_policy_free (p);
+}
+
+Test (fs, network_none_has_nothing_reachable)
+{
+  struct securer_policy *p = test_policy ();
+  p->network = SECURER_NET_NONE;
+  struct run_result r;
+  const char *cmds[] = { "connect-lo", NULL };
+  run_fsprobe (p, cmds, &r);
+  cr_assert_eq (r.spawn_rc, 0, "%s", r.spawn_msg);
+  assert_kv (r.out, "connect-lo", "ENETUNREACH");
+  run_result_clear (&r);
+  test_policy_free (p);
+}
+
+Test (fs, missing_source_fails_setup_with_the_mount_named)
+{
+  struct securer_policy *p = test_policy ();
+  add_mount (p, SECURER_MOUNT_RO, "/nonexistent-securer-source", "/opt/x");
+  struct run_result r;
+  const char *cmds[] = { "mounts", NULL };
+  run_fsprobe (p, cmds, &r);
+  cr_assert_eq (r.spawn_rc == 0 ? r.st.exit_code : r.spawn_status, SECURER_EXIT_SETUP,
+                "rc %d status %d exit %d", r.spawn_rc, r.spawn_status, r.st.exit_code);
+  if (r.spawn_rc < 0)
+    {
+      cr_assert_not_null (strstr (r.spawn_msg, "bind /nonexistent-securer-source on /opt/x"),
+                          "%s", r.spawn_msg);
+      cr_assert_not_null (strstr (r.spawn_msg, "ENOENT"), "%s", r.spawn_msg);
+    }
+  run_result_clear (&r);
+  test_policy_free (p);
+}
+
+static bool
+can_use_cgroups (void)
+{
+  return geteuid () == 0;
+}
+
+Test (fs, cgroup_memory_limit_kills_and_reports_limit)
+{
+  if (!can_use_cgroups ())
+    cr_skip_test ("cgroups need root or a delegated cgroup");
+  struct securer_policy *p = test_policy ();
+  p->limits.cgroup_memory = 32 << 20;
+  p->limits.cgroup = SECURER_ENFORCE_REQUIRED;
+  struct run_result r;
+  const char *cmds[] = { "alloc", "512", NULL };
+  run_fsprobe (p, cmds, &r);
+  cr_assert_eq (r.spawn_rc, 0, "%s", r.spawn_msg);
+  cr_assert_null (strstr (r.out, "alloc=done"), "%s", r.out);
+  cr_assert_not (r.st.exited);
+  cr_assert_eq (r.st.signal, SIGKILL);
+  cr_assert_eq (r.st.reason, SECURER_KILL_LIMIT);
+  run_result_clear (&r);
+  test_policy_free (p);
+}
+
+Test (fs, cgroup_pids_limit_refuses_fork)
+{
+  if (!can_use_cgroups ())
+    cr_skip_test ("cgroups need root or a delegated cgroup");
+  struct securer_policy *p = test_policy ();
+  p->limits.cgroup_pids = 10;
+  p->limits.cgroup = SECURER_ENFORCE_REQUIRED;
+  struct run_result r;
+  const char *cmds[] = { "forks", "50", NULL };
+  run_fsprobe (p, cmds, &r);
+  cr_assert_eq (r.spawn_rc, 0, "%s", r.spawn_msg);
+  char *v = kv (r.out, "forks");
+  cr_assert_not_null (v, "%s", r.out);
+  long made = strtol (v, NULL, 10);
+  /* pid 1 and fsprobe count as well. */
+  cr_assert_eq (made, 8, "%s", v);
+  cr_assert_not_null (strstr (v, "EAGAIN"), "%s", v);
+  free (v);
+  run_result_clear (&r);
+  test_policy_free (p);
+}
