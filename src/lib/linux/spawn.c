@@ -386,6 +386,11 @@ await_exec (struct securer_sandbox *sb, int sock, securer_err_t *err)
         }
       if (sb->notify_fd >= 0 && (pfd[1].revents & POLLIN))
         handle_notify (sb);
+      else if (sb->notify_fd >= 0 && (pfd[1].revents & (POLLHUP | POLLERR)))
+        {
+          close (sb->notify_fd);
+          sb->notify_fd = -1;
+        }
       if (pfd[0].revents == 0)
         continue;
       struct sync_msg m;
@@ -804,7 +809,18 @@ securer_sandbox_dispatch (struct securer_sandbox *sb, struct securer_status *st,
               kill_everything (sb);
             }
           else if (fd == sb->notify_fd)
-            handle_notify (sb);
+            {
+              if (ev[i].events & EPOLLIN)
+                handle_notify (sb);
+              else if (ev[i].events & (EPOLLHUP | EPOLLERR))
+                {
+                  /* No task uses the filter any more (the command exited):
+                   * nothing can arrive, and the fd would stay ready forever. */
+                  epoll_ctl (sb->epfd, EPOLL_CTL_DEL, sb->notify_fd, NULL);
+                  close (sb->notify_fd);
+                  sb->notify_fd = -1;
+                }
+            }
           else if (fd == sb->pidfd)
             exited = true;
         }
