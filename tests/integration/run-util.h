@@ -19,14 +19,17 @@
 
 #include "securer.h"
 
-static const char *
+/* Not every test file uses every helper. */
+#define UTIL static __attribute__ ((unused))
+
+UTIL const char *
 builddir (void)
 {
   const char *b = getenv ("SECURER_BUILDDIR");
   return b ? b : SECURER_ABS_BUILDDIR;
 }
 
-static char *
+UTIL char *
 xstrdup (const char *s)
 {
   char *d = strdup (s);
@@ -35,7 +38,7 @@ xstrdup (const char *s)
   return d;
 }
 
-static char *
+UTIL char *
 probe_path (void)
 {
   char *p = NULL;
@@ -44,7 +47,7 @@ probe_path (void)
   return p;
 }
 
-static char *
+UTIL char *
 helpers_dir (void)
 {
   char *p = NULL;
@@ -53,7 +56,7 @@ helpers_dir (void)
   return p;
 }
 
-static void
+UTIL void
 add_mount (struct securer_policy *p, enum securer_mount_type t, const char *src, const char *dest)
 {
   p->mounts = realloc (p->mounts, (p->n_mounts + 1) * sizeof *p->mounts);
@@ -66,7 +69,7 @@ add_mount (struct securer_policy *p, enum securer_mount_type t, const char *src,
   m->mode = t == SECURER_MOUNT_TMPFS ? 01777 : 0755;
 }
 
-static void
+UTIL void
 add_env_set (struct securer_policy *p, const char *name, const char *value)
 {
   p->env_set = realloc (p->env_set, (p->n_env_set + 1) * sizeof *p->env_set);
@@ -75,14 +78,14 @@ add_env_set (struct securer_policy *p, const char *name, const char *value)
   p->n_env_set++;
 }
 
-static void
+UTIL void
 add_env_keep (struct securer_policy *p, const char *name)
 {
   p->env_keep = realloc (p->env_keep, (p->n_env_keep + 1) * sizeof *p->env_keep);
   p->env_keep[p->n_env_keep++] = xstrdup (name);
 }
 
-static void
+UTIL void
 add_syscall_rule (struct securer_policy *p, const char *name, enum securer_action_type t, int errnum)
 {
   p->seccomp.rules = realloc (p->seccomp.rules, (p->seccomp.n_rules + 1) * sizeof *p->seccomp.rules);
@@ -94,7 +97,7 @@ add_syscall_rule (struct securer_policy *p, const char *name, enum securer_actio
 }
 
 /* What minimal.policy gives, plus the helpers' build directory read-only. */
-static struct securer_policy *
+UTIL struct securer_policy *
 test_policy (void)
 {
   struct securer_policy *p = calloc (1, sizeof *p);
@@ -126,7 +129,7 @@ test_policy (void)
   return p;
 }
 
-static void
+UTIL void
 test_policy_free (struct securer_policy *p)
 {
   if (p == NULL)
@@ -164,7 +167,7 @@ struct run_result {
   char *out;               /* the probe's stdout */
 };
 
-static char *
+UTIL char *
 read_all (int fd)
 {
   size_t cap = 4096, len = 0;
@@ -184,7 +187,7 @@ read_all (int fd)
   return buf;
 }
 
-static struct securer_spawn_opts
+UTIL struct securer_spawn_opts
 opts_for (const struct securer_policy *p, char **argv)
 {
   struct securer_spawn_opts o;
@@ -196,7 +199,7 @@ opts_for (const struct securer_policy *p, char **argv)
 }
 
 /* Runs o->argv in the sandbox o describes, capturing its stdout. */
-static void
+UTIL void
 run_in_sandbox (struct securer_spawn_opts *o, struct run_result *r)
 {
   memset (r, 0, sizeof *r);
@@ -255,7 +258,7 @@ run_in_sandbox (struct securer_spawn_opts *o, struct run_result *r)
   securer_sandbox_free (sb);
 }
 
-static void
+UTIL void
 run_result_clear (struct run_result *r)
 {
   free (r->spawn_msg);
@@ -264,7 +267,7 @@ run_result_clear (struct run_result *r)
 }
 
 /* Value of the first "key=value" line, malloc'd, or NULL. */
-static char *
+UTIL char *
 kv (const char *out, const char *key)
 {
   size_t kl = strlen (key);
@@ -280,7 +283,7 @@ kv (const char *out, const char *key)
 }
 
 /* Number of processes whose command line contains marker. */
-static int
+UTIL int
 count_marked (const char *marker)
 {
   DIR *d = opendir ("/proc");
@@ -313,7 +316,7 @@ count_marked (const char *marker)
 }
 
 /* Waits (bounded, 10 s) until no process carries marker; returns the count left. */
-static int
+UTIL int
 wait_marked_gone (const char *marker)
 {
   int n = 0;
@@ -327,7 +330,7 @@ wait_marked_gone (const char *marker)
   return n;
 }
 
-static void
+UTIL void
 unique_marker (char *buf, size_t len, const char *what)
 {
   struct timespec ts;

@@ -1,0 +1,344 @@
+/* `securer run` and `securer probe` as a user runs them: exit statuses,
+ * one-line setup errors, --timeout, --json-status, signal forwarding, and
+ * R started in the shipped r policy. */
+#include <config.h>
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "run-util.h"
+
+static char tmpdir[] = "/tmp/securer-run-cli-XXXXXX";
+static char *policy_file;
+
+static const char *
+securer_bin (void)
+{
+  const char *b = getenv ("SECURER_BIN");
+  return b ? b : SECURER_ABS_BUILDDIR "/securer";
+}
+
+static const char *
+srcdir (void)
+{
+  const char *s = getenv ("SECURER_SRCDIR");
+  return s ? s : SECURER_ABS_SRCDIR;
+}
+
+static char *
+write_policy (const char *name, const char *extra)
+{
+  char *path = NULL, *h = helpers_dir ();
+  cr_assert (asprintf (&path, "%s/%s.policy", tmpdir, name) > 0);
+  FILE *f = fopen (path, "w");
+  cr_assert_not_null (f);
+  fprintf (f, "include \"%s/policies/minimal.policy\"\nmount ro %s\n%s\n", srcdir (), h, extra ? extra : "");
+  fclose (f);
+  free (h);
+  return path;
+}
+
+static void
+setup (void)
+{
+  cr_assert_not_null (mkdtemp (tmpdir));
+  policy_file = write_policy ("probe", NULL);
+}
+
+static void
+teardown (void)
+{
+  char *cmd = NULL;
+  if (asprintf (&cmd, "%s/*.policy", tmpdir) > 0)
+    {
+      /* only files we wrote: *.policy and status files */
+      DIR *d = opendir (tmpdir);
+      struct dirent *e;
+      while (d && (e = readdir (d)) != NULL)
+        if (e->d_name[0] != '.')
+          {
+            char p[512];
+            snprintf (p, sizeof p, "%s/%s", tmpdir, e->d_name);
+            unlink (p);
+          }
+      if (d)
+        closedir (d);
+    }
+  free (cmd);
+  rmdir (tmpdir);
+  free (policy_file);
+}
+
+TestSuite (run_cli, .init = setup, .fini = teardown, .timeout = 60);
+
+struct cli_result {
+  int status;      /* exit status, or 1000 + signal */
+  char *out, *err;
+};
+
+/* Runs securer with argv (NULL-terminated, without argv[0]); extra_fd, when
+ * >= 0, is made fd 3 of securer. */
+static void
+run_cli (char **args, int extra_fd, struct cli_result *r)
+{
+  int o[2], e[2];
+  cr_assert_eq (pipe2 (o, O_CLOEXEC), 0);
+  cr_assert_eq (pipe2 (e, O_CLOEXEC), 0);
+  size_t n = 0;
+  while (args[n])
+    n++;
+  char **argv = calloc (n + 2, sizeof *argv);
+  argv[0] = (char *) securer_bin ();
+  memcpy (argv + 1, args, n * sizeof *argv);
+  pid_t c = fork ();
+  cr_assert_geq (c, 0);
+  if (c == 0)
+    {
+      dup2 (o[1], 1);
+      dup2 (e[1], 2);
+      if (extra_fd >= 0)
+        dup2 (extra_fd, 3);
+      execv (argv[0], argv);
+      _exit (99);
+    }
+  free (argv);
+  close (o[1]);
+  close (e[1]);
+  r->out = read_all (o[0]);
+  r->err = read_all (e[0]);
+  close (o[0]);
+  close (e[0]);
+  int st;
+  waitpid (c, &st, 0);
+  r->status = WIFEXITED (st) ? WEXITSTATUS (st) : 1000 + WTERMSIG (st);
+}
+
+static void
+cli_clear (struct cli_result *r)
+{
+  free (r->out);
+  free (r->err);
+}
+
+static size_t
+count_lines (const char *s)
+{
+  size_t n = 0;
+  for (; *s; s++)
+    n += *s == '\n';
+  return n;
+}
+
+Test (run_cli, exit_code_of_the_command)
+{
+  char *probe = probe_path ();
+  char *args[] = { "run", "--policy", policy_file, "--", probe, "echo", "hi", "exit", "7", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 7, "stderr: %s", r.err);
+  cr_assert_str_eq (r.out, "hi\n");
+  cr_assert_str_eq (r.err, "");
+  cli_clear (&r);
+  free (probe);
+}
+
+Test (run_cli, signal_death_is_128_plus_n)
+{
+  char *probe = probe_path ();
+  char *args[] = { "run", "--policy", policy_file, "--", probe, "raise", "6", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 128 + SIGABRT, "stderr: %s", r.err);
+  cli_clear (&r);
+  free (probe);
+}
+
+Test (run_cli, not_found_is_127_with_one_line)
+{
+  char *args[] = { "run", "--policy", policy_file, "--", "no-such-program-anywhere", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 127);
+  cr_assert_eq (count_lines (r.err), 1, "%s", r.err);
+  cr_assert (strstr (r.err, "no-such-program-anywhere") && strstr (r.err, "ENOENT"), "%s", r.err);
+  cli_clear (&r);
+}
+
+Test (run_cli, not_executable_is_126)
+{
+  char *args[] = { "run", "--policy", policy_file, "--", "/tmp", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 126, "%s", r.err);
+  cr_assert (strstr (r.err, "EACCES") != NULL, "%s", r.err);
+  cli_clear (&r);
+}
+
+Test (run_cli, missing_required_mount_is_125_with_the_reason)
+{
+  char *bad = write_policy ("bad-mount", "mount ro /securer-no-such-dir/x");
+  char *probe = probe_path ();
+  char *args[] = { "run", "--policy", bad, "--", probe, "exit", "0", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 125);
+  cr_assert_eq (count_lines (r.err), 1, "%s", r.err);
+  cr_assert (strstr (r.err, "/securer-no-such-dir/x") && strstr (r.err, "ENOENT"), "%s", r.err);
+  cr_assert_str_eq (r.out, "");
+  cli_clear (&r);
+  free (bad);
+  free (probe);
+}
+
+Test (run_cli, bad_policy_is_125)
+{
+  char *args[] = { "run", "--policy", "/securer-no-such.policy", "--", "/bin/true", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 125);
+  cr_assert (strstr (r.err, "securer-no-such.policy") != NULL, "%s", r.err);
+  cli_clear (&r);
+}
+
+Test (run_cli, usage_errors_are_125)
+{
+  char *a1[] = { "run", "--", "/bin/true", NULL };
+  char *a2[] = { "run", "--policy", policy_file, NULL };
+  char *a3[] = { "run", "--policy", policy_file, "--timeout", "soon", "--", "/bin/true", NULL };
+  char *a4[] = { "run", "--policy", policy_file, "--frobnicate", "--", "/bin/true", NULL };
+  char **all[] = { a1, a2, a3, a4 };
+  for (size_t i = 0; i < 4; i++)
+    {
+      struct cli_result r;
+      run_cli (all[i], -1, &r);
+      cr_assert_eq (r.status, 125, "case %zu: %s", i, r.err);
+      cr_assert (strstr (r.err, "securer run:") != NULL, "case %zu: %s", i, r.err);
+      cli_clear (&r);
+    }
+}
+
+Test (run_cli, timeout_is_124_and_kills_everything)
+{
+  char marker[96];
+  unique_marker (marker, sizeof marker, "cli-timeout");
+  char *probe = probe_path ();
+  char *args[] = { "run", "--policy", policy_file, "--timeout", "0.3", "--", probe, "marker", marker,
+                   "orphan", "60", "sleep", "60", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 124, "%s", r.err);
+  cr_assert (strstr (r.err, "timeout") != NULL, "%s", r.err);
+  cr_assert_eq (wait_marked_gone (marker), 0);
+  cli_clear (&r);
+  free (probe);
+}
+
+Test (run_cli, json_status_to_a_file)
+{
+  char *probe = probe_path ();
+  char *status = NULL;
+  cr_assert (asprintf (&status, "%s/status.json", tmpdir) > 0);
+  char *args[] = { "run", "--policy", policy_file, "--json-status", status, "--", probe, "raise", "15", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 143, "%s", r.err);
+  json_error_t je;
+  json_t *o = json_load_file (status, 0, &je);
+  cr_assert_not_null (o, "%s", je.text);
+  cr_assert_eq (json_integer_value (json_object_get (o, "exit_status")), 143);
+  cr_assert_eq (json_integer_value (json_object_get (o, "signal")), 15);
+  cr_assert_str_eq (json_string_value (json_object_get (o, "signal_name")), "SIGTERM");
+  cr_assert (json_is_integer (json_object_get (o, "wall_us")));
+  cr_assert (json_is_integer (json_object_get (o, "user_us")));
+  cr_assert (json_is_integer (json_object_get (o, "max_rss_kb")));
+  json_t *enf = json_object_get (o, "enforced");
+  cr_assert (json_is_true (json_object_get (enf, "seccomp")));
+  cr_assert (json_is_object (json_object_get (enf, "landlock")));
+  cr_assert (json_is_object (json_object_get (enf, "cgroup")));
+  json_decref (o);
+  cli_clear (&r);
+  free (status);
+  free (probe);
+}
+
+Test (run_cli, json_status_to_an_fd_for_a_setup_failure)
+{
+  int p[2];
+  cr_assert_eq (pipe (p), 0);
+  char *args[] = { "run", "--policy", policy_file, "--json-status", "fd:3", "--", "no-such-program", NULL };
+  struct cli_result r;
+  run_cli (args, p[1], &r);
+  close (p[1]);
+  char *js = read_all (p[0]);
+  close (p[0]);
+  cr_assert_eq (r.status, 127);
+  json_error_t je;
+  json_t *o = json_loads (js, 0, &je);
+  cr_assert_not_null (o, "%s: %s", je.text, js);
+  cr_assert_eq (json_integer_value (json_object_get (o, "exit_status")), 127);
+  cr_assert (strstr (json_string_value (json_object_get (o, "error")), "no-such-program") != NULL);
+  json_decref (o);
+  free (js);
+  cli_clear (&r);
+}
+
+Test (run_cli, sigterm_to_securer_reaches_the_command)
+{
+  char *probe = probe_path ();
+  int o[2];
+  cr_assert_eq (pipe2 (o, O_CLOEXEC), 0);
+  pid_t c = fork ();
+  if (c == 0)
+    {
+      dup2 (o[1], 1);
+      execl (securer_bin (), securer_bin (), "run", "--policy", policy_file, "--", probe, "echo", "up",
+             "sleep", "60", (char *) NULL);
+      _exit (99);
+    }
+  close (o[1]);
+  char buf[8] = "";
+  cr_assert_eq (read (o[0], buf, 3), 3);
+  cr_assert_str_eq (buf, "up\n");
+  kill (c, SIGTERM);
+  int st;
+  waitpid (c, &st, 0);
+  cr_assert (WIFEXITED (st));
+  cr_assert_eq (WEXITSTATUS (st), 128 + SIGTERM);
+  close (o[0]);
+  free (probe);
+}
+
+Test (run_cli, r_prints_two)
+{
+  if (access ("/usr/lib/R/bin/exec/R", X_OK) != 0)
+    cr_skip_test ("R is not installed");
+  char *args[] = { "run", "--policy", "r", "--", "/usr/lib/R/bin/exec/R", "--vanilla", "--slave", "-e",
+                   "cat(1+1)", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "2");
+  cli_clear (&r);
+}
+
+Test (run_cli, probe_json_reports_every_feature)
+{
+  char *args[] = { "probe", "--json", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  json_error_t je;
+  json_t *o = json_loads (r.out, 0, &je);
+  cr_assert_not_null (o, "%s", je.text);
+  const char *keys[] = { "user_namespaces", "landlock_abi", "seccomp", "cgroup", "clone3", "pidfd", "close_range" };
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    cr_assert_not_null (json_object_get (o, keys[i]), "%s missing", keys[i]);
+  /* The sandboxes above ran, so this kernel has what they used. */
+  cr_assert (json_is_true (json_object_get (json_object_get (o, "user_namespaces"), "available")));
+  cr_assert (json_is_true (json_object_get (json_object_get (json_object_get (o, "seccomp"), "actions"),
+                                            "kill_process")));
+  cr_assert (json_is_true (json_object_get (o, "pidfd")));
+  json_decref (o);
+  cli_clear (&r);
+}
