@@ -1,0 +1,893 @@
+/* The attack table: R code (and, where R hides the errno, the attack-probe
+ * helper) run by `securer run` under policies/r.policy, each attack checked
+ * for the specific denial the policy promises.  A test fails when an attack
+ * succeeds or is stopped by something other than what the policy says.
+ *
+ * Probes run under a test policy made from r.policy plus a read-only mount
+ * of the helper and an exec entry for it, so everything else — mounts,
+ * limits, Landlock, seccomp — is r.policy's own. */
+#include <config.h>
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <seccomp.h>
+
+#include "securer/policy.h"
+#include "seccomp/seccomp.h"
+#include "linux/landlock-internal.h"
+
+#define R_BIN "/usr/lib/R/bin/exec/R"
+#define PROBE_DIR "/opt/securer-test"
+#define SUID_DIR "/opt/securer-suid"
+
+/* ---- paths and fixtures ------------------------------------------------- */
+
+static const char *
+env_or (const char *name, const char *dflt)
+{
+  const char *v = getenv (name);
+  return v && *v ? v : dflt;
+}
+
+static char r_policy[PATH_MAX];
+static char t_policy[PATH_MAX];  /* r.policy + the probe helper */
+static char work[PATH_MAX];      /* temp dir for the test policy, a setuid copy, a fake home */
+static struct securer_policy *R;  /* r.policy as the library resolves it */
+
+static void
+write_text (const char *path, const char *text, mode_t mode)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  cr_assert_geq (fd, 0, "create %s: %s", path, strerror (errno));
+  size_t len = strlen (text);
+  cr_assert_eq (write (fd, text, len), (ssize_t) len);
+  close (fd);
+}
+
+static void
+copy_file (const char *from, const char *to, mode_t mode)
+{
+  int in = open (from, O_RDONLY | O_CLOEXEC);
+  cr_assert_geq (in, 0, "open %s: %s", from, strerror (errno));
+  int out = open (to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+  cr_assert_geq (out, 0);
+  char buf[65536];
+  ssize_t n;
+  while ((n = read (in, buf, sizeof buf)) > 0)
+    cr_assert_eq (write (out, buf, (size_t) n), n);
+  close (in);
+  close (out);
+  cr_assert_eq (chmod (to, mode), 0);
+}
+
+static void
+rm_rf (const char *path)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      execl ("/bin/rm", "rm", "-rf", "--one-file-system", path, (char *) NULL);
+      _exit (127);
+    }
+  waitpid (pid, NULL, 0);
+}
+
+static void
+setup (void)
+{
+  if (access (R_BIN, X_OK) != 0)
+    cr_skip_test ("R is not installed (%s)", R_BIN);
+  const char *src = env_or ("SECURER_SRCDIR", SECURER_ABS_SRCDIR);
+  const char *build = env_or ("SECURER_BUILDDIR", SECURER_ABS_BUILDDIR);
+  snprintf (r_policy, sizeof r_policy, "%s/policies/r.policy", src);
+
+  /* Not under /tmp: a secret there would be hidden by the sandbox's own
+   * /tmp for the wrong reason.  /var/tmp is not in r.policy's view. */
+  snprintf (work, sizeof work, "/var/tmp/securer-attacks-XXXXXX");
+  cr_assert_not_null (mkdtemp (work));
+  /* The sandbox's uid (an unmapped one on the host) must traverse it. */
+  cr_assert_eq (chmod (work, 0755), 0);
+
+  char p[PATH_MAX + 64];
+  snprintf (p, sizeof p, "%s/suid", work);
+  cr_assert_eq (mkdir (p, 0755), 0);
+  char probe[PATH_MAX];
+  snprintf (probe, sizeof probe, "%s/tests/helpers/attack-probe", build);
+  snprintf (p, sizeof p, "%s/suid/attack-probe", work);
+  copy_file (probe, p, 04755);  /* setuid root: it must not elevate inside */
+
+  snprintf (p, sizeof p, "%s/home", work);
+  cr_assert_eq (mkdir (p, 0700), 0);
+  snprintf (p, sizeof p, "%s/home/secret.txt", work);
+  write_text (p, "caller-home-secret\n", 0600);
+
+  char text[4 * PATH_MAX];
+  snprintf (text, sizeof text,
+            "include \"%s\"\n"
+            "mount ro %s/tests/helpers %s\n"
+            "mount ro %s/suid %s\n"
+            "exec %s/attack-probe %s/attack-probe\n",
+            r_policy, build, PROBE_DIR, work, SUID_DIR, PROBE_DIR, SUID_DIR);
+  snprintf (t_policy, sizeof t_policy, "%s/test.policy", work);
+  write_text (t_policy, text, 0644);
+
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_load_file (r_policy, &R, NULL, &err), 0, "load r.policy: %s",
+                securer_error_message (err));
+}
+
+static void
+teardown (void)
+{
+  securer_policy_free (R);
+  R = NULL;
+  if (work[0] != '\0')
+    rm_rf (work);
+}
+
+/* ---- running securer -------------------------------------------------- */
+
+struct run {
+  int status;            /* securer's exit status */
+  char out[65536];
+  char err[65536];
+  json_t *st;            /* --json-status */
+};
+
+static void
+run_free (struct run *r)
+{
+  if (r->st)
+    json_decref (r->st);
+  r->st = NULL;
+}
+
+static const char *
+st_str (const struct run *r, const char *key)
+{
+  json_t *v = r->st ? json_object_get (r->st, key) : NULL;
+  return json_is_string (v) ? json_string_value (v) : "";
+}
+
+static long long
+st_int (const struct run *r, const char *key)
+{
+  json_t *v = r->st ? json_object_get (r->st, key) : NULL;
+  return json_is_integer (v) ? json_integer_value (v) : -1;
+}
+
+struct opts {
+  int timeout;             /* seconds, 0 = the policy's */
+  int stdin_fd;            /* -1 = /dev/null */
+  const char *extra_env;   /* one "NAME=value" added to the caller's environment */
+  pid_t *pid_out;          /* when set: do not wait; return after start */
+};
+
+static pid_t running_pid;
+static int running_out = -1, running_err = -1;
+
+static void
+collect (struct run *r, pid_t pid, int po, int pe)
+{
+  size_t lo = 0, le = 0;
+  r->out[0] = r->err[0] = '\0';
+  struct pollfd fds[2] = { { po, POLLIN, 0 }, { pe, POLLIN, 0 } };
+  int open_fds = 2;
+  while (open_fds > 0)
+    {
+      if (poll (fds, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+      for (int i = 0; i < 2; i++)
+        if (fds[i].fd >= 0 && fds[i].revents)
+          {
+            char *buf = i == 0 ? r->out : r->err;
+            size_t *len = i == 0 ? &lo : &le;
+            ssize_t n = read (fds[i].fd, buf + *len, sizeof r->out - 1 - *len);
+            if (n > 0)
+              {
+                *len += (size_t) n;
+                buf[*len] = '\0';
+              }
+            else
+              {
+                fds[i].fd = -1;
+                open_fds--;
+              }
+          }
+    }
+  close (po);
+  close (pe);
+  int st;
+  cr_assert_eq (waitpid (pid, &st, 0), pid);
+  r->status = WIFEXITED (st) ? WEXITSTATUS (st) : 128 + WTERMSIG (st);
+
+  char path[PATH_MAX + 32];
+  snprintf (path, sizeof path, "%s/status.json", work);
+  json_error_t je;
+  r->st = json_load_file (path, 0, &je);
+  unlink (path);
+}
+
+static void
+start_securer (const char *policy, const char *const *cmd, const struct opts *o, struct run *r)
+{
+  const char *bin = env_or ("SECURER_BIN", SECURER_ABS_BUILDDIR "/securer");
+  char status_path[PATH_MAX + 32];
+  snprintf (status_path, sizeof status_path, "%s/status.json", work);
+  char tbuf[32];
+  const char *argv[64];
+  int n = 0;
+  argv[n++] = bin;
+  argv[n++] = "run";
+  argv[n++] = "--policy";
+  argv[n++] = policy;
+  argv[n++] = "--json-status";
+  argv[n++] = status_path;
+  if (o && o->timeout > 0)
+    {
+      snprintf (tbuf, sizeof tbuf, "%d", o->timeout);
+      argv[n++] = "--timeout";
+      argv[n++] = tbuf;
+    }
+  argv[n++] = "--";
+  for (int i = 0; cmd[i] != NULL && n < 62; i++)
+    argv[n++] = cmd[i];
+  argv[n] = NULL;
+
+  char home[PATH_MAX + 16];
+  snprintf (home, sizeof home, "HOME=%s/home", work);
+  const char *envp[] = { "PATH=/usr/bin:/bin", "LANG=C.UTF-8", home,
+                         "SECURER_TEST_SECRET=caller-env-secret",
+                         o && o->extra_env ? o->extra_env : NULL, NULL };
+
+  int po[2], pe[2];
+  cr_assert_eq (pipe2 (po, O_CLOEXEC), 0);
+  cr_assert_eq (pipe2 (pe, O_CLOEXEC), 0);
+  fflush (NULL);
+  pid_t pid = fork ();
+  cr_assert_geq (pid, 0);
+  if (pid == 0)
+    {
+      int in = o && o->stdin_fd >= 0 ? o->stdin_fd : open ("/dev/null", O_RDONLY);
+      dup2 (in, 0);
+      dup2 (po[1], 1);
+      dup2 (pe[1], 2);
+      execve (bin, (char **) argv, (char **) envp);
+      _exit (127);
+    }
+  close (po[1]);
+  close (pe[1]);
+  running_pid = pid;
+  running_out = po[0];
+  running_err = pe[0];
+  (void) r;
+}
+
+static void
+finish_securer (struct run *r)
+{
+  collect (r, running_pid, running_out, running_err);
+  running_pid = 0;
+}
+
+static void
+run_cmd (const char *policy, const char *const *cmd, const struct opts *o, struct run *r)
+{
+  start_securer (policy, cmd, o, r);
+  finish_securer (r);
+}
+
+static void
+run_r (const char *code, const struct opts *o, struct run *r)
+{
+  const char *cmd[] = { R_BIN, "--vanilla", "--slave", "-e", code, NULL };
+  run_cmd (r_policy, cmd, o, r);
+}
+
+/* Runs attack-probe ARGS... under the test policy. */
+static void
+probe (struct run *r, const struct opts *o, const char *a1, const char *a2, const char *a3)
+{
+  const char *cmd[] = { PROBE_DIR "/attack-probe", a1, a2, a3, NULL };
+  run_cmd (t_policy, cmd, o, r);
+}
+
+#define ASSERT_HAS(hay, needle, r)                                                        \
+  cr_assert (strstr ((hay), (needle)) != NULL,                                            \
+             "expected \"%s\"\n--- status %d\n--- stdout:\n%s\n--- stderr:\n%s", (needle),  \
+             (r)->status, (r)->out, (r)->err)
+
+/* ---- what the policy says a syscall gets ------------------------------- */
+
+/* The seccomp area's own evaluator over the compiled r.policy: the same
+ * first-match meaning the loaded filter has. */
+static struct securer_action
+policy_action (const char *name, const uint64_t *args)
+{
+  struct securer_seccomp_prog *prog = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_seccomp_compile (R, 0, -1, &prog, &err), 0, "%s",
+                securer_error_message (err));
+  int nr = seccomp_syscall_resolve_name (name);
+  cr_assert_neq (nr, __NR_SCMP_ERROR, "unknown syscall %s", name);
+  struct securer_action a = securer_seccomp_eval (prog, 0, nr, args);
+  securer_seccomp_free (prog);
+  return a;
+}
+
+/* Asserts that probe `name` met exactly what the policy's seccomp filter
+ * says; `otherwise` is the errno expected when the filter lets it through
+ * (another layer's denial), NULL when getting through is itself a failure. */
+static void
+check_syscall_denied (const char *name, const uint64_t *args, const char *otherwise)
+{
+  cr_assert (R->seccomp.enabled, "r.policy has no seccomp filter");
+  struct securer_action a = policy_action (name, args);
+  struct run r = { 0 };
+  probe (&r, NULL, name, NULL, NULL);
+  char line[128];
+  switch (a.type)
+    {
+    case SECURER_ACT_KILL_PROCESS:
+    case SECURER_ACT_KILL_THREAD:
+    case SECURER_ACT_TRAP:
+      cr_assert_eq (r.status, 128 + SIGSYS, "%s: policy kills, got status %d\n%s%s", name,
+                    r.status, r.out, r.err);
+      cr_assert_eq (st_int (&r, "signal"), SIGSYS);
+      cr_assert_str_eq (st_str (&r, "kill_reason"), "seccomp", "%s: kill_reason", name);
+      break;
+    case SECURER_ACT_ERRNO:
+      cr_assert_eq (r.status, 0, "%s: status %d\n%s", name, r.status, r.err);
+      snprintf (line, sizeof line, "%s = %s\n", name, strerrorname_np (a.errnum));
+      ASSERT_HAS (r.out, line, &r);
+      break;
+    default:
+      cr_assert_not_null (otherwise, "%s: r.policy's seccomp filter lets it through (%s)", name,
+                          securer_action_name (a.type));
+      snprintf (line, sizeof line, "%s = %s\n", name, otherwise);
+      ASSERT_HAS (r.out, line, &r);
+      break;
+    }
+  run_free (&r);
+}
+
+TestSuite (attacks, .init = setup, .fini = teardown, .timeout = 240);
+
+/* ---- files ------------------------------------------------------------- */
+
+Test (attacks, read_etc_shadow)
+{
+  struct run r = { 0 };
+  run_r ("m <- tryCatch(readLines('/etc/shadow'), warning = function(w) conditionMessage(w),"
+         " error = function(e) conditionMessage(e)); cat('RESULT:', m, '\\n')",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "RESULT: cannot open file '/etc/shadow': No such file or directory", &r);
+  run_free (&r);
+  probe (&r, NULL, "read", "/etc/shadow", NULL);
+  ASSERT_HAS (r.out, "read = ENOENT\n", &r);
+  run_free (&r);
+}
+
+Test (attacks, read_secret_in_callers_home)
+{
+  char code[PATH_MAX * 2];
+  snprintf (code, sizeof code,
+            "p <- '%s/home/secret.txt'; cat('EXISTS:', file.exists(p), '\\n');"
+            " cat('HOME:', Sys.getenv('HOME'), '\\n');"
+            " m <- tryCatch(readLines(p), warning = function(w) conditionMessage(w)); cat('RESULT:', m, '\\n')",
+            work);
+  struct run r = { 0 };
+  run_r (code, NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "EXISTS: FALSE", &r);
+  ASSERT_HAS (r.out, "HOME: /tmp \n", &r);
+  ASSERT_HAS (r.out, "No such file or directory", &r);
+  cr_assert (strstr (r.out, "caller-home-secret") == NULL);
+  run_free (&r);
+}
+
+Test (attacks, write_outside_tmp)
+{
+  struct run r = { 0 };
+  run_r ("for (p in c('/usr/lib/R/evil', '/etc/R/evil', '/evil', '/proc/evil')) {"
+         " m <- tryCatch({ writeLines('x', p); 'WRITTEN' }, warning = function(w) conditionMessage(w));"
+         " cat('RESULT:', p, m, '\\n') };"
+         " writeLines('ok', '/tmp/fine'); cat('TMP:', readLines('/tmp/fine'), '\\n')",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert (strstr (r.out, "WRITTEN") == NULL, "a write outside /tmp worked:\n%s", r.out);
+  ASSERT_HAS (r.out, "RESULT: /usr/lib/R/evil cannot open file '/usr/lib/R/evil': Read-only file system", &r);
+  ASSERT_HAS (r.out, "RESULT: /etc/R/evil cannot open file '/etc/R/evil': Read-only file system", &r);
+  ASSERT_HAS (r.out, "RESULT: /evil cannot open file '/evil': Read-only file system", &r);
+  ASSERT_HAS (r.out, "TMP: ok", &r);
+  run_free (&r);
+}
+
+Test (attacks, proc_sys_and_sysrq_are_not_writable)
+{
+  struct run r = { 0 };
+  probe (&r, NULL, "write", "/proc/sys/kernel/hostname", NULL);
+  ASSERT_HAS (r.out, "write = EROFS\n", &r);
+  run_free (&r);
+  probe (&r, NULL, "write", "/proc/sysrq-trigger", NULL);
+  ASSERT_HAS (r.out, "write = EACCES\n", &r);
+  run_free (&r);
+}
+
+/* ---- network ----------------------------------------------------------- */
+
+static int
+tcp_listener (int *port)
+{
+  int s = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  cr_assert_geq (s, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET };
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  cr_assert_eq (bind (s, (struct sockaddr *) &a, sizeof a), 0);
+  cr_assert_eq (listen (s, 8), 0);
+  socklen_t len = sizeof a;
+  cr_assert_eq (getsockname (s, (struct sockaddr *) &a, &len), 0);
+  *port = ntohs (a.sin_port);
+  return s;
+}
+
+static void
+assert_no_connection (int listener)
+{
+  int c = accept4 (listener, NULL, NULL, SOCK_CLOEXEC);
+  cr_assert_lt (c, 0, "the sandbox reached the host's listener");
+  cr_assert_eq (errno, EAGAIN);
+}
+
+Test (attacks, http_to_host_loopback)
+{
+  int port;
+  int s = tcp_listener (&port);
+  char code[512];
+  snprintf (code, sizeof code,
+            "m <- tryCatch(readLines(url('http://127.0.0.1:%d/')), error = function(e) conditionMessage(e),"
+            " warning = function(w) conditionMessage(w)); cat('RESULT:', m, '\\n');"
+            "m <- tryCatch(socketConnection('127.0.0.1', %d, open = 'r+b', timeout = 2),"
+            " error = function(e) conditionMessage(e), warning = function(w) conditionMessage(w));"
+            " cat('SOCKET:', m, '\\n')",
+            port, port);
+  struct run r = { 0 };
+  run_r (code, NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "RESULT:", &r);
+  ASSERT_HAS (r.out, "SOCKET:", &r);
+  cr_assert (strstr (r.out, "<html") == NULL);
+  assert_no_connection (s);
+  run_free (&r);
+
+  /* The errno, by the policy's word: AF_INET sockets are refused by seccomp. */
+  char ps[16];
+  snprintf (ps, sizeof ps, "%d", port);
+  uint64_t args[6] = { AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0, 0, 0, 0 };
+  struct securer_action a = policy_action ("socket", args);
+  probe (&r, NULL, "connect", "127.0.0.1", ps);
+  char line[64];
+  if (a.type == SECURER_ACT_ERRNO)
+    snprintf (line, sizeof line, "socket = %s\n", strerrorname_np (a.errnum));
+  else
+    /* A socket is allowed: Landlock's TCP rules (no port listed) refuse the
+     * connect before the empty network namespace could. */
+    snprintf (line, sizeof line, "connect = EACCES\n");
+  ASSERT_HAS (r.out, line, &r);
+  assert_no_connection (s);
+  run_free (&r);
+  close (s);
+}
+
+Test (attacks, abstract_unix_socket_on_host)
+{
+  char name[64];
+  snprintf (name, sizeof name, "securer-attack-%d", (int) getpid ());
+  int s = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  cr_assert_geq (s, 0);
+  struct sockaddr_un a = { .sun_family = AF_UNIX };
+  memcpy (a.sun_path + 1, name, strlen (name));
+  cr_assert_eq (bind (s, (struct sockaddr *) &a,
+                      (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + strlen (name))),
+                0);
+  cr_assert_eq (listen (s, 4), 0);
+  struct run r = { 0 };
+  probe (&r, NULL, "connect-abstract", name, NULL);
+  /* Abstract names live in the network namespace: the sandbox's own has no
+   * such socket.  (Landlock's abstract-unix scope would answer EPERM had
+   * the namespace been shared.) */
+  ASSERT_HAS (r.out, "connect-abstract = ECONNREFUSED\n", &r);
+  assert_no_connection (s);
+  run_free (&r);
+  close (s);
+}
+
+/* ---- executing programs -------------------------------------------------- */
+
+Test (attacks, external_programs_via_system)
+{
+  struct run r = { 0 };
+  run_r ("for (c in c('python3 -V', 'perl -e 1', 'id', 'ls /', 'cat /etc/R/Renviron',"
+         " '/usr/bin/env true')) cat('SYSTEM:', c, '=', system(c), '\\n');"
+         " for (c in c('python3', 'perl', 'id')) cat('SYSTEM2:', c, '=',"
+         " suppressWarnings(system2(c, stdout = FALSE, stderr = FALSE)), '\\n')",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "SYSTEM: python3 -V = 127", &r);
+  ASSERT_HAS (r.out, "SYSTEM: perl -e 1 = 127", &r);
+  ASSERT_HAS (r.out, "SYSTEM: id = 126", &r);
+  ASSERT_HAS (r.out, "SYSTEM: ls / = 126", &r);
+  ASSERT_HAS (r.out, "SYSTEM: cat /etc/R/Renviron = 126", &r);
+  ASSERT_HAS (r.out, "SYSTEM: /usr/bin/env true = 126", &r);
+  ASSERT_HAS (r.out, "SYSTEM2: python3 = 127", &r);
+  ASSERT_HAS (r.out, "SYSTEM2: perl = 127", &r);
+  ASSERT_HAS (r.out, "SYSTEM2: id = 126", &r);
+  ASSERT_HAS (r.err, "sh: 1: python3: not found", &r);
+  ASSERT_HAS (r.err, "sh: 1: id: Permission denied", &r);
+  ASSERT_HAS (r.err, "sh: 1: ls: Permission denied", &r);
+  run_free (&r);
+}
+
+Test (attacks, loader_cannot_launch_other_programs)
+{
+  struct run r = { 0 };
+  run_r ("cat('LDSO:', system('/lib64/ld-linux-x86-64.so.2 /usr/bin/python3 -V'), '\\n');"
+         " file.copy('/usr/lib/R/bin/exec/R', '/tmp/R2'); Sys.chmod('/tmp/R2', '755');"
+         " cat('LDSO2:', system('/lib64/ld-linux-x86-64.so.2 /tmp/R2 --version'), '\\n')",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "LDSO: 127", &r);
+  ASSERT_HAS (r.err, "/usr/bin/python3: cannot open shared object file: No such file or directory", &r);
+  ASSERT_HAS (r.out, "LDSO2: 127", &r);
+  ASSERT_HAS (r.err, "/tmp/R2: failed to map segment from shared object", &r);
+  run_free (&r);
+}
+
+Test (attacks, dyn_load_library_written_to_tmp)
+{
+  struct run r = { 0 };
+  run_r ("stopifnot(file.copy(file.path(R.home('library'), 'stats', 'libs', 'stats.so'), '/tmp/x.so'));"
+         " m <- tryCatch({ dyn.load('/tmp/x.so'); 'LOADED' }, error = function(e) conditionMessage(e));"
+         " cat('RESULT:', m, '\\n')",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert (strstr (r.out, "LOADED") == NULL, "%s", r.out);
+  ASSERT_HAS (r.out, "/tmp/x.so: failed to map segment from shared object", &r);
+  run_free (&r);
+}
+
+Test (attacks, setuid_binary_does_not_elevate)
+{
+  struct run r = { 0 };
+  const char *cmd[] = { SUID_DIR "/attack-probe", "ids", NULL };
+  run_cmd (t_policy, cmd, NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  char want[128];
+  snprintf (want, sizeof want, "ids = uid %u %u %u gid %u %u %u\n", R->uid, R->uid, R->uid,
+            R->gid, R->gid, R->gid);
+  ASSERT_HAS (r.out, want, &r);
+  run_free (&r);
+  probe (&r, NULL, "setuid0", NULL, NULL);
+  ASSERT_HAS (r.out, "setuid0 = EPERM\n", &r);
+  run_free (&r);
+  /* su is not on the exec list: it never gets to try. */
+  probe (&r, NULL, "exec", "/usr/bin/su", NULL);
+  ASSERT_HAS (r.out, "exec = EACCES\n", &r);
+  run_free (&r);
+}
+
+/* ---- resources ----------------------------------------------------------- */
+
+static int
+count_marker_processes (const char *marker)
+{
+  DIR *d = opendir ("/proc");
+  cr_assert_not_null (d);
+  int n = 0;
+  struct dirent *de;
+  while ((de = readdir (d)) != NULL)
+    {
+      if (de->d_name[0] < '1' || de->d_name[0] > '9')
+        continue;
+      char path[300], buf[4096];
+      snprintf (path, sizeof path, "/proc/%s/cmdline", de->d_name);
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        continue;
+      ssize_t len = read (fd, buf, sizeof buf - 1);
+      close (fd);
+      if (len <= 0)
+        continue;
+      for (ssize_t i = 0; i < len; i++)
+        if (buf[i] == '\0')
+          buf[i] = ' ';
+      buf[len] = '\0';
+      if (strstr (buf, marker) != NULL)
+        n++;
+    }
+  closedir (d);
+  return n;
+}
+
+Test (attacks, fork_bomb)
+{
+  char marker[64], code[256];
+  snprintf (marker, sizeof marker, "securer_bomb_%d", (int) getpid ());
+  snprintf (code, sizeof code, "system('%s(){ %s | %s & }; %s')", marker, marker, marker, marker);
+  struct opts o = { .timeout = 8, .stdin_fd = -1 };
+  struct run r = { 0 };
+  const char *cmd[] = { R_BIN, "--vanilla", "--slave", "-e", code, NULL };
+  start_securer (r_policy, cmd, &o, &r);
+  /* While it runs, the host can still start processes. */
+  sleep (2);
+  pid_t c = fork ();
+  cr_assert_geq (c, 0, "the host cannot fork: %s", strerror (errno));
+  if (c == 0)
+    _exit (7);
+  int st;
+  cr_assert_eq (waitpid (c, &st, 0), c);
+  cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 7);
+  finish_securer (&r);
+  cr_assert_eq (r.status, 124, "fork bomb: status %d\n%s", r.status, r.err);
+  cr_assert_str_eq (st_str (&r, "kill_reason"), "timeout");
+  ASSERT_HAS (r.err, "Resource temporarily unavailable", &r);  /* fork failing at nproc */
+  cr_assert_eq (count_marker_processes (marker), 0, "processes of the sandbox were left behind");
+  run_free (&r);
+}
+
+Test (attacks, allocate_10_gb)
+{
+  struct run r = { 0 };
+  run_r ("m <- tryCatch({ x <- numeric(10 * 2^30 / 8); 'ALLOCATED' }, error = function(e) conditionMessage(e));"
+         " cat('RESULT:', m, '\\n')",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "RESULT: cannot allocate vector of size 10.0 Gb", &r);
+  run_free (&r);
+}
+
+Test (attacks, infinite_loop_hits_wall_timeout)
+{
+  struct opts o = { .timeout = 3, .stdin_fd = -1 };
+  struct run r = { 0 };
+  run_r ("repeat {}", &o, &r);
+  cr_assert_eq (r.status, 124, "status %d\n%s", r.status, r.err);
+  cr_assert_str_eq (st_str (&r, "kill_reason"), "timeout");
+  run_free (&r);
+}
+
+Test (attacks, infinite_loop_hits_cpu_limit)
+{
+  const struct securer_rlimit *cpu = &R->limits.rlimit[SECURER_RLIMIT_CPU];
+  cr_assert (cpu->set, "r.policy sets no cpu limit");
+  /* A copy of r.policy with a short cpu limit, so the test does not spin
+   * for the full minute; the mechanism is the same. */
+  char pol[PATH_MAX + 32], text[PATH_MAX + 64];
+  snprintf (pol, sizeof pol, "%s/cpu.policy", work);
+  snprintf (text, sizeof text, "include \"%s\"\nlimit cpu 1s:2s\n", r_policy);
+  write_text (pol, text, 0644);
+  const char *cmd[] = { R_BIN, "--vanilla", "--slave", "-e", "repeat {}", NULL };
+  struct opts o = { .timeout = 60, .stdin_fd = -1 };
+  struct run r = { 0 };
+  run_cmd (pol, cmd, &o, &r);
+  cr_assert_eq (r.status, 128 + SIGXCPU, "status %d\n%s", r.status, r.err);
+  cr_assert_eq (st_int (&r, "signal"), SIGXCPU);
+  cr_assert_str_eq (st_str (&r, "kill_reason"), "limit");
+  run_free (&r);
+}
+
+Test (attacks, write_1_gb_file)
+{
+  struct run r = { 0 };
+  run_r ("con <- file('/tmp/big', 'wb'); for (i in 1:1024) writeBin(raw(2^20), con); close(con);"
+         " cat('WROTE', file.size('/tmp/big'), '\\n')",
+         NULL, &r);
+  cr_assert (strstr (r.out, "WROTE") == NULL, "%s", r.out);
+  cr_assert_eq (r.status, 128 + SIGXFSZ, "status %d\n%s", r.status, r.err);
+  cr_assert_eq (st_int (&r, "signal"), SIGXFSZ);
+  run_free (&r);
+}
+
+Test (attacks, open_1000_files)
+{
+  const struct securer_rlimit *nofile = &R->limits.rlimit[SECURER_RLIMIT_NOFILE];
+  cr_assert (nofile->set);
+  struct run r = { 0 };
+  probe (&r, NULL, "openmany", "1000", NULL);
+  /* fds 0-2 are open: the rest of the limit is what can be opened. */
+  char want[64];
+  snprintf (want, sizeof want, "openmany = EMFILE after %llu\n",
+            (unsigned long long) nofile->soft - 3);
+  ASSERT_HAS (r.out, want, &r);
+  run_free (&r);
+  run_r ("m <- tryCatch({ for (i in 1:1000) file(tempfile(), 'w'); 'OPENED' }, error = function(e) conditionMessage(e));"
+         " cat('RESULT:', m, '\\n')",
+         NULL, &r);
+  cr_assert (strstr (r.out, "OPENED") == NULL, "%s", r.out);
+  /* R caps its own connections below the fd limit. */
+  ASSERT_HAS (r.out, "RESULT: all connections are in use", &r);
+  run_free (&r);
+}
+
+/* ---- processes, environment, terminal ------------------------------------ */
+
+Test (attacks, host_processes_invisible_and_unsignalable)
+{
+  struct run r = { 0 };
+  probe (&r, NULL, "pids", NULL, NULL);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  /* pid 1 is the sandbox's init, 2 the probe itself. */
+  ASSERT_HAS (r.out, "pids = 1 2\n", &r);
+  run_free (&r);
+  char pid[16];
+  snprintf (pid, sizeof pid, "%d", (int) getpid ());
+  probe (&r, NULL, "kill", pid, NULL);
+  ASSERT_HAS (r.out, "kill = ESRCH\n", &r);
+  run_free (&r);
+  /* Its own init is outside the Landlock domain: scoped signals stop it. */
+  probe (&r, NULL, "kill", "1", NULL);
+  ASSERT_HAS (r.out, "kill = EPERM\n", &r);
+  run_free (&r);
+}
+
+Test (attacks, caller_environment_secret)
+{
+  struct run r = { 0 };
+  run_r ("cat('SECRET: [', Sys.getenv('SECURER_TEST_SECRET'), ']\\n', sep = '');"
+         " e <- tryCatch(readBin('/proc/1/environ', 'raw', 1e6), error = function(e) raw(0),"
+         " warning = function(w) raw(0));"
+         " cat('INIT_ENV_HAS_SECRET:', grepl('caller-env-secret', rawToChar(e[e != 0])), '\\n')",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "SECRET: []", &r);
+  ASSERT_HAS (r.out, "INIT_ENV_HAS_SECRET: FALSE", &r);
+  cr_assert (strstr (r.out, "caller-env-secret") == NULL);
+  run_free (&r);
+}
+
+Test (attacks, tiocsti_on_inherited_terminal)
+{
+  int master, slave;
+  cr_assert_eq (openpty (&master, &slave, NULL, NULL, NULL), 0);
+  struct opts o = { .stdin_fd = slave };
+  struct run r = { 0 };
+  probe (&r, &o, "tiocsti", NULL, NULL);
+  close (slave);
+  uint64_t args[6] = { 0, 0x5412 /* TIOCSTI */, 0, 0, 0, 0 };
+  struct securer_action a = policy_action ("ioctl", args);
+  char want[64];
+  if (a.type == SECURER_ACT_ERRNO)
+    snprintf (want, sizeof want, "tiocsti = %s\n", strerrorname_np (a.errnum));
+  else
+    /* The filter lets it through: the payload runs in its own session, so
+     * the terminal is not its controlling one and the kernel says EPERM. */
+    snprintf (want, sizeof want, "tiocsti = EPERM\n");
+  ASSERT_HAS (r.out, want, &r);
+  /* Nothing reached the terminal's input queue. */
+  int fl = fcntl (master, F_GETFL);
+  fcntl (master, F_SETFL, fl | O_NONBLOCK);
+  char c;
+  ssize_t n = read (master, &c, 1);
+  cr_assert (n <= 0, "a character was injected");
+  close (master);
+  run_free (&r);
+}
+
+/* ---- kernel attack surface: the policy's seccomp answer ---------------- */
+
+Test (attacks, ptrace)
+{
+  uint64_t a[6] = { 16 /* PTRACE_ATTACH */, 1 };
+  check_syscall_denied ("ptrace", a, NULL);
+}
+
+Test (attacks, mount)
+{
+  uint64_t a[6] = { 0 };
+  check_syscall_denied ("mount", a, NULL);
+}
+
+Test (attacks, unshare_user)
+{
+  /* unshare is not a syscall of r.policy's allowlist; the probe's name
+   * differs from the syscall's, so ask the policy about "unshare". */
+  uint64_t a[6] = { 0x10000000 /* CLONE_NEWUSER */ };
+  struct securer_action act = policy_action ("unshare", a);
+  struct run r = { 0 };
+  probe (&r, NULL, "unshare-user", NULL, NULL);
+  if (act.type == SECURER_ACT_ERRNO)
+    {
+      char want[64];
+      snprintf (want, sizeof want, "unshare-user = %s\n", strerrorname_np (act.errnum));
+      ASSERT_HAS (r.out, want, &r);
+    }
+  else if (act.type == SECURER_ACT_KILL_PROCESS || act.type == SECURER_ACT_KILL_THREAD)
+    cr_assert_eq (r.status, 128 + SIGSYS);
+  else
+    cr_assert_fail ("r.policy allows unshare: %s", r.out);
+  run_free (&r);
+}
+
+Test (attacks, bpf)
+{
+  uint64_t a[6] = { 0 };
+  check_syscall_denied ("bpf", a, NULL);
+}
+
+Test (attacks, perf_event_open)
+{
+  uint64_t a[6] = { 0 };
+  check_syscall_denied ("perf_event_open", a, NULL);
+}
+
+Test (attacks, keyctl)
+{
+  uint64_t a[6] = { 0, (uint64_t) -3, 1 };
+  check_syscall_denied ("keyctl", a, NULL);
+}
+
+Test (attacks, userfaultfd)
+{
+  uint64_t a[6] = { O_CLOEXEC };
+  check_syscall_denied ("userfaultfd", a, NULL);
+}
+
+Test (attacks, io_uring_setup)
+{
+  uint64_t a[6] = { 1 };
+  check_syscall_denied ("io_uring_setup", a, NULL);
+}
+
+Test (attacks, open_by_handle_at)
+{
+  uint64_t a[6] = { (uint64_t) AT_FDCWD };
+  check_syscall_denied ("open_by_handle_at", a, NULL);
+}
+
+Test (attacks, personality)
+{
+  uint64_t a[6] = { 0x0400000 /* READ_IMPLIES_EXEC */ };
+  check_syscall_denied ("personality", a, NULL);
+}
+
+/* ---- the layers report themselves ----------------------------------------- */
+
+Test (attacks, landlock_is_enforced_as_reported)
+{
+  struct run r = { 0 };
+  run_r ("cat('ok\\n')", NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  json_t *enf = json_object_get (r.st, "enforced");
+  json_t *ll = enf ? json_object_get (enf, "landlock") : NULL;
+  cr_assert_not_null (ll, "no landlock in --json-status");
+  cr_assert (json_is_true (json_object_get (ll, "enforced")));
+  cr_assert_eq (json_integer_value (json_object_get (ll, "abi")), securer_landlock_abi ());
+  const char *sum = json_string_value (json_object_get (ll, "summary"));
+  cr_assert_not_null (sum);
+  cr_assert (strncmp (sum, "landlock required, ABI ", 23) == 0, "%s", sum);
+  run_free (&r);
+}
