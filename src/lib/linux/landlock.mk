@@ -24,3 +24,12 @@ tests_integration_test_landlock_r_SOURCES = tests/integration/test-landlock-r.c
 tests_integration_test_landlock_r_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_landlock_r_LDADD = $(TEST_LIBS)
 endif
+
+# The attack table: R code and attack-probe under policies/r.policy.
+if ENABLE_TESTS
+check_PROGRAMS += tests/integration/test-attacks
+TESTS += tests/integration/test-attacks
+tests_integration_test_attacks_SOURCES = tests/integration/test-attacks.c
+tests_integration_test_attacks_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_attacks_LDADD = $(TEST_LIBS)
+endif
