@@ -26,7 +26,8 @@ endif
 if ENABLE_TESTS
 check_PROGRAMS += tests/helpers/fsprobe
 tests_helpers_fsprobe_SOURCES = tests/helpers/fsprobe.c
-tests_helpers_fsprobe_CFLAGS = $(AM_CFLAGS)
+# Without the sanitizers: a sanitized program cannot be linked statically.
+tests_helpers_fsprobe_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
 tests_helpers_fsprobe_LDFLAGS = -all-static
 tests_helpers_fsprobe_LDADD =
 endif
