@@ -110,7 +110,8 @@ shipped (const char *name)
   return p;
 }
 
-/* A policy file that includes minimal.policy and adds `extra`. */
+/* A policy file that includes minimal.policy and adds `extra`; each test
+ * removes it right after the run, before asserting anything. */
 static char *
 policy_with (const char *extra)
 {
@@ -135,9 +136,9 @@ Test (fs_cli, minimal_policy_system_is_read_only)
 
   char *cmd2[] = { "/usr/bin/touch", "/securer-x", NULL };
   securer_run (pol, cmd2, &o);
+  unlink (pol);
   cr_assert_eq (o.status, 1, "%s", o.err);
   cr_assert_not_null (strstr (o.err, "Read-only file system"), "%s", o.err);
-  unlink (pol);
   free (pol);
 }
 
@@ -150,10 +151,10 @@ Test (fs_cli, minimal_policy_tmp_is_private_writable_and_noexec)
                   "echo rc=$?; ls -A /tmp | wc -l; ls /home /etc/passwd 2>&1 | wc -l",
                   NULL };
   securer_run (pol, cmd, &o);
+  unlink (pol);
   cr_assert_eq (o.status, 0, "%s", o.err);
   /* cp + f; /tmp/t could not run (126: permission denied, noexec). */
   cr_assert_str_eq (o.out, "hello\nrc=126\n2\n2\n", "%s", o.out);
-  unlink (pol);
   free (pol);
 }
 
@@ -163,13 +164,13 @@ Test (fs_cli, missing_mount_source_exits_125_naming_the_line)
   struct out o;
   char *cmd[] = { "/usr/bin/true", NULL };
   securer_run (pol, cmd, &o);
+  unlink (pol);
   cr_assert_eq (o.status, 125, "%s", o.err);
   char want[512];
   snprintf (want, sizeof want, "%s:4: bind /nonexistent-securer-src on /nonexistent-securer-src",
             pol);
   cr_assert_not_null (strstr (o.err, want), "%s", o.err);
   cr_assert_not_null (strstr (o.err, "ENOENT"), "%s", o.err);
-  unlink (pol);
   free (pol);
 }
 
@@ -179,9 +180,9 @@ Test (fs_cli, optional_missing_source_is_skipped)
   struct out o;
   char *cmd[] = { "/bin/sh", "-c", "test -e /nonexistent-securer-src; echo $?", NULL };
   securer_run (pol, cmd, &o);
+  unlink (pol);
   cr_assert_eq (o.status, 0, "%s", o.err);
   cr_assert_str_eq (o.out, "1\n");
-  unlink (pol);
   free (pol);
 }
 
@@ -199,10 +200,10 @@ Test (fs_cli, cgroup_memory_limit_from_a_policy_file)
   struct out o;
   char *cmd[] = { probe, "forks", "64", "alloc", "512", NULL };
   securer_run (pol, cmd, &o);
+  unlink (pol);
   cr_assert_eq (o.status, 128 + 9, "%s\n%s", o.out, o.err);
   /* pid 1, fsprobe and 14 children make 16. */
   cr_assert_not_null (strstr (o.out, "forks=14 EAGAIN"), "%s", o.out);
   cr_assert_null (strstr (o.out, "alloc=done"), "%s", o.out);
-  unlink (pol);
   free (pol);
 }
