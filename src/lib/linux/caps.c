@@ -1,5 +1,5 @@
-/* Capabilities with libcap-ng: re-raising the effective set in the child
- * after its uid change, and dropping every set in the payload. */
+/* Capabilities: re-raising the effective set in the child after its uid
+ * change, and dropping every set in the payload (libcap-ng). */
 #include <config.h>
 
 #include <cap-ng.h>
@@ -7,21 +7,31 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "linux/launch.h"
+
+/* Raw capget/capset: libcap-ng's reader also parses /proc/PID/status
+ * (twice), which is most of this step's cost on the launch path. */
+static int
+caps_get (struct __user_cap_data_struct d[2])
+{
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  return (int) syscall (SYS_capget, &h, d);
+}
 
 int
 securer_linux_raise_effective (securer_err_t *err)
 {
-  capng_clear (CAPNG_SELECT_BOTH);
-  if (capng_get_caps_process () != 0)
-    return securer_error_set (err, errno ? errno : EPERM, "read capabilities");
-  for (int c = 0; c <= CAP_LAST_CAP; c++)
-    if (capng_have_capability (CAPNG_PERMITTED, c)
-        && capng_update (CAPNG_ADD, CAPNG_EFFECTIVE, c) != 0)
-      return securer_error_set (err, EINVAL, "raise capability %d", c);
-  if (capng_apply (CAPNG_SELECT_CAPS) != 0)
-    return securer_error_set (err, errno ? errno : EPERM, "raise effective capabilities");
+  struct __user_cap_data_struct d[2];
+  if (caps_get (d) < 0)
+    return securer_error_set (err, errno, "read capabilities");
+  d[0].effective = d[0].permitted;
+  d[1].effective = d[1].permitted;
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  if (syscall (SYS_capset, &h, d) < 0)
+    return securer_error_set (err, errno, "raise effective capabilities");
   return 0;
 }
 
@@ -40,9 +50,15 @@ securer_linux_drop_caps (securer_err_t *err)
   if (capng_apply (CAPNG_SELECT_ALL) != 0)
     return securer_error_set (err, errno ? errno : EPERM, "drop capabilities");
   /* Verify rather than trust: a set that is still non-empty is a failure. */
-  if (capng_get_caps_process () != 0)
-    return securer_error_set (err, errno ? errno : EPERM, "read capabilities");
-  if (capng_have_capabilities (CAPNG_SELECT_CAPS) != CAPNG_NONE)
-    return securer_error_set (err, EPERM, "capabilities still present after dropping them");
+  struct __user_cap_data_struct d[2];
+  if (caps_get (d) < 0)
+    return securer_error_set (err, errno, "read capabilities");
+  for (int i = 0; i < 2; i++)
+    if (d[i].effective || d[i].permitted || d[i].inheritable)
+      return securer_error_set (err, EPERM, "capabilities still present after dropping them");
+  for (int c = 0; c <= CAP_LAST_CAP; c++)
+    if (prctl (PR_CAPBSET_READ, c, 0, 0, 0) == 1
+        || prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) == 1)
+      return securer_error_set (err, EPERM, "capability %d still in the bounding or ambient set", c);
   return 0;
 }
