@@ -14,7 +14,8 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/helpers/probe tests/integration/test-run
 TESTS += tests/integration/test-run
 tests_helpers_probe_SOURCES = tests/helpers/probe.c
-tests_helpers_probe_CFLAGS = $(AM_CFLAGS)
+# Without the sanitizers: a sanitized program cannot be linked statically.
+tests_helpers_probe_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
 tests_helpers_probe_LDFLAGS = -all-static
 tests_helpers_probe_LDADD =
 tests_integration_test_run_SOURCES = tests/integration/test-run.c tests/integration/run-util.h
