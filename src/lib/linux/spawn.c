@@ -372,12 +372,27 @@ handle_notify (struct securer_sandbox *sb)
  * failed (an ERROR message).  Seccomp notifications are answered meanwhile:
  * a denial between loading the filter and exec would otherwise deadlock. */
 static int
-await_exec (struct securer_sandbox *sb, int sock, securer_err_t *err)
+await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_err_t *err)
 {
+  /* The timeout counts from clone: a setup step that hangs (a bind of a
+   * path on a dead network filesystem) must not hang the caller. */
+  uint64_t deadline = timeout_ms ? sb->start_ns + timeout_ms * 1000000u : 0;
   for (;;)
     {
       struct pollfd pfd[2] = { { sock, POLLIN, 0 }, { sb->notify_fd, POLLIN, 0 } };
-      int r = poll (pfd, sb->notify_fd >= 0 ? 2 : 1, -1);
+      int wait_ms = -1;
+      if (deadline)
+        {
+          uint64_t now = launch_now_ns ();
+          if (now >= deadline)
+            {
+              securer_error_set (err, ETIMEDOUT, "the sandbox was still being set up when the timeout expired");
+              securer_error_set_status (err, SECURER_EXIT_TIMEOUT);
+              return -1;
+            }
+          wait_ms = (int) ((deadline - now + 999999u) / 1000000u);
+        }
+      int r = poll (pfd, sb->notify_fd >= 0 ? 2 : 1, wait_ms);
       if (r < 0)
         {
           if (errno == EINTR)
@@ -661,12 +676,12 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       securer_error_set (err, errno, "release the sandbox");
       goto fail_child;
     }
-  if (await_exec (sb, socks_setup[0], err) < 0)
+  uint64_t timeout_ms = opts->timeout_ms ? opts->timeout_ms : p->limits.timeout_ms;
+  if (await_exec (sb, socks_setup[0], timeout_ms, err) < 0)
     goto fail_child;
   close (socks_setup[0]);
   socks_setup[0] = -1;
 
-  uint64_t timeout_ms = opts->timeout_ms ? opts->timeout_ms : p->limits.timeout_ms;
   if (start_supervision (sb, timeout_ms, err) < 0)
     goto fail_child;
 
