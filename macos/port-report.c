@@ -214,8 +214,8 @@ securer_port_check (const struct securer_port_report *rep, unsigned flags, secur
       return 0;
     }
   char *why = securer_strbuf_take (&sb);
-  securer_error_set (err, 0, "the %s backend cannot enforce %zu rule%s this policy needs%s: %s",
-                     rep->port ? rep->port : "platform", refused, refused == 1 ? "" : "s",
+  securer_error_set (err, 0, "the %s backend cannot enforce %lu rule%s this policy needs%s: %s",
+                     rep->port ? rep->port : "platform", (unsigned long) refused, refused == 1 ? "" : "s",
                      (flags & SECURER_PORT_STRICT) ? " (strict)" : "",
                      why ? why : "(out of memory while listing them)");
   free (why);

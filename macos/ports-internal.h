@@ -10,6 +10,14 @@
 
 #include "securer/ports.h"
 
+/* mingw-w64 checks "printf" formats against msvcrt; the strbuf uses the
+ * C99 vsnprintf there (__USE_MINGW_ANSI_STDIO), so check as GNU. */
+#ifdef __MINGW32__
+#define SECURER_PORT_PRINTF(f, a) __attribute__ ((format (gnu_printf, f, a)))
+#else
+#define SECURER_PORT_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#endif
+
 /* A growing string; after an allocation failure every call is a no-op and
  * securer_strbuf_take() returns NULL, so builders check once at the end. */
 struct securer_strbuf {
@@ -20,21 +28,21 @@ struct securer_strbuf {
 
 void securer_strbuf_add (struct securer_strbuf *sb, const char *s);
 void securer_strbuf_printf (struct securer_strbuf *sb, const char *fmt, ...)
-  __attribute__ ((format (printf, 2, 3)));
+  SECURER_PORT_PRINTF (2, 3);
 void securer_strbuf_vprintf (struct securer_strbuf *sb, const char *fmt, va_list ap)
-  __attribute__ ((format (printf, 2, 0)));
+  SECURER_PORT_PRINTF (2, 0);
 /* Returns the text (caller frees) and resets sb; NULL if anything failed. */
 char *securer_strbuf_take (struct securer_strbuf *sb);
 void securer_strbuf_clear (struct securer_strbuf *sb);
 
-char *securer_port_printf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+char *securer_port_printf (const char *fmt, ...) SECURER_PORT_PRINTF (1, 2);
 
 /* Appends a gap; reason is printf-formatted.  -1 with ENOMEM in *err. */
 int securer_port_gap (struct securer_port_report *rep, enum securer_enforce level,
                       const char *section, const char *rule, securer_err_t *err,
-                      const char *reason_fmt, ...) __attribute__ ((format (printf, 6, 7)));
+                      const char *reason_fmt, ...) SECURER_PORT_PRINTF (6, 7);
 int securer_port_enforced (struct securer_port_report *rep, securer_err_t *err,
-                           const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+                           const char *fmt, ...) SECURER_PORT_PRINTF (3, 4);
 
 
 /* ---- paths ---------------------------------------------------------------- */

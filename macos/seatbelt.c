@@ -665,7 +665,8 @@ gen_gaps (struct gen *g, securer_err_t *err)
       && securer_port_gap (rep, BE, "namespaces", "namespace pid", err,
                            "no pid namespace: signals and process inspection are limited to "
                            "the sandbox (target same-sandbox), but pids are the host's and "
-                           "there is no init; descendants are killed by process group")
+                           "there is no init; descendants are killed by process group (one that "
+                           "calls setsid() leaves it)")
            < 0)
     return -1;
   if (p->namespaces & SECURER_NS_UTS)

@@ -97,7 +97,7 @@ char *securer_seatbelt_profile (const struct securer_policy *p, struct securer_p
 char *securer_seatbelt_host_path (const struct securer_policy *p, const char *inside,
                                   const char *private_dir);
 
-#ifdef __APPLE__
+#if defined(__APPLE__) || defined(SECURER_MACOS_LAUNCH_TEST)
 /* Launches argv under the profile with the policy's rlimits set in the
  * forked child (not a shell script), stdin/out/err inherited, and returns
  * the child's pid.  `private_dir` is created by the caller (mkdtemp). */
