@@ -9,6 +9,8 @@
  *   attack-probe SYSCALL        ptrace mount unshare-user bpf perf_event_open keyctl
  *                               userfaultfd io_uring_setup open_by_handle_at personality
  *   attack-probe tiocsti        TIOCSTI on fd 0
+ *   attack-probe tiocsti-ctty   makes fd 0 the controlling terminal first
+ *                               (so only a filter can still refuse TIOCSTI)
  *   attack-probe kill PID       kill(PID, SIGTERM)
  *   attack-probe pids           the pids visible in /proc
  *   attack-probe ids            real, effective and saved uid/gid
@@ -160,6 +162,12 @@ main (int argc, char **argv)
     {
       char c = 'x';
       return report (p, ioctl (0, TIOCSTI, &c));
+    }
+  if (strcmp (p, "tiocsti-ctty") == 0)
+    {
+      report ("tiocsctty", ioctl (0, TIOCSCTTY, 0));
+      char c = 'x';
+      return report ("tiocsti", ioctl (0, TIOCSTI, &c));
     }
   if (strcmp (p, "kill") == 0 && arg)
     return report (p, kill ((pid_t) atoi (arg), SIGTERM));

@@ -604,13 +604,17 @@ Test (attacks, loader_cannot_launch_other_programs)
 Test (attacks, dyn_load_library_written_to_tmp)
 {
   struct run r = { 0 };
-  run_r ("stopifnot(file.copy(file.path(R.home('library'), 'stats', 'libs', 'stats.so'), '/tmp/x.so'));"
-         " m <- tryCatch({ dyn.load('/tmp/x.so'); 'LOADED' }, error = function(e) conditionMessage(e));"
-         " cat('RESULT:', m, '\\n')",
+  run_r ("for (d in c('/tmp', '/dev/shm')) { p <- file.path(d, 'x.so');"
+         " stopifnot(file.copy(file.path(R.home('library'), 'stats', 'libs', 'stats.so'), p));"
+         " m <- tryCatch({ dyn.load(p); 'LOADED' }, error = function(e) conditionMessage(e));"
+         " cat('RESULT:', m, '\\n') }",
          NULL, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   cr_assert (strstr (r.out, "LOADED") == NULL, "%s", r.out);
+  /* mmap(PROT_EXEC) of a file on a noexec mount: EPERM, which glibc
+   * reports as failing to map the segment. */
   ASSERT_HAS (r.out, "/tmp/x.so: failed to map segment from shared object", &r);
+  ASSERT_HAS (r.out, "/dev/shm/x.so: failed to map segment from shared object", &r);
   run_free (&r);
 }
 
@@ -712,6 +716,27 @@ Test (attacks, allocate_10_gb)
          NULL, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   ASSERT_HAS (r.out, "RESULT: cannot allocate vector of size 10.0 Gb", &r);
+  run_free (&r);
+}
+
+Test (attacks, fill_memory_through_tmpfs)
+{
+  /* Files in tmpfs are memory the address-space limit does not see; each
+   * file is capped by RLIMIT_FSIZE, their number only by the tmpfs size. */
+  struct run r = { 0 };
+  run_r ("for (d in c('/tmp', '/dev/shm')) { n <- 0; m <- 'ALL WRITTEN';"
+         " for (i in 1:40) { ok <- tryCatch({ con <- file(sprintf('%s/f%d', d, i), 'wb');"
+         " writeBin(raw(40 * 2^20), con); close(con); TRUE },"
+         " error = function(e) conditionMessage(e), warning = function(w) conditionMessage(w));"
+         " if (!isTRUE(ok)) { m <- ok; break } };"
+         " cat('FILL:', d, round(sum(file.size(list.files(d, full.names = TRUE))) / 2^20), 'MiB:', m, '\\n');"
+         " unlink(list.files(d, full.names = TRUE)) }",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert (strstr (r.out, "ALL WRITTEN") == NULL, "%s", r.out);
+  /* ENOSPC, which R reports without the errno. */
+  ASSERT_HAS (r.out, "FILL: /tmp 64 MiB: problem writing to connection", &r);
+  ASSERT_HAS (r.out, "FILL: /dev/shm 16 MiB: problem writing to connection", &r);
   run_free (&r);
 }
 
@@ -823,7 +848,6 @@ Test (attacks, tiocsti_on_inherited_terminal)
   struct opts o = { .stdin_fd = slave };
   struct run r = { 0 };
   probe (&r, &o, "tiocsti", NULL, NULL);
-  close (slave);
   uint64_t args[6] = { 0, 0x5412 /* TIOCSTI */, 0, 0, 0, 0 };
   struct securer_action a = policy_action ("ioctl", args);
   char want[64];
@@ -833,6 +857,16 @@ Test (attacks, tiocsti_on_inherited_terminal)
     /* The filter lets it through: the payload runs in its own session, so
      * the terminal is not its controlling one and the kernel says EPERM. */
     snprintf (want, sizeof want, "tiocsti = EPERM\n");
+  ASSERT_HAS (r.out, want, &r);
+  run_free (&r);
+
+  /* The real cause: make the terminal the probe's controlling one (it is
+   * a session leader without one), which would satisfy the kernel's own
+   * check; what still refuses TIOCSTI is then the filter. */
+  probe (&r, &o, "tiocsti-ctty", NULL, NULL);
+  close (slave);
+  ASSERT_HAS (r.out, "tiocsctty = ok 0\n", &r);
+  cr_assert_eq (a.type, SECURER_ACT_ERRNO, "r.policy's filter does not refuse TIOCSTI");
   ASSERT_HAS (r.out, want, &r);
   /* Nothing reached the terminal's input queue. */
   int fl = fcntl (master, F_GETFL);
