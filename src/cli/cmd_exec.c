@@ -1,17 +1,631 @@
-/* securer exec — placeholder until the subcommand lands. */
+/* securer exec — run R code once in a sandboxed session and print its value. */
 #include <config.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "securer/session.h"
 
 void
 cmd_exec_help (FILE *out)
 {
-  fprintf (out, "Usage: securer exec ...\n\nNot available in this build yet.\n");
+  fprintf (out,
+           "Usage: securer exec [OPTIONS] (-e CODE | -f FILE | -)\n"
+           "\n"
+           "Run R code once in a fresh sandboxed R session and print what it prints,\n"
+           "as the R console would (visible values are printed).\n"
+           "\n"
+           "Options:\n"
+           "  -e, --expr CODE         R code to run\n"
+           "  -f, --file FILE         read the R code from FILE ('-' for stdin)\n"
+           "  -p, --policy P          policy name or path (default: r)\n"
+           "  -t, --tool SPEC         register a host tool (repeatable), see below\n"
+           "      --timeout S         execution timeout in seconds (default 30)\n"
+           "      --max-tool-calls N  fail when the code calls tools more than N times\n"
+           "      --max-output-lines N  keep at most N output lines\n"
+           "      --audit-log FILE    append JSON-lines audit events to FILE (created 0600)\n"
+           "      --sanitize-errors   strip paths, pids, host names and IPs from errors\n"
+           "      --json              print one JSON object: status, value (tagged encoding),\n"
+           "                          output, warnings, error (see docs/protocol.md)\n"
+           "      --plain             with --json: the value as ordinary JSON (lossy)\n"
+           "  -v, --verbose           report the sandbox set-up steps on stderr\n"
+           "  -h, --help              show this help\n"
+           "\n"
+           "Tools: SPEC is NAME(ARG:TYPE,...)=COMMAND, e.g.\n"
+           "  --tool 'add(a:numeric,b:numeric)=/usr/local/bin/add-tool'\n"
+           "TYPE is numeric, integer, character, logical, list, data.frame or any (the\n"
+           "default when ':TYPE' is left out); 'NAME=COMMAND' declares no arguments.\n"
+           "COMMAND runs on the host, outside the sandbox, without a shell: it is split\n"
+           "on spaces, or given as a JSON array of strings ('[\"/bin/tool\", \"--x\"]').\n"
+           "It receives the arguments as a JSON object on stdin (ordinary JSON: NA is\n"
+           "null, length-1 vectors are scalars) and must print the value as JSON on\n"
+           "stdout and exit 0; a non-zero exit makes the call fail in R with the\n"
+           "command's stderr as the message.\n"
+           "\n"
+           "Exit status: 0 success, 1 R error, 124 timeout, 125 the session could not\n"
+           "start, 2 usage error.\n");
+}
+
+
+/* ---- tools given as host commands ------------------------------------------ */
+
+struct cmd_tool {
+  char **argv;                  /* NULL-terminated, owned */
+};
+
+struct cli_tools {
+  struct cmd_tool **items;
+  size_t n;
+};
+
+static struct cli_tools *
+cli_tools_new (void)
+{
+  return calloc (1, sizeof (struct cli_tools));
+}
+
+static void
+free_argv (char **v)
+{
+  for (size_t i = 0; v && v[i]; i++)
+    free (v[i]);
+  free (v);
+}
+
+static void
+cli_tools_free (struct cli_tools *c)
+{
+  if (c == NULL)
+    return;
+  for (size_t i = 0; i < c->n; i++)
+    {
+      free_argv (c->items[i]->argv);
+      free (c->items[i]);
+    }
+  free (c->items);
+  free (c);
+}
+
+/* COMMAND: a JSON array of strings, or words separated by spaces (no shell,
+ * no quoting). */
+static char **
+split_command (const char *cmd, securer_err_t *err)
+{
+  size_t n = 0;
+  char **v = NULL;
+  if (cmd[0] == '[')
+    {
+      json_error_t je;
+      json_t *a = json_loads (cmd, 0, &je);
+      if (!json_is_array (a) || json_array_size (a) == 0)
+        {
+          json_decref (a);
+          securer_error_set (err, EINVAL, "tool command: expected a non-empty JSON array of strings");
+          return NULL;
+        }
+      v = calloc (json_array_size (a) + 1, sizeof *v);
+      size_t i;
+      json_t *e;
+      json_array_foreach (a, i, e)
+      {
+        if (!json_is_string (e))
+          {
+            json_decref (a);
+            free_argv (v);
+            securer_error_set (err, EINVAL, "tool command: array elements must be strings");
+            return NULL;
+          }
+        v[n++] = strdup (json_string_value (e));
+      }
+      json_decref (a);
+      return v;
+    }
+  v = calloc (strlen (cmd) / 2 + 2, sizeof *v);
+  for (const char *p = cmd; v && *p;)
+    {
+      while (*p == ' ')
+        p++;
+      if (!*p)
+        break;
+      size_t len = strcspn (p, " ");
+      v[n++] = strndup (p, len);
+      p += len;
+    }
+  if (v == NULL || n == 0)
+    {
+      free_argv (v);
+      securer_error_set (err, EINVAL, "tool command is empty");
+      return NULL;
+    }
+  return v;
+}
+
+/* Runs argv with `input` on stdin; collects stdout and stderr. */
+static int
+run_command (char **argv, const char *input, char **out, char **errout, int *wstatus,
+             securer_err_t *err)
+{
+  int in[2], o[2], e[2];
+  if (pipe2 (in, O_CLOEXEC) < 0)
+    return securer_error_set (err, errno, "pipe");
+  if (pipe2 (o, O_CLOEXEC) < 0)
+    {
+      close (in[0]);
+      close (in[1]);
+      return securer_error_set (err, errno, "pipe");
+    }
+  if (pipe2 (e, O_CLOEXEC) < 0)
+    {
+      close (in[0]);
+      close (in[1]);
+      close (o[0]);
+      close (o[1]);
+      return securer_error_set (err, errno, "pipe");
+    }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init (&fa);
+  posix_spawn_file_actions_adddup2 (&fa, in[0], 0);
+  posix_spawn_file_actions_adddup2 (&fa, o[1], 1);
+  posix_spawn_file_actions_adddup2 (&fa, e[1], 2);
+  pid_t pid;
+  extern char **environ;
+  int rc = posix_spawn (&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy (&fa);
+  close (in[0]);
+  close (o[1]);
+  close (e[1]);
+  if (rc != 0)
+    {
+      close (in[1]);
+      close (o[0]);
+      close (e[0]);
+      return securer_error_set (err, rc, "tool command %s", argv[0]);
+    }
+  size_t inlen = strlen (input), inoff = 0;
+  char *bufs[2] = { NULL, NULL };
+  size_t lens[2] = { 0, 0 };
+  FILE *ms[2] = { open_memstream (&bufs[0], &lens[0]), open_memstream (&bufs[1], &lens[1]) };
+  struct pollfd pf[3] = { { .fd = o[0], .events = POLLIN }, { .fd = e[0], .events = POLLIN },
+                          { .fd = in[1], .events = POLLOUT } };
+  if (inlen == 0)
+    {
+      close (in[1]);
+      pf[2].fd = -1;
+    }
+  while (pf[0].fd >= 0 || pf[1].fd >= 0)
+    {
+      if (poll (pf, 3, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+      for (int k = 0; k < 2; k++)
+        if (pf[k].fd >= 0 && (pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+          {
+            char chunk[8192];
+            ssize_t r = read (pf[k].fd, chunk, sizeof chunk);
+            if (r > 0 && ms[k])
+              fwrite (chunk, 1, (size_t) r, ms[k]);
+            else if (r == 0 || (r < 0 && errno != EINTR))
+              {
+                close (pf[k].fd);
+                pf[k].fd = -1;
+              }
+          }
+      if (pf[2].fd >= 0 && (pf[2].revents & (POLLOUT | POLLERR | POLLHUP)))
+        {
+          ssize_t w = write (pf[2].fd, input + inoff, inlen - inoff);
+          if (w > 0)
+            inoff += (size_t) w;
+          if (w < 0 || inoff == inlen)
+            {
+              close (pf[2].fd);
+              pf[2].fd = -1;
+            }
+        }
+    }
+  if (pf[2].fd >= 0)
+    close (pf[2].fd);
+  for (int k = 0; k < 2; k++)
+    if (ms[k])
+      fclose (ms[k]);
+  while (waitpid (pid, wstatus, 0) < 0 && errno == EINTR)
+    ;
+  *out = bufs[0];
+  *errout = bufs[1];
+  return 0;
+}
+
+static enum securer_tool_status
+command_tool (void *userdata, const struct securer_tool_call *call, json_t **result, char **error)
+{
+  struct cmd_tool *t = userdata;
+  json_t *plain = json_object ();
+  const char *key;
+  json_t *v;
+  json_object_foreach ((json_t *) call->args, key, v)
+    json_object_set_new (plain, key, securer_value_to_plain (v));
+  char *input = json_dumps (plain, JSON_COMPACT | JSON_REAL_PRECISION (17) | JSON_ENCODE_ANY);
+  json_decref (plain);
+  char *out = NULL, *errout = NULL;
+  int ws = 0;
+  securer_err_t err = NULL;
+  if (input == NULL || run_command (t->argv, input, &out, &errout, &ws, &err) < 0)
+    {
+      if (asprintf (error, "tool '%s' failed: %s", call->tool,
+                    err ? securer_error_message (err) : "cannot encode arguments") < 0)
+        *error = NULL;
+      securer_error_free (&err);
+      free (input);
+      return SECURER_TOOL_ERROR;
+    }
+  free (input);
+  enum securer_tool_status st = SECURER_TOOL_OK;
+  if (!WIFEXITED (ws) || WEXITSTATUS (ws) != 0)
+    {
+      size_t n = errout ? strcspn (errout, "\n") : 0;
+      if (n > 0)
+        *error = strndup (errout, n);
+      else if (asprintf (error, "tool '%s' failed (%s %d)", call->tool,
+                         WIFEXITED (ws) ? "exit status" : "signal",
+                         WIFEXITED (ws) ? WEXITSTATUS (ws) : WTERMSIG (ws)) < 0)
+        *error = NULL;
+      st = SECURER_TOOL_ERROR;
+    }
+  else
+    {
+      json_error_t je;
+      json_t *p = json_loads (out ? out : "", JSON_DECODE_ANY, &je);
+      if (p == NULL)
+        {
+          if (asprintf (error, "tool '%s' printed invalid JSON: %s", call->tool, je.text) < 0)
+            *error = NULL;
+          st = SECURER_TOOL_ERROR;
+        }
+      else
+        {
+          *result = securer_value_from_plain (p, &err);
+          json_decref (p);
+          if (*result == NULL)
+            {
+              *error = strdup (securer_error_message (err));
+              securer_error_free (&err);
+              st = SECURER_TOOL_ERROR;
+            }
+        }
+    }
+  free (out);
+  free (errout);
+  return st;
+}
+
+/* NAME[(ARG[:TYPE],...)]=COMMAND */
+static int
+cli_tools_add_spec (struct cli_tools *c, struct securer_tools *tools, const char *spec,
+                    securer_err_t *err)
+{
+  const char *eq = strchr (spec, '=');
+  const char *paren = strchr (spec, '(');
+  if (eq == NULL || (paren != NULL && paren < eq && strchr (paren, ')') == NULL))
+    return securer_error_set (err, EINVAL, "--tool '%s': expected NAME(ARG:TYPE,...)=COMMAND", spec);
+  if (paren != NULL && paren < eq)
+    eq = strchr (strchr (paren, ')'), '=');
+  if (eq == NULL)
+    return securer_error_set (err, EINVAL, "--tool '%s': expected NAME(ARG:TYPE,...)=COMMAND", spec);
+  size_t name_len = (paren != NULL && paren < eq) ? (size_t) (paren - spec) : (size_t) (eq - spec);
+  char *name = strndup (spec, name_len);
+  struct securer_tool_arg args[64];
+  char *names[64];
+  size_t n = 0;
+  int rc = -1;
+  if (paren != NULL && paren < eq)
+    {
+      const char *close_p = strchr (paren, ')');
+      char *list = strndup (paren + 1, (size_t) (close_p - paren - 1));
+      char *save = NULL;
+      for (char *tok = strtok_r (list, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
+        {
+          while (*tok == ' ')
+            tok++;
+          if (n == 64)
+            {
+              securer_error_set (err, EINVAL, "--tool '%s': too many arguments", spec);
+              free (list);
+              goto done;
+            }
+          char *colon = strchr (tok, ':');
+          int ty = SECURER_ARG_ANY;
+          if (colon)
+            {
+              *colon = '\0';
+              ty = securer_arg_type_parse (colon + 1);
+              if (ty < 0)
+                {
+                  securer_error_set (err, EINVAL, "--tool '%s': unknown type '%s'", spec, colon + 1);
+                  free (list);
+                  goto done;
+                }
+            }
+          names[n] = strdup (tok);
+          args[n].name = names[n];
+          args[n].type = (enum securer_arg_type) ty;
+          n++;
+        }
+      free (list);
+    }
+  {
+    struct cmd_tool *t = calloc (1, sizeof *t);
+    t->argv = split_command (eq + 1, err);
+    if (t->argv == NULL)
+      {
+        free (t);
+        securer_error_prefix (err, "--tool %s", name);
+        goto done;
+      }
+    struct cmd_tool **items = realloc (c->items, (c->n + 1) * sizeof *items);
+    if (items == NULL)
+      {
+        free_argv (t->argv);
+        free (t);
+        securer_error_set (err, ENOMEM, "--tool");
+        goto done;
+      }
+    c->items = items;
+    c->items[c->n++] = t;
+    rc = securer_tools_add (tools, name, "", args, n, command_tool, t, err);
+  }
+done:
+  for (size_t i = 0; i < n; i++)
+    free (names[i]);
+  free (name);
+  return rc;
+}
+
+static void
+print_line (void *data, enum securer_stream stream, const char *line)
+{
+  FILE *f = stream == SECURER_STDERR ? stderr : stdout;
+  fputs (line, f);
+  fputc ('\n', f);
+  fflush (f);
+}
+
+static char *
+read_all (FILE *f)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream (&buf, &len);
+  if (m == NULL)
+    return NULL;
+  char chunk[8192];
+  size_t n;
+  while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
+    fwrite (chunk, 1, n, m);
+  fclose (m);
+  return buf;
 }
 
 int
 cmd_exec (int argc, char **argv)
 {
-  fprintf (stderr, "securer: 'exec' is not available in this build yet\n");
-  return 2;
+  const char *code = NULL, *file = NULL, *policy_name = NULL, *audit = NULL;
+  double timeout = 0;
+  unsigned max_tools = 0, max_lines = 0;
+  bool json = false, plain = false, sanitize = false, verbose = false;
+  struct securer_tools *tools = securer_tools_new ();
+  struct cli_tools *ctools = cli_tools_new ();
+  securer_err_t err = NULL;
+  int status = 2;
+  if (tools == NULL || ctools == NULL)
+    {
+      fprintf (stderr, "securer exec: out of memory\n");
+      goto out;
+    }
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDS_VALUE()                                                     \
+  do {                                                                    \
+    if (val == NULL)                                                      \
+      {                                                                   \
+        fprintf (stderr, "securer exec: %s needs a value\n", a);          \
+        goto out;                                                         \
+      }                                                                   \
+    i++;                                                                  \
+  } while (0)
+      if (strcmp (a, "-e") == 0 || strcmp (a, "--expr") == 0)
+        {
+          NEEDS_VALUE ();
+          code = val;
+        }
+      else if (strcmp (a, "-f") == 0 || strcmp (a, "--file") == 0)
+        {
+          NEEDS_VALUE ();
+          file = val;
+        }
+      else if (strcmp (a, "-") == 0)
+        file = "-";
+      else if (strcmp (a, "-p") == 0 || strcmp (a, "--policy") == 0)
+        {
+          NEEDS_VALUE ();
+          policy_name = val;
+        }
+      else if (strcmp (a, "-t") == 0 || strcmp (a, "--tool") == 0)
+        {
+          NEEDS_VALUE ();
+          if (cli_tools_add_spec (ctools, tools, val, &err) < 0)
+            {
+              cli_report (&err);
+              goto out;
+            }
+        }
+      else if (strcmp (a, "--timeout") == 0)
+        {
+          NEEDS_VALUE ();
+          char *end;
+          timeout = strtod (val, &end);
+          if (*end || !(timeout > 0) || timeout > 1e7)
+            {
+              fprintf (stderr, "securer exec: --timeout needs a positive number of seconds\n");
+              goto out;
+            }
+        }
+      else if (strcmp (a, "--max-tool-calls") == 0 || strcmp (a, "--max-output-lines") == 0)
+        {
+          NEEDS_VALUE ();
+          char *end;
+          unsigned long n = strtoul (val, &end, 10);
+          if (*end || n == 0 || n > 100000000ul)
+            {
+              fprintf (stderr, "securer exec: %s needs a positive integer\n", a);
+              goto out;
+            }
+          if (a[6] == 't')
+            max_tools = (unsigned) n;
+          else
+            max_lines = (unsigned) n;
+        }
+      else if (strcmp (a, "--audit-log") == 0)
+        {
+          NEEDS_VALUE ();
+          audit = val;
+        }
+      else if (strcmp (a, "--json") == 0)
+        json = true;
+      else if (strcmp (a, "--plain") == 0)
+        plain = true;
+      else if (strcmp (a, "--sanitize-errors") == 0)
+        sanitize = true;
+      else if (strcmp (a, "-v") == 0 || strcmp (a, "--verbose") == 0)
+        verbose = true;
+      else
+        {
+          fprintf (stderr, "securer exec: unknown option '%s'; see 'securer exec --help'\n", a);
+          goto out;
+        }
+#undef NEEDS_VALUE
+    }
+  if ((code != NULL) + (file != NULL) != 1)
+    {
+      fprintf (stderr, "securer exec: give exactly one of -e CODE, -f FILE or -\n");
+      goto out;
+    }
+  char *owned_code = NULL;
+  if (file != NULL)
+    {
+      FILE *f = strcmp (file, "-") == 0 ? stdin : fopen (file, "re");
+      if (f == NULL)
+        {
+          fprintf (stderr, "securer exec: %s: %s\n", file, strerror (errno));
+          goto out;
+        }
+      owned_code = read_all (f);
+      if (f != stdin)
+        fclose (f);
+      if (owned_code == NULL)
+        {
+          fprintf (stderr, "securer exec: %s: cannot read\n", file);
+          goto out;
+        }
+      code = owned_code;
+    }
+
+  /* A tool command or a closed stdout must not kill us with SIGPIPE. */
+  signal (SIGPIPE, SIG_IGN);
+  struct securer_policy *policy = NULL;
+  status = 125;
+  if (policy_name != NULL)
+    {
+      char *path = NULL;
+      if (securer_policy_find (policy_name, &path, &err) < 0
+          || securer_policy_load_file (path, &policy, NULL, &err) < 0)
+        {
+          free (path);
+          cli_report (&err);
+          free (owned_code);
+          goto out;
+        }
+      free (path);
+    }
+  struct securer_session_opts so = { .policy = policy, .tools = tools, .audit_log = audit,
+                                     .sanitize_errors = sanitize, .verbose = verbose };
+  struct securer_session *s = NULL;
+  int rc = securer_session_open (&so, &s, &err);
+  securer_policy_free (policy);
+  if (rc < 0)
+    {
+      cli_report (&err);
+      free (owned_code);
+      goto out;
+    }
+  struct securer_exec_opts xo = {
+    .timeout_ms = (uint64_t) (timeout * 1000.0), .max_tool_calls = max_tools,
+    .max_output_lines = max_lines, .print = !json, .on_output = json ? NULL : print_line,
+  };
+  struct securer_result res;
+  rc = securer_session_execute (s, code, &xo, &res, &err);
+  securer_error_free (&err);
+  free (owned_code);
+  if (json)
+    {
+      json_t *out = json_object ();
+      json_object_set_new (out, "status", json_string (securer_exec_status_name (res.status)));
+      if (res.status == SECURER_EXEC_OK)
+        {
+          json_object_set_new (out, "value", plain ? securer_value_to_plain (res.value)
+                                                   : json_incref (res.value));
+          json_object_set_new (out, "visible", json_boolean (res.visible));
+        }
+      else
+        json_object_set_new (out, "error", json_string (res.error ? res.error : ""));
+      json_t *lines = json_array ();
+      for (size_t i = 0; i < res.n_output; i++)
+        json_array_append_new (lines, json_pack ("{s:s, s:s}", "stream",
+                                                 res.output[i].stream == SECURER_STDERR ? "stderr" : "stdout",
+                                                 "text", res.output[i].text));
+      json_object_set_new (out, "output", lines);
+      json_object_set_new (out, "output_truncated", json_boolean (res.output_truncated));
+      json_t *w = json_array ();
+      for (size_t i = 0; i < res.n_warnings; i++)
+        json_array_append_new (w, json_string (res.warnings[i]));
+      json_object_set_new (out, "warnings", w);
+      json_object_set_new (out, "tool_calls", json_integer (res.tool_calls));
+      json_object_set_new (out, "elapsed", json_real (res.elapsed));
+      json_dumpf (out, stdout, JSON_COMPACT | JSON_REAL_PRECISION (17));
+      fputc ('\n', stdout);
+      json_decref (out);
+    }
+  else
+    {
+      for (size_t i = 0; i < res.n_warnings; i++)
+        fprintf (stderr, "Warning message:\n%s\n", res.warnings[i]);
+      if (res.output_truncated)
+        fprintf (stderr, "securer: output truncated after %u lines\n", max_lines);
+      if (rc < 0)
+        fprintf (stderr, "Error: %s\n", res.error ? res.error : "execution failed");
+    }
+  switch (res.status)
+    {
+    case SECURER_EXEC_OK: status = 0; break;
+    case SECURER_EXEC_TIMEOUT: status = SECURER_EXIT_TIMEOUT; break;
+    case SECURER_EXEC_CRASHED: status = 1; break;
+    default: status = 1; break;
+    }
+  securer_result_clear (&res);
+  securer_session_close (s);
+out:
+  securer_tools_unref (tools);
+  cli_tools_free (ctools);
+  return status;
 }

@@ -138,6 +138,13 @@ const char *const *securer_risky_calls (void);
 /* ---- loop.c ---- */
 int securer_loop_fd (const struct securer_loop *l);
 
+/* ---- session.c ---- */
+/* securer_session_open, optionally without waiting for R to be ready (so
+ * that several start-ups overlap); then securer_session_wait_ready(). */
+int securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
+                             struct securer_session **out, securer_err_t *err);
+int securer_session_wait_ready (struct securer_session *s, securer_err_t *err);
+
 /* ---- misc ---- */
 /* Fills buf with 2*n hex digits of getrandom() output and a NUL. */
 int securer_random_hex (char *buf, size_t n, securer_err_t *err);

@@ -8,7 +8,9 @@ libsecurer_core_la_SOURCES += \
 	src/lib/session/tools.c \
 	src/lib/session/audit.c \
 	src/lib/session/sanitize.c \
-	src/lib/session/prevalidate.c
+	src/lib/session/prevalidate.c \
+	src/lib/session/session.c \
+	src/lib/session/pool.c
 
 securerinclude_HEADERS += include/securer/session.h
 
@@ -33,4 +35,13 @@ tests_unit_test_session_protocol_LDADD = $(TEST_LIBS)
 tests_unit_test_session_audit_SOURCES = tests/unit/test-session-audit.c
 tests_unit_test_session_audit_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_session_audit_LDADD = $(TEST_LIBS)
+endif
+
+if ENABLE_TESTS
+SESSION_INTEGRATION_TESTS = tests/integration/test-session
+check_PROGRAMS += $(SESSION_INTEGRATION_TESTS)
+TESTS += $(SESSION_INTEGRATION_TESTS)
+tests_integration_test_session_SOURCES = tests/integration/test-session.c
+tests_integration_test_session_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_session_LDADD = $(TEST_LIBS)
 endif

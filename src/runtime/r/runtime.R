@@ -12,7 +12,9 @@
 # code being evaluated (it runs in this same process), the runtime only
 # keeps its own bindings out of reach of ordinary assignment.
 function(inc) {
-  out <- fifo("/proc/self/fd/4", "w", blocking = TRUE)
+  # file(), not fifo(): R's fifo() ignores short writes, so a line longer
+  # than the pipe buffer would be cut; stdio writes it all (raw: no seeking).
+  out <- file("/proc/self/fd/4", "wb", raw = TRUE)
   jsonlite_ns <- asNamespace("jsonlite")
   parse_json <- get("parse_json", jsonlite_ns)
   # jsonlite's string escaper (C); toJSON() would cost ~100 us per call.
@@ -28,6 +30,7 @@ function(inc) {
 
   send <- function(txt) {
     writeLines(txt, out, useBytes = TRUE)
+    flush(out)
   }
 
   # ---- encoding R -> JSON -------------------------------------------------
@@ -212,6 +215,10 @@ function(inc) {
     data.frame = function(v) is.data.frame(v),
     any = function(v) TRUE)
   make_wrapper <- function(tool, argnames, argtypes) {
+    # Force now: the caller's loop variables change before the first call.
+    force(tool)
+    force(argnames)
+    force(argtypes)
     invoke <- function(frame) {
       args <- list()
       for (k in seq_along(argnames)) {

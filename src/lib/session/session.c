@@ -1,0 +1,1334 @@
+/* A session: one sandboxed R process at a time, driven over the private
+ * channel by the event loop.  Everything is event-driven: the channel, R's
+ * stdout and stderr, the sandbox's pollfd (R exited) and a timerfd (start-up
+ * and execution timeouts) are watched by one epoll loop; nothing polls.
+ *
+ * States: DEAD (no R) -> STARTING (spawned, "ready" not yet seen) -> IDLE.
+ * An execution may be sent while STARTING (the request waits in the pipe),
+ * which is how a cold start overlaps R's own start-up.  Any message R sends
+ * that does not fit the current state is a protocol violation: R is killed
+ * and the session is DEAD until the next execution restarts it. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "securer/paths.h"
+#include "securer/sandbox.h"
+#include "session/internal.h"
+
+#define R_BINARY "/usr/lib/R/bin/exec/R"
+#define RUNTIME_PATH "runtime/r/runtime.R"
+#define MAX_LINE 65536
+#define DEFAULT_START_TIMEOUT_MS 30000u
+
+/* Reads the runtime's text from fd 3 and calls it with that connection; the
+ * runtime keeps reading requests from the same buffered connection. */
+static const char bootstrap[] =
+  "local({i<-fifo(\"/proc/self/fd/3\",\"r\",blocking=TRUE);n<-as.integer(readLines(i,1L));"
+  "eval(parse(text=readLines(i,n,encoding=\"UTF-8\"),keep.source=FALSE))(i)})";
+
+enum state { S_DEAD = 0, S_STARTING, S_IDLE };
+enum job { JOB_NONE = 0, JOB_EXEC, JOB_PARSE };
+
+struct linebuf {
+  char *buf;
+  size_t len, cap;
+};
+
+struct securer_session {
+  char id[40];
+  struct securer_policy *policy;   /* copy: timeout cleared, owned */
+  struct securer_tools *tools;
+  struct securer_audit *audit;
+  unsigned max_executions;
+  bool sanitize;
+  securer_pre_execute_fn pre_execute;
+  void *pre_execute_data;
+  size_t max_message;
+  uint64_t start_timeout_ms;
+  void (*on_tool_call) (void *, struct securer_session *, const struct securer_tool_call *);
+  void *on_tool_call_data;
+  bool verbose;
+  struct securer_loop *loop;
+  bool own_loop;
+  char *runtime;                   /* "<nlines>\n<text>\n" */
+  size_t runtime_len;
+
+  /* the running R */
+  enum state state;
+  struct securer_sandbox *sb;
+  pid_t pid;
+  struct securer_channel ch;
+  bool ch_watch_out;
+  int out_fd, err_fd, poll_fd;
+  struct linebuf lb_out, lb_err;
+  int timer_fd;
+  char *start_error;               /* why the last start failed */
+  char *start_stderr;              /* what R printed on stderr while starting */
+
+  /* the current job */
+  enum job job;
+  uint64_t next_id, cur_id;
+  struct securer_exec_opts xo;
+  struct securer_result res;
+  bool finished;
+  enum securer_exec_status halt;   /* set when the job must fail whatever R says */
+  char *halt_msg;
+  bool tool_pending;
+  uint64_t tool_call_id;
+  char *tool_name;
+  uint64_t tool_t0;
+  uint64_t t0;
+  unsigned lines;
+  securer_done_fn done;
+  void *done_data;
+  char **parse_warnings;
+  size_t n_parse_warnings;
+  unsigned executions;
+  bool opened;                     /* session_start was logged */
+};
+
+static void child_stop (struct securer_session *s);
+static int child_start (struct securer_session *s, securer_err_t *err);
+static void finish (struct securer_session *s, enum securer_exec_status st, const char *msg);
+
+const char *
+securer_exec_status_name (enum securer_exec_status s)
+{
+  static const char *const names[] = { "ok", "error", "syntax", "timeout", "tool_limit",
+                                       "rejected", "crashed", "too_large" };
+  return (unsigned) s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+void
+securer_result_clear (struct securer_result *r)
+{
+  if (r == NULL)
+    return;
+  json_decref (r->value);
+  free (r->error);
+  for (size_t i = 0; i < r->n_output; i++)
+    free (r->output[i].text);
+  free (r->output);
+  for (size_t i = 0; i < r->n_warnings; i++)
+    free (r->warnings[i]);
+  free (r->warnings);
+  memset (r, 0, sizeof *r);
+}
+
+/* ---- policy ------------------------------------------------------------- */
+
+/* The session's own copy of the policy (through the JSON form, which
+ * round-trips exactly), with the wall-clock timeout cleared: a session
+ * lives across many executions and enforces its own per-execution timeout. */
+static int
+copy_policy (const struct securer_policy *p, struct securer_policy **out, securer_err_t *err)
+{
+  struct securer_policy *loaded = NULL;
+  if (p == NULL)
+    {
+      char *path = NULL;
+      if (securer_policy_find ("r", &path, err) < 0)
+        return securer_error_prefix (err, "session policy");
+      int rc = securer_policy_load_file (path, &loaded, NULL, err);
+      free (path);
+      if (rc < 0)
+        return securer_error_prefix (err, "session policy");
+      p = loaded;
+    }
+  char *text = securer_policy_to_json_text (p, 0);
+  if (text == NULL)
+    {
+      securer_policy_free (loaded);
+      return securer_error_set (err, ENOMEM, "session policy: copy");
+    }
+  int rc = securer_policy_from_json_text (p->name ? p->name : "session", text, strlen (text), out,
+                                          err);
+  free (text);
+  securer_policy_free (loaded);
+  if (rc < 0)
+    return securer_error_prefix (err, "session policy: copy");
+  (*out)->limits.timeout_ms = 0;
+  return 0;
+}
+
+static bool
+policy_sets_env (const struct securer_policy *p, const char *name)
+{
+  for (size_t i = 0; i < p->n_env_set; i++)
+    if (strcmp (p->env_set[i].name, name) == 0)
+      return true;
+  return false;
+}
+
+static int
+load_runtime (struct securer_session *s, securer_err_t *err)
+{
+  /* Installed as $(pkgdatadir)/runtime/r/; in the source tree (found when
+   * running from the build tree) it lives under src/. */
+  char *path = securer_data_find (RUNTIME_PATH, err);
+  if (path == NULL)
+    {
+      securer_err_t e2 = NULL;
+      path = securer_data_find ("src/" RUNTIME_PATH, &e2);
+      securer_error_free (&e2);
+      if (path == NULL)
+        return securer_error_prefix (err, "R runtime");
+      securer_error_free (err);
+    }
+  FILE *f = fopen (path, "re");
+  if (f == NULL)
+    {
+      int e = errno;
+      securer_error_set (err, e, "R runtime %s", path);
+      free (path);
+      return -1;
+    }
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream (&text, &len);
+  char buf[8192];
+  size_t n, lines = 0;
+  while (m != NULL && (n = fread (buf, 1, sizeof buf, f)) > 0)
+    {
+      fwrite (buf, 1, n, m);
+      for (size_t i = 0; i < n; i++)
+        lines += buf[i] == '\n';
+    }
+  bool bad = m == NULL || ferror (f);
+  fclose (f);
+  if (m != NULL)
+    fclose (m);
+  if (bad || text == NULL)
+    {
+      free (text);
+      securer_error_set (err, EIO, "R runtime %s: read", path);
+      free (path);
+      return -1;
+    }
+  free (path);
+  if (len == 0 || text[len - 1] != '\n')
+    lines++;
+  if (asprintf (&s->runtime, "%zu\n%s%s", lines, text, (len && text[len - 1] == '\n') ? "" : "\n") < 0)
+    {
+      free (text);
+      return securer_error_set (err, ENOMEM, "R runtime");
+    }
+  free (text);
+  s->runtime_len = strlen (s->runtime);
+  return 0;
+}
+
+/* ---- output lines ----------------------------------------------------------- */
+
+static void
+emit_line (struct securer_session *s, enum securer_stream stream, const char *text, size_t len)
+{
+  if (s->job == JOB_NONE && s->state == S_STARTING && stream == SECURER_STDERR)
+    {
+      /* Keep what R says while starting: it explains a failed start. */
+      size_t have = s->start_stderr ? strlen (s->start_stderr) : 0;
+      if (have < 2048)
+        {
+          char *p = realloc (s->start_stderr, have + len + 2);
+          if (p != NULL)
+            {
+              if (have)
+                p[have++] = ' ';
+              memcpy (p + have, text, len);
+              p[have + len] = '\0';
+              s->start_stderr = p;
+            }
+        }
+    }
+  if (s->job != JOB_EXEC || s->finished)
+    return;  /* output outside an execution (or after it ended) is dropped */
+  if (s->xo.max_output_lines && s->lines >= s->xo.max_output_lines)
+    {
+      s->res.output_truncated = true;
+      return;
+    }
+  s->lines++;
+  char *copy = strndup (text, len);
+  if (copy == NULL)
+    return;
+  struct securer_output_line *o = realloc (s->res.output, (s->res.n_output + 1) * sizeof *o);
+  if (o == NULL)
+    {
+      free (copy);
+      return;
+    }
+  s->res.output = o;
+  o[s->res.n_output].stream = stream;
+  o[s->res.n_output].text = copy;
+  s->res.n_output++;
+  if (s->xo.on_output)
+    s->xo.on_output (s->xo.output_data, stream, copy);
+}
+
+static void
+linebuf_flush_partial (struct securer_session *s, struct linebuf *lb, enum securer_stream st)
+{
+  if (lb->len > 0)
+    emit_line (s, st, lb->buf, lb->len);
+  lb->len = 0;
+}
+
+/* Reads what is available; returns false at EOF or on error. */
+static bool
+pump_output (struct securer_session *s, int fd, struct linebuf *lb, enum securer_stream st)
+{
+  char buf[16384];
+  for (;;)
+    {
+      ssize_t r = read (fd, buf, sizeof buf);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return errno == EAGAIN;
+      if (r == 0)
+        return false;
+      for (ssize_t i = 0; i < r;)
+        {
+          char *nl = memchr (buf + i, '\n', (size_t) (r - i));
+          size_t take = nl ? (size_t) (nl - (buf + i)) : (size_t) (r - i);
+          if (lb->len + take > MAX_LINE)
+            take = MAX_LINE - lb->len;
+          if (lb->cap < lb->len + take + 1)
+            {
+              size_t cap = lb->cap ? lb->cap : 256;
+              while (cap < lb->len + take + 1)
+                cap *= 2;
+              char *p = realloc (lb->buf, cap);
+              if (p == NULL)
+                return false;
+              lb->buf = p;
+              lb->cap = cap;
+            }
+          memcpy (lb->buf + lb->len, buf + i, take);
+          lb->len += take;
+          i += (ssize_t) take;
+          if (lb->len >= MAX_LINE || (nl && buf + i == nl))
+            {
+              emit_line (s, st, lb->buf, lb->len);
+              lb->len = 0;
+              if (nl && buf + i == nl)
+                i++;
+            }
+        }
+    }
+}
+
+static void
+on_out (void *data, uint32_t ev)
+{
+  struct securer_session *s = data;
+  if (!pump_output (s, s->out_fd, &s->lb_out, SECURER_STDOUT))
+    {
+      securer_loop_del (s->loop, s->out_fd);
+      close (s->out_fd);
+      s->out_fd = -1;
+    }
+}
+
+static void
+on_err (void *data, uint32_t ev)
+{
+  struct securer_session *s = data;
+  if (!pump_output (s, s->err_fd, &s->lb_err, SECURER_STDERR))
+    {
+      securer_loop_del (s->loop, s->err_fd);
+      close (s->err_fd);
+      s->err_fd = -1;
+    }
+}
+
+/* ---- audit helpers ---------------------------------------------------------- */
+
+static void
+audit (struct securer_session *s, const char *event, json_t *fields)
+{
+  securer_audit_log (s->audit, s->id, event, fields);
+}
+
+static double
+secs_since (uint64_t t0)
+{
+  return (double) (securer_now_ns () - t0) / 1e9;
+}
+
+/* ---- the channel ---------------------------------------------------------------- */
+
+static void
+kill_and_fail (struct securer_session *s, enum securer_exec_status st, const char *why)
+{
+  child_stop (s);
+  if (s->job != JOB_NONE && !s->finished)
+    finish (s, st, why);
+}
+
+static void on_wfd (void *data, uint32_t ev);
+
+static int
+send_msg (struct securer_session *s, char *msg, securer_err_t *err)
+{
+  if (msg == NULL)
+    return securer_error_set (err, EINVAL, "cannot encode the message (invalid UTF-8?)");
+  int rc = securer_channel_send (&s->ch, msg, strlen (msg), err);
+  free (msg);
+  if (rc < 0)
+    return -1;
+  if (securer_channel_pending (&s->ch) && !s->ch_watch_out)
+    {
+      if (securer_loop_add (s->loop, s->ch.wfd, EPOLLOUT, on_wfd, s, err) < 0)
+        return -1;
+      s->ch_watch_out = true;
+    }
+  return 0;
+}
+
+static void
+on_wfd (void *data, uint32_t ev)
+{
+  struct securer_session *s = data;
+  securer_err_t e = NULL;
+  int rc = securer_channel_flush (&s->ch, &e);
+  if (rc != 0)
+    {
+      securer_loop_del (s->loop, s->ch.wfd);
+      s->ch_watch_out = false;
+    }
+  if (rc < 0)
+    {
+      char *m = NULL;
+      if (asprintf (&m, "R is not reading its requests: %s", securer_error_message (e)) < 0)
+        m = NULL;
+      kill_and_fail (s, SECURER_EXEC_CRASHED, m ? m : "R is not reading its requests");
+      free (m);
+    }
+  securer_error_free (&e);
+}
+
+static void
+reply_tool (struct securer_session *s, uint64_t id, const json_t *value, const char *error)
+{
+  audit (s, "tool_result", json_pack ("{s:s, s:f, s:s?}", "tool", s->tool_name ? s->tool_name : "",
+                                      "elapsed", secs_since (s->tool_t0), "error", error));
+  s->tool_pending = false;
+  free (s->tool_name);
+  s->tool_name = NULL;
+  securer_err_t e = NULL;
+  char *msg = securer_proto_tool_result (id, value, error);
+  if (msg != NULL && strlen (msg) > s->max_message)
+    {
+      free (msg);
+      char *m = NULL;
+      if (asprintf (&m, "tool result too large to send (limit %zu bytes)", s->max_message) >= 0)
+        {
+          msg = securer_proto_tool_result (id, NULL, m);
+          free (m);
+        }
+      else
+        msg = NULL;
+    }
+  if (send_msg (s, msg, &e) < 0)
+    kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_message (e));
+  securer_error_free (&e);
+}
+
+static void
+violation (struct securer_session *s, const char *what)
+{
+  char *m = NULL;
+  if (asprintf (&m, "protocol violation by R, session stopped: %s", what) < 0)
+    m = NULL;
+  audit (s, "protocol_violation", json_pack ("{s:s}", "detail", what));
+  kill_and_fail (s, SECURER_EXEC_CRASHED, m ? m : what);
+  free (m);
+}
+
+static void
+handle_tool_call (struct securer_session *s, struct proto_msg *m)
+{
+  if (s->job != JOB_EXEC || s->tool_pending)
+    return violation (s, s->tool_pending ? "tool call while another is pending"
+                                        : "tool call outside an execution");
+  s->res.tool_calls++;
+  s->tool_t0 = securer_now_ns ();
+  s->tool_call_id = m->id;
+  s->tool_pending = true;
+  free (s->tool_name);
+  s->tool_name = strdup (m->tool);
+  audit (s, "tool_call", json_pack ("{s:s, s:O}", "tool", m->tool, "args", m->args));
+  if (s->xo.max_tool_calls && s->res.tool_calls > s->xo.max_tool_calls)
+    {
+      char msg[96];
+      snprintf (msg, sizeof msg, "Maximum tool calls (%u) exceeded", s->xo.max_tool_calls);
+      if (s->halt == SECURER_EXEC_OK)
+        {
+          s->halt = SECURER_EXEC_TOOL_LIMIT;
+          s->halt_msg = strdup (msg);
+        }
+      return reply_tool (s, m->id, NULL, msg);
+    }
+  const struct tool_def *d = securer_tools_find (s->tools, m->tool);
+  if (d == NULL)
+    {
+      char msg[300];
+      snprintf (msg, sizeof msg, "Unknown tool: %s", m->tool);
+      return reply_tool (s, m->id, NULL, msg);
+    }
+  securer_err_t e = NULL;
+  if (securer_tool_check_args (d, m->args, &e) < 0)
+    {
+      reply_tool (s, m->id, NULL, securer_error_message (e));
+      securer_error_free (&e);
+      return;
+    }
+  void *ud = NULL;
+  securer_tool_fn fn = securer_tool_callback (d, &ud);
+  struct securer_tool_call call = { .session_id = s->id, .call_id = m->id, .tool = m->tool,
+                                    .args = m->args };
+  if (fn == NULL)
+    {
+      if (s->on_tool_call == NULL)
+        return reply_tool (s, m->id, NULL, "tool has no implementation on the host");
+      s->on_tool_call (s->on_tool_call_data, s, &call);
+      return;
+    }
+  json_t *result = NULL;
+  char *error = NULL;
+  enum securer_tool_status ts = fn (ud, &call, &result, &error);
+  if (ts == SECURER_TOOL_DEFERRED)
+    {
+      if (s->on_tool_call)
+        s->on_tool_call (s->on_tool_call_data, s, &call);
+      return;
+    }
+  if (s->state == S_DEAD || !s->tool_pending)
+    {
+      /* R died (or was stopped) while the tool ran. */
+      json_decref (result);
+      free (error);
+      return;
+    }
+  if (ts == SECURER_TOOL_ERROR)
+    reply_tool (s, m->id, NULL, error ? error : "tool failed");
+  else if (securer_value_validate (result, &e) < 0)
+    {
+      char *msg = NULL;
+      if (asprintf (&msg, "tool returned an invalid value: %s", securer_error_message (e)) < 0)
+        msg = NULL;
+      reply_tool (s, m->id, NULL, msg ? msg : "tool returned an invalid value");
+      free (msg);
+      securer_error_free (&e);
+    }
+  else
+    reply_tool (s, m->id, result ? result : json_null (), NULL);
+  json_decref (result);
+  free (error);
+}
+
+int
+securer_session_tool_reply (struct securer_session *s, uint64_t call_id, const json_t *value,
+                            const char *error, securer_err_t *err)
+{
+  if (!s->tool_pending || s->tool_call_id != call_id || s->job != JOB_EXEC || s->finished)
+    return securer_error_set (err, ENOENT, "no pending tool call %llu", (unsigned long long) call_id);
+  if (error == NULL && securer_value_validate (value, err) < 0)
+    return securer_error_prefix (err, "tool reply");
+  reply_tool (s, call_id, value, error);
+  return 0;
+}
+
+/* stdout/stderr may still hold output written before the reply; pipes are
+ * synchronous, so reading until EAGAIN collects all of it. */
+static void
+drain_output (struct securer_session *s)
+{
+  if (s->out_fd >= 0)
+    on_out (s, EPOLLIN);
+  if (s->err_fd >= 0)
+    on_err (s, EPOLLIN);
+}
+
+static char **
+copy_strings (const json_t *arr, size_t *n)
+{
+  *n = 0;
+  size_t k = json_array_size (arr);
+  if (k == 0)
+    return NULL;
+  char **v = calloc (k, sizeof *v);
+  if (v == NULL)
+    return NULL;
+  for (size_t i = 0; i < k; i++)
+    {
+      v[i] = strdup (json_string_value (json_array_get (arr, i)));
+      if (v[i] == NULL)
+        break;
+      *n = i + 1;
+    }
+  return v;
+}
+
+static void
+handle_line (struct securer_session *s, const char *line, size_t len)
+{
+  struct proto_msg m;
+  securer_err_t e = NULL;
+  if (securer_proto_parse (line, len, &m, &e) < 0)
+    {
+      violation (s, securer_error_message (e));
+      securer_error_free (&e);
+      return;
+    }
+  if (m.type == PROTO_READY)
+    {
+      if (s->state != S_STARTING)
+        violation (s, "unexpected ready");
+      else
+        s->state = S_IDLE;
+      if (s->job == JOB_NONE && s->state == S_IDLE)
+        {
+          struct itimerspec off = { { 0, 0 }, { 0, 0 } };
+          timerfd_settime (s->timer_fd, 0, &off, NULL);
+        }
+      securer_proto_msg_clear (&m);
+      return;
+    }
+  if (s->job == JOB_NONE || s->finished || m.id != s->cur_id)
+    {
+      violation (s, "message for no current request");
+      securer_proto_msg_clear (&m);
+      return;
+    }
+  switch (m.type)
+    {
+    case PROTO_TOOL_CALL:
+      handle_tool_call (s, &m);
+      break;
+    case PROTO_RESULT:
+      if (s->job != JOB_EXEC || s->tool_pending)
+        {
+          violation (s, "unexpected result");
+          break;
+        }
+      drain_output (s);
+      s->res.value = json_incref (m.value);
+      s->res.visible = m.visible;
+      s->res.warnings = copy_strings (m.warnings, &s->res.n_warnings);
+      finish (s, SECURER_EXEC_OK, NULL);
+      break;
+    case PROTO_ERROR:
+      if (s->tool_pending)
+        {
+          violation (s, "error while a tool call is pending");
+          break;
+        }
+      if (s->job == JOB_EXEC)
+        drain_output (s);
+      finish (s, strcmp (m.kind, "syntax") == 0      ? SECURER_EXEC_SYNTAX
+                 : strcmp (m.kind, "too_large") == 0 ? SECURER_EXEC_TOO_LARGE
+                                                     : SECURER_EXEC_ERROR,
+              m.message);
+      break;
+    case PROTO_PARSED:
+      if (s->job != JOB_PARSE)
+        {
+          violation (s, "unexpected parse reply");
+          break;
+        }
+      s->parse_warnings = copy_strings (m.warnings, &s->n_parse_warnings);
+      finish (s, SECURER_EXEC_OK, NULL);
+      break;
+    default:
+      violation (s, "unexpected message");
+    }
+  securer_proto_msg_clear (&m);
+}
+
+static void
+on_channel (void *data, uint32_t ev)
+{
+  struct securer_session *s = data;
+  for (;;)
+    {
+      if (s->ch.rfd < 0)
+        return;
+      const char *line;
+      size_t len;
+      securer_err_t e = NULL;
+      enum channel_read_status st = securer_channel_read (&s->ch, &line, &len, &e);
+      switch (st)
+        {
+        case CHANNEL_AGAIN:
+          return;
+        case CHANNEL_LINE:
+          handle_line (s, line, len);
+          break;
+        case CHANNEL_TOO_LARGE:
+          {
+            char m[128];
+            snprintf (m, sizeof m, "message exceeds the limit of %zu bytes", s->max_message);
+            violation (s, m);
+            return;
+          }
+        case CHANNEL_EOF:
+          drain_output (s);
+          kill_and_fail (s, SECURER_EXEC_CRASHED, "R closed the channel (it exited)");
+          return;
+        case CHANNEL_ERROR:
+          kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_message (e));
+          securer_error_free (&e);
+          return;
+        }
+    }
+}
+
+/* R exited (or the sandbox stopped it). */
+static void
+on_poll (void *data, uint32_t ev)
+{
+  struct securer_session *s = data;
+  struct securer_status st;
+  memset (&st, 0, sizeof st);
+  securer_err_t e = NULL;
+  int rc = securer_sandbox_dispatch (s->sb, &st, &e);
+  if (rc == 0)
+    {
+      securer_error_free (&e);
+      return;
+    }
+  char why[256];
+  if (rc < 0)
+    snprintf (why, sizeof why, "R process lost: %s", securer_error_message (e));
+  else if (st.exited)
+    snprintf (why, sizeof why, "R exited unexpectedly with status %d", st.exit_code);
+  else
+    snprintf (why, sizeof why, "R was killed by signal %d%s%s%s", st.signal,
+              st.reason == SECURER_KILL_SECCOMP ? " (seccomp" : st.reason == SECURER_KILL_LIMIT ? " (resource limit" : "",
+              st.detail && st.reason == SECURER_KILL_SECCOMP ? ": " : "",
+              st.reason == SECURER_KILL_SECCOMP ? (st.detail ? st.detail : "") : "");
+  if (!st.exited && (st.reason == SECURER_KILL_SECCOMP || st.reason == SECURER_KILL_LIMIT))
+    strncat (why, ")", sizeof why - strlen (why) - 1);
+  securer_status_clear (&st);
+  securer_error_free (&e);
+  if (s->state == S_STARTING && s->start_error == NULL)
+    s->start_error = strdup (why);
+  /* Collect whatever R printed on its way out (an R start-up error). */
+  drain_output (s);
+  kill_and_fail (s, SECURER_EXEC_CRASHED, why);
+}
+
+static void
+on_timer (void *data, uint32_t ev)
+{
+  struct securer_session *s = data;
+  uint64_t ticks;
+  if (read (s->timer_fd, &ticks, sizeof ticks) != sizeof ticks)
+    return;
+  if (s->job != JOB_NONE && !s->finished)
+    {
+      char msg[96];
+      snprintf (msg, sizeof msg, "Execution timed out after %.3g seconds",
+                (double) s->xo.timeout_ms / 1000.0);
+      audit (s, "execute_timeout", json_pack ("{s:f}", "timeout_secs", (double) s->xo.timeout_ms / 1000.0));
+      child_stop (s);
+      finish (s, SECURER_EXEC_TIMEOUT, msg);
+      /* The session stays usable: a fresh R starts now, in the background. */
+      securer_err_t e = NULL;
+      if (s->state == S_DEAD && child_start (s, &e) == 0)
+        audit (s, "session_restart", json_pack ("{s:s, s:i}", "reason", "timeout", "pid", (int) s->pid));
+      securer_error_free (&e);
+      return;
+    }
+  if (s->state == S_STARTING)
+    {
+      if (s->start_error == NULL)
+        s->start_error = strdup ("R did not start in time");
+      child_stop (s);
+    }
+}
+
+static void
+arm_timer (struct securer_session *s, uint64_t ms)
+{
+  struct itimerspec its = { { 0, 0 }, { (time_t) (ms / 1000), (long) (ms % 1000) * 1000000L } };
+  if (ms == 0)
+    its.it_value.tv_nsec = 1;
+  timerfd_settime (s->timer_fd, 0, &its, NULL);
+}
+
+/* ---- R's lifetime ----------------------------------------------------------- */
+
+static void
+close_fd (struct securer_session *s, int *fd)
+{
+  if (*fd >= 0)
+    {
+      securer_loop_del (s->loop, *fd);
+      close (*fd);
+      *fd = -1;
+    }
+}
+
+static void
+child_stop (struct securer_session *s)
+{
+  if (s->ch_watch_out && s->ch.wfd >= 0)
+    securer_loop_del (s->loop, s->ch.wfd);
+  s->ch_watch_out = false;
+  if (s->ch.rfd >= 0)
+    securer_loop_del (s->loop, s->ch.rfd);
+  securer_channel_close (&s->ch);
+  if (s->poll_fd >= 0)
+    securer_loop_del (s->loop, s->poll_fd);
+  s->poll_fd = -1;
+  if (s->sb != NULL)
+    {
+      securer_err_t e = NULL;
+      securer_sandbox_kill (s->sb, &e);
+      securer_error_free (&e);
+      securer_sandbox_free (s->sb);
+      s->sb = NULL;
+    }
+  close_fd (s, &s->out_fd);
+  close_fd (s, &s->err_fd);
+  s->lb_out.len = s->lb_err.len = 0;
+  s->pid = 0;
+  s->state = S_DEAD;
+  s->tool_pending = false;
+}
+
+static int
+make_pipe (int p[2], bool host_reads, securer_err_t *err)
+{
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return securer_error_set (err, errno, "pipe");
+  /* Only the host's end is non-blocking: R reads and writes blocking. */
+  int host = host_reads ? p[0] : p[1];
+  fcntl (host, F_SETFL, fcntl (host, F_GETFL) | O_NONBLOCK);
+  return 0;
+}
+
+static int
+child_start (struct securer_session *s, securer_err_t *err)
+{
+  int req[2] = { -1, -1 }, rep[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 };
+  int devnull = -1;
+  char *env[8];
+  size_t ne = 0;
+  free (s->start_error);
+  s->start_error = NULL;
+  free (s->start_stderr);
+  s->start_stderr = NULL;
+  if (make_pipe (req, false, err) < 0 || make_pipe (rep, true, err) < 0
+      || make_pipe (out, true, err) < 0 || make_pipe (er, true, err) < 0)
+    goto fail;
+  devnull = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devnull < 0)
+    {
+      securer_error_set (err, errno, "open /dev/null");
+      goto fail;
+    }
+  /* R's front-end script normally sets these; we exec the binary directly.
+   * A policy that sets them wins. */
+  static const char *const r_env[] = { "R_HOME=/usr/lib/R", "R_SHARE_DIR=/usr/share/R/share",
+                                       "R_INCLUDE_DIR=/usr/share/R/include",
+                                       "R_DOC_DIR=/usr/share/R/doc", "LANG=C.UTF-8", NULL };
+  for (const char *const *p = r_env; *p; p++)
+    {
+      char name[32];
+      size_t nl = strcspn (*p, "=");
+      snprintf (name, sizeof name, "%.*s", (int) nl, *p);
+      if (!policy_sets_env (s->policy, name))
+        env[ne++] = (char *) *p;
+    }
+  env[ne] = NULL;
+  char *argv[] = { (char *) R_BINARY, (char *) "--vanilla", (char *) "--no-echo",
+                   (char *) "--no-restore", (char *) "-e", (char *) bootstrap, NULL };
+  int pass[2] = { req[0], rep[1] };
+  struct securer_spawn_opts so = {
+    .policy = s->policy, .argv = argv, .extra_env = env, .stdin_fd = devnull,
+    .stdout_fd = out[1], .stderr_fd = er[1], .pass_fds = pass, .n_pass_fds = 2,
+    .timeout_ms = 0, .verbose = s->verbose,
+  };
+  if (securer_sandbox_spawn (&so, &s->sb, err) < 0)
+    {
+      securer_error_prefix (err, "start R");
+      goto fail;
+    }
+  close (req[0]);
+  close (rep[1]);
+  close (out[1]);
+  close (er[1]);
+  close (devnull);
+  req[0] = rep[1] = out[1] = er[1] = devnull = -1;
+  s->pid = securer_sandbox_pid (s->sb);
+  securer_channel_init (&s->ch, rep[0], req[1], s->max_message);
+  s->out_fd = out[0];
+  s->err_fd = er[0];
+  s->poll_fd = securer_sandbox_pollfd (s->sb);
+  s->state = S_STARTING;
+  if (securer_loop_add (s->loop, s->ch.rfd, EPOLLIN, on_channel, s, err) < 0
+      || securer_loop_add (s->loop, s->out_fd, EPOLLIN, on_out, s, err) < 0
+      || securer_loop_add (s->loop, s->err_fd, EPOLLIN, on_err, s, err) < 0
+      || securer_loop_add (s->loop, s->poll_fd, EPOLLIN, on_poll, s, err) < 0)
+    {
+      child_stop (s);
+      return securer_error_prefix (err, "start R");
+    }
+  char *hello = securer_proto_hello (s->tools, s->max_message);
+  if (securer_channel_send_raw (&s->ch, s->runtime, s->runtime_len, err) < 0
+      || send_msg (s, hello, err) < 0)
+    {
+      child_stop (s);
+      return securer_error_prefix (err, "start R");
+    }
+  if (securer_channel_pending (&s->ch) && !s->ch_watch_out)
+    {
+      if (securer_loop_add (s->loop, s->ch.wfd, EPOLLOUT, on_wfd, s, err) < 0)
+        {
+          child_stop (s);
+          return -1;
+        }
+      s->ch_watch_out = true;
+    }
+  arm_timer (s, s->start_timeout_ms);
+  return 0;
+fail:
+  for (int *fd = (int[]){ req[0], req[1], rep[0], rep[1], out[0], out[1], er[0], er[1], devnull, -2 };
+       *fd != -2; fd++)
+    if (*fd >= 0)
+      close (*fd);
+  return -1;
+}
+
+/* Runs the loop until R is ready, or died. */
+static int
+wait_ready (struct securer_session *s, securer_err_t *err)
+{
+  while (s->state == S_STARTING)
+    if (securer_loop_run_once (s->loop, -1, err) < 0)
+      return -1;
+  if (s->state != S_IDLE)
+    return securer_error_set (err, ECHILD, "R failed to start: %s%s%s",
+                              s->start_error ? s->start_error : "it closed the channel",
+                              s->start_stderr ? ": " : "", s->start_stderr ? s->start_stderr : "");
+  return 0;
+}
+
+/* ---- open / close ---------------------------------------------------------------- */
+
+int
+securer_session_open (const struct securer_session_opts *opts, struct securer_session **out,
+                      securer_err_t *err)
+{
+  return securer_session_open_ex (opts, true, out, err);
+}
+
+int
+securer_session_wait_ready (struct securer_session *s, securer_err_t *err)
+{
+  if (wait_ready (s, err) < 0)
+    return securer_error_prefix (err, "open session");
+  return 0;
+}
+
+int
+securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
+                         struct securer_session **out, securer_err_t *err)
+{
+  *out = NULL;
+  struct securer_session *s = calloc (1, sizeof *s);
+  if (s == NULL)
+    return securer_error_set (err, ENOMEM, "session");
+  s->out_fd = s->err_fd = s->poll_fd = s->timer_fd = -1;
+  s->ch.rfd = s->ch.wfd = -1;
+  char hex[33];
+  if (securer_random_hex (hex, 8, err) < 0)
+    goto fail;
+  snprintf (s->id, sizeof s->id, "sess_%s", hex);
+  s->tools = securer_tools_ref (opts->tools);
+  s->max_executions = opts->max_executions;
+  s->sanitize = opts->sanitize_errors;
+  s->pre_execute = opts->pre_execute;
+  s->pre_execute_data = opts->pre_execute_data;
+  s->max_message = opts->max_message_size ? opts->max_message_size : SECURER_DEFAULT_MAX_MESSAGE;
+  s->start_timeout_ms = opts->start_timeout_ms ? opts->start_timeout_ms : DEFAULT_START_TIMEOUT_MS;
+  s->on_tool_call = opts->on_tool_call;
+  s->on_tool_call_data = opts->on_tool_call_data;
+  s->verbose = opts->verbose;
+  if (opts->loop != NULL)
+    s->loop = opts->loop;
+  else
+    {
+      if (securer_loop_new (&s->loop, err) < 0)
+        goto fail;
+      s->own_loop = true;
+    }
+  if (copy_policy (opts->policy, &s->policy, err) < 0 || load_runtime (s, err) < 0)
+    goto fail;
+  if (opts->audit_log != NULL && securer_audit_open (opts->audit_log, &s->audit, err) < 0)
+    goto fail;
+  s->timer_fd = timerfd_create (CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (s->timer_fd < 0)
+    {
+      securer_error_set (err, errno, "timerfd_create");
+      goto fail;
+    }
+  if (securer_loop_add (s->loop, s->timer_fd, EPOLLIN, on_timer, s, err) < 0)
+    goto fail;
+  if (child_start (s, err) < 0)
+    goto fail;
+  if (wait && s->own_loop && wait_ready (s, err) < 0)
+    goto fail;
+  audit (s, "session_start", json_pack ("{s:i}", "pid", (int) s->pid));
+  s->opened = true;
+  *out = s;
+  return 0;
+fail:
+  securer_error_prefix (err, "open session");
+  securer_session_close (s);
+  return -1;
+}
+
+void
+securer_session_close (struct securer_session *s)
+{
+  if (s == NULL)
+    return;
+  if (s->job != JOB_NONE && !s->finished)
+    kill_and_fail (s, SECURER_EXEC_CRASHED, "session closed");
+  child_stop (s);
+  if (s->opened)
+    audit (s, "session_close", json_pack ("{s:i}", "executions", (int) s->executions));
+  if (s->timer_fd >= 0)
+    {
+      securer_loop_del (s->loop, s->timer_fd);
+      close (s->timer_fd);
+    }
+  if (s->own_loop)
+    securer_loop_free (s->loop);
+  securer_audit_close (s->audit);
+  securer_policy_free (s->policy);
+  securer_tools_unref (s->tools);
+  securer_result_clear (&s->res);
+  free (s->lb_out.buf);
+  free (s->lb_err.buf);
+  free (s->runtime);
+  free (s->start_error);
+  free (s->start_stderr);
+  free (s->halt_msg);
+  free (s->tool_name);
+  for (size_t i = 0; i < s->n_parse_warnings; i++)
+    free (s->parse_warnings[i]);
+  free (s->parse_warnings);
+  free (s);
+}
+
+int
+securer_session_restart (struct securer_session *s, securer_err_t *err)
+{
+  if (securer_session_busy (s))
+    return securer_error_set (err, EBUSY, "restart: an execution is in progress");
+  child_stop (s);
+  if (child_start (s, err) < 0)
+    return securer_error_prefix (err, "restart session");
+  audit (s, "session_restart", json_pack ("{s:s, s:i}", "reason", "requested", "pid", (int) s->pid));
+  if (s->own_loop && wait_ready (s, err) < 0)
+    return securer_error_prefix (err, "restart session");
+  return 0;
+}
+
+bool
+securer_session_is_alive (const struct securer_session *s)
+{
+  return s != NULL && s->state != S_DEAD;
+}
+
+bool
+securer_session_ready (const struct securer_session *s)
+{
+  return s != NULL && s->state == S_IDLE;
+}
+
+bool
+securer_session_busy (const struct securer_session *s)
+{
+  return s != NULL && s->job != JOB_NONE && !s->finished;
+}
+
+const char *
+securer_session_id (const struct securer_session *s)
+{
+  return s->id;
+}
+
+pid_t
+securer_session_pid (const struct securer_session *s)
+{
+  return s->state == S_DEAD ? 0 : s->pid;
+}
+
+unsigned
+securer_session_executions (const struct securer_session *s)
+{
+  return s->executions;
+}
+
+/* ---- executions ------------------------------------------------------------------- */
+
+static void
+finish (struct securer_session *s, enum securer_exec_status st, const char *msg)
+{
+  if (s->finished || s->job == JOB_NONE)
+    return;
+  /* Partial last lines belong to this execution. */
+  if (s->job == JOB_EXEC)
+    {
+      linebuf_flush_partial (s, &s->lb_out, SECURER_STDOUT);
+      linebuf_flush_partial (s, &s->lb_err, SECURER_STDERR);
+    }
+  s->finished = true;
+  struct itimerspec off = { { 0, 0 }, { 0, 0 } };
+  timerfd_settime (s->timer_fd, 0, &off, NULL);
+  if (s->halt != SECURER_EXEC_OK && st != SECURER_EXEC_TIMEOUT && st != SECURER_EXEC_CRASHED)
+    {
+      st = s->halt;
+      msg = s->halt_msg;
+    }
+  s->res.status = st;
+  s->res.elapsed = secs_since (s->t0);
+  if (st != SECURER_EXEC_OK)
+    {
+      json_decref (s->res.value);
+      s->res.value = NULL;
+      const char *m = msg ? msg : securer_exec_status_name (st);
+      s->res.error = s->sanitize ? securer_sanitize_error (m) : strdup (m);
+    }
+  else if (s->job == JOB_EXEC && s->res.value == NULL)
+    s->res.value = json_null ();
+  if (s->job == JOB_EXEC)
+    {
+      if (st == SECURER_EXEC_OK)
+        audit (s, "execute_complete", json_pack ("{s:f, s:i}", "elapsed", s->res.elapsed,
+                                                 "tool_calls", (int) s->res.tool_calls));
+      else if (st != SECURER_EXEC_TIMEOUT)
+        audit (s, "execute_error", json_pack ("{s:s, s:s, s:f}", "error", s->res.error, "status",
+                                              securer_exec_status_name (st), "elapsed", s->res.elapsed));
+    }
+  if (s->done)
+    {
+      securer_done_fn done = s->done;
+      s->done = NULL;
+      done (s->done_data, s, &s->res);
+    }
+}
+
+/* Resets the job; the result must have been taken or is cleared. */
+static void
+job_reset (struct securer_session *s)
+{
+  securer_result_clear (&s->res);
+  s->job = JOB_NONE;
+  s->finished = false;
+  s->halt = SECURER_EXEC_OK;
+  free (s->halt_msg);
+  s->halt_msg = NULL;
+  s->lines = 0;
+  s->done = NULL;
+  s->done_data = NULL;
+}
+
+static bool
+valid_utf8 (const char *s)
+{
+  json_t *j = json_string (s);
+  bool ok = j != NULL;
+  json_decref (j);
+  return ok;
+}
+
+/* Checks that hold before anything is sent.  Sets *reject when the request
+ * itself is refused (as opposed to the session being unusable). */
+static int
+precheck (struct securer_session *s, const char *code, const struct securer_exec_opts *xo,
+          bool count, bool *reject, securer_err_t *err)
+{
+  *reject = false;
+  if (securer_session_busy (s))
+    return securer_error_set (err, EBUSY, "session is busy with another execution");
+  if (code == NULL)
+    code = "";
+  size_t max_code = xo && xo->max_code_length ? xo->max_code_length : SECURER_DEFAULT_MAX_CODE;
+  *reject = true;
+  if (strlen (code) > max_code)
+    return securer_error_set (err, E2BIG, "Code exceeds maximum length (%zu > %zu characters)",
+                              strlen (code), max_code);
+  if (!valid_utf8 (code))
+    return securer_error_set (err, EILSEQ, "code is not valid UTF-8");
+  if (count && s->max_executions && s->executions >= s->max_executions)
+    return securer_error_set (err, EPERM, "Maximum executions (%u) reached for this session",
+                              s->max_executions);
+  if (count && s->pre_execute && !s->pre_execute (s->pre_execute_data, code))
+    return securer_error_set (err, EPERM, "Execution blocked by pre_execute_hook");
+  *reject = false;
+  if (s->state == S_DEAD)
+    {
+      if (child_start (s, err) < 0)
+        return securer_error_prefix (err, "restart R");
+      audit (s, "session_restart", json_pack ("{s:s, s:i}", "reason", "dead", "pid", (int) s->pid));
+    }
+  return 0;
+}
+
+static int
+begin (struct securer_session *s, enum job job, const char *code,
+       const struct securer_exec_opts *xo, securer_done_fn done, void *done_data, bool *reject,
+       securer_err_t *err)
+{
+  if (precheck (s, code, xo, job == JOB_EXEC, reject, err) < 0)
+    return -1;
+  if (code == NULL)
+    code = "";
+  job_reset (s);
+  memset (&s->xo, 0, sizeof s->xo);
+  if (xo)
+    s->xo = *xo;
+  if (s->xo.timeout_ms == 0)
+    s->xo.timeout_ms = SECURER_DEFAULT_TIMEOUT_MS;
+  s->job = job;
+  s->cur_id = ++s->next_id;
+  s->t0 = securer_now_ns ();
+  s->done = done;
+  s->done_data = done_data;
+  char *msg = job == JOB_EXEC ? securer_proto_execute (s->cur_id, code, s->xo.print)
+                              : securer_proto_parse_req (s->cur_id, code);
+  if (job == JOB_EXEC)
+    {
+      s->executions++;
+      size_t n = strlen (code);
+      json_t *c = json_stringn (code, n > SECURER_AUDIT_CODE_MAX ? SECURER_AUDIT_CODE_MAX : n);
+      if (c == NULL)  /* the cut fell inside a UTF-8 sequence */
+        c = json_stringn (code, n > SECURER_AUDIT_CODE_MAX - 3 ? SECURER_AUDIT_CODE_MAX - 3 : n);
+      audit (s, "execute_start", json_pack ("{s:o?, s:b}", "code", c, "truncated",
+                                            n > SECURER_AUDIT_CODE_MAX));
+    }
+  arm_timer (s, s->xo.timeout_ms);
+  if (send_msg (s, msg, err) < 0)
+    {
+      kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_message (*err));
+      securer_error_free (err);
+      /* The failure is reported through the result. */
+    }
+  return 0;
+}
+
+int
+securer_session_execute_async (struct securer_session *s, const char *code,
+                               const struct securer_exec_opts *opts, securer_done_fn done,
+                               void *done_data, securer_err_t *err)
+{
+  bool reject;
+  if (s->job != JOB_NONE && s->finished)
+    job_reset (s);
+  if (begin (s, JOB_EXEC, code, opts, done, done_data, &reject, err) < 0)
+    {
+      if (reject)
+        audit (s, "execute_error", json_pack ("{s:s, s:s}", "error", securer_error_message (*err),
+                                              "status", "rejected"));
+      return -1;
+    }
+  return 0;
+}
+
+static int
+run_until_finished (struct securer_session *s, securer_err_t *err)
+{
+  while (!s->finished)
+    if (securer_loop_run_once (s->loop, -1, err) < 0)
+      return -1;
+  return 0;
+}
+
+int
+securer_session_execute (struct securer_session *s, const char *code,
+                         const struct securer_exec_opts *opts, struct securer_result *res,
+                         securer_err_t *err)
+{
+  memset (res, 0, sizeof *res);
+  bool reject;
+  if (s->job != JOB_NONE && s->finished)
+    job_reset (s);
+  if (begin (s, JOB_EXEC, code, opts, NULL, NULL, &reject, err) < 0)
+    {
+      res->status = reject ? SECURER_EXEC_REJECTED : SECURER_EXEC_CRASHED;
+      res->error = strdup (securer_error_message (*err));
+      if (reject)
+        audit (s, "execute_error", json_pack ("{s:s, s:s}", "error", res->error, "status", "rejected"));
+      return -1;
+    }
+  if (run_until_finished (s, err) < 0)
+    {
+      kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_message (*err));
+      securer_error_free (err);
+    }
+  *res = s->res;
+  memset (&s->res, 0, sizeof s->res);
+  job_reset (s);
+  if (res->status != SECURER_EXEC_OK)
+    {
+      int e = res->status == SECURER_EXEC_TIMEOUT ? ETIMEDOUT
+              : res->status == SECURER_EXEC_CRASHED ? ECHILD : 0;
+      securer_error_set (err, e, "%s", res->error ? res->error : "execution failed");
+      return -1;
+    }
+  return 0;
+}
+
+int
+securer_session_validate (struct securer_session *s, const char *code, char ***warnings,
+                          size_t *n_warnings, securer_err_t *err)
+{
+  if (warnings)
+    *warnings = NULL;
+  if (n_warnings)
+    *n_warnings = 0;
+  bool reject;
+  if (s->job != JOB_NONE && s->finished)
+    job_reset (s);
+  struct securer_exec_opts xo = { .timeout_ms = 10000 };
+  if (begin (s, JOB_PARSE, code, &xo, NULL, NULL, &reject, err) < 0)
+    return -1;
+  if (run_until_finished (s, err) < 0)
+    kill_and_fail (s, SECURER_EXEC_CRASHED, "event loop failed");
+  int rc = 0;
+  if (s->res.status != SECURER_EXEC_OK)
+    rc = securer_error_set (err, s->res.status == SECURER_EXEC_SYNTAX ? EINVAL : ECHILD, "%s",
+                            s->res.error ? s->res.error : "validation failed");
+  if (rc == 0 && warnings)
+    {
+      *warnings = s->parse_warnings;
+      *n_warnings = s->n_parse_warnings;
+      s->parse_warnings = NULL;
+      s->n_parse_warnings = 0;
+    }
+  for (size_t i = 0; i < s->n_parse_warnings; i++)
+    free (s->parse_warnings[i]);
+  free (s->parse_warnings);
+  s->parse_warnings = NULL;
+  s->n_parse_warnings = 0;
+  job_reset (s);
+  return rc;
+}

@@ -1,0 +1,582 @@
+/* Sessions against a real sandboxed R: state, tools, limits, failures,
+ * recovery, the audit log and exact value round trips. */
+#include <config.h>
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "securer/session.h"
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static int add_calls;
+
+static enum securer_tool_status
+tool_add (void *u, const struct securer_tool_call *c, json_t **result, char **error)
+{
+  add_calls++;
+  double sum = 0;
+  const char *key;
+  json_t *v;
+  json_object_foreach ((json_t *) c->args, key, v)
+    sum += json_number_value (json_array_get (json_object_get (v, "v"), 0));
+  *result = json_pack ("{s:s, s:[f]}", "t", "dbl", "v", sum);
+  return SECURER_TOOL_OK;
+}
+
+static enum securer_tool_status
+tool_echo (void *u, const struct securer_tool_call *c, json_t **result, char **error)
+{
+  *result = json_incref (json_object_get (c->args, "x"));
+  return SECURER_TOOL_OK;
+}
+
+static enum securer_tool_status
+tool_fail (void *u, const struct securer_tool_call *c, json_t **result, char **error)
+{
+  *error = strdup ("the database is on fire");
+  return SECURER_TOOL_ERROR;
+}
+
+static enum securer_tool_status
+tool_kill (void *u, const struct securer_tool_call *c, json_t **result, char **error)
+{
+  struct securer_session **sp = u;
+  kill (securer_session_pid (*sp), SIGKILL);
+  *result = json_null ();
+  return SECURER_TOOL_OK;
+}
+
+static struct securer_session *current;
+
+static struct securer_tools *
+make_tools (void)
+{
+  struct securer_tools *t = securer_tools_new ();
+  securer_err_t err = NULL;
+  struct securer_tool_arg ab[] = { { "a", SECURER_ARG_NUMERIC }, { "b", SECURER_ARG_NUMERIC } };
+  struct securer_tool_arg x[] = { { "x", SECURER_ARG_ANY } };
+  cr_assert_eq (securer_tools_add (t, "add", "Add two numbers", ab, 2, tool_add, NULL, &err), 0);
+  cr_assert_eq (securer_tools_add (t, "echo", "Return x", x, 1, tool_echo, NULL, &err), 0);
+  cr_assert_eq (securer_tools_add (t, "fail", "Always fails", NULL, 0, tool_fail, NULL, &err), 0);
+  cr_assert_eq (securer_tools_add (t, "die", "Kills R", NULL, 0, tool_kill, &current, &err), 0);
+  return t;
+}
+
+static struct securer_session *
+open_session (const char *audit)
+{
+  struct securer_tools *t = make_tools ();
+  struct securer_session_opts o = { .tools = t, .audit_log = audit };
+  securer_err_t err = NULL;
+  struct securer_session *s = NULL;
+  int rc = securer_session_open (&o, &s, &err);
+  cr_assert_eq (rc, 0, "open: %s", err ? securer_error_message (err) : "");
+  securer_tools_unref (t);
+  current = s;
+  return s;
+}
+
+/* Runs code, expects success, returns the value as compact JSON. */
+static char *
+run_ok (struct securer_session *s, const char *code)
+{
+  struct securer_result r;
+  securer_err_t err = NULL;
+  int rc = securer_session_execute (s, code, NULL, &r, &err);
+  cr_assert_eq (rc, 0, "%.60s: %s", code, r.error ? r.error : "");
+  cr_assert_eq (r.status, SECURER_EXEC_OK);
+  char *j = json_dumps (r.value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION (17));
+  securer_result_clear (&r);
+  return j;
+}
+
+static void
+expect_value (struct securer_session *s, const char *code, const char *json)
+{
+  char *j = run_ok (s, code);
+  cr_assert_str_eq (j, json, "%s: got %s", code, j);
+  free (j);
+}
+
+static void
+expect_fail (struct securer_session *s, const char *code, enum securer_exec_status st,
+             const char *fragment)
+{
+  struct securer_result r;
+  securer_err_t err = NULL;
+  struct securer_exec_opts xo = { .timeout_ms = 20000 };
+  cr_assert_eq (securer_session_execute (s, code, &xo, &r, &err), -1, "%s succeeded", code);
+  cr_assert_eq (r.status, st, "%s: status %s (%s)", code, securer_exec_status_name (r.status),
+                r.error ? r.error : "");
+  cr_assert (r.error && strstr (r.error, fragment), "%s: error '%s' lacks '%s'", code,
+             r.error ? r.error : "", fragment);
+  cr_assert (strstr (securer_error_message (err), r.error) != NULL);
+  securer_error_free (&err);
+  securer_result_clear (&r);
+}
+
+/* ---- state and tools ------------------------------------------------------------ */
+
+Test (session, state_persists_across_executions)
+{
+  struct securer_session *s = open_session (NULL);
+  expect_value (s, "x <- add(10, 20)", "{\"t\":\"dbl\",\"v\":[30]}");
+  expect_value (s, "x * 2", "{\"t\":\"dbl\",\"v\":[60]}");
+  cr_assert_eq (securer_session_executions (s), 2);
+  securer_session_close (s);
+}
+
+Test (session, tool_in_a_loop_pauses_and_resumes)
+{
+  struct securer_session *s = open_session (NULL);
+  add_calls = 0;
+  struct securer_result r;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_session_execute (s, "s <- 0; for (i in 1:25) s <- add(s, i); s", NULL, &r, &err), 0);
+  cr_assert_eq (json_number_value (json_array_get (json_object_get (r.value, "v"), 0)), 325.0);
+  cr_assert_eq (r.tool_calls, 25);
+  cr_assert_eq (add_calls, 25);
+  securer_result_clear (&r);
+  securer_session_close (s);
+}
+
+Test (session, wrong_argument_types_are_refused_on_both_sides)
+{
+  struct securer_session *s = open_session (NULL);
+  add_calls = 0;
+  /* The generated R wrapper checks first ... */
+  expect_fail (s, "add('a', 1)", SECURER_EXEC_ERROR, "argument 'a' must be numeric, got character");
+  /* ... and the host checks again when the wrapper is bypassed. */
+  expect_fail (s, ".securer_call_tool('add', a = 'a', b = 1)", SECURER_EXEC_ERROR,
+               "argument 'a' must be numeric, got chr");
+  expect_fail (s, ".securer_call_tool('add', a = 1, c = 1)", SECURER_EXEC_ERROR,
+               "unexpected argument 'c'");
+  cr_assert_eq (add_calls, 0, "the host tool must never run with bad arguments");
+  securer_session_close (s);
+}
+
+Test (session, unknown_tools_and_tool_errors_come_back_as_errors)
+{
+  struct securer_session *s = open_session (NULL);
+  expect_fail (s, ".securer_call_tool('nonexistent_tool')", SECURER_EXEC_ERROR,
+               "Unknown tool: nonexistent_tool");
+  expect_fail (s, "fail()", SECURER_EXEC_ERROR, "the database is on fire");
+  /* A tool error is an ordinary R condition: the code can handle it. */
+  expect_value (s, "tryCatch(fail(), error = function(e) conditionMessage(e))",
+                "{\"t\":\"chr\",\"v\":[\"the database is on fire\"]}");
+  expect_fail (s, "stop('something went wrong')", SECURER_EXEC_ERROR, "something went wrong");
+  securer_session_close (s);
+}
+
+Test (session, syntax_errors_run_nothing)
+{
+  struct securer_session *s = open_session (NULL);
+  expect_fail (s, "y <- 5\nif (TRUE {", SECURER_EXEC_SYNTAX, "unexpected");
+  expect_value (s, "exists('y')", "{\"t\":\"lgl\",\"v\":[false]}");
+  char **w = NULL;
+  size_t nw = 0;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_session_validate (s, "system('ls'); x <- 'system(1)'; base::dyn.load('x')", &w, &nw, &err), 0);
+  cr_assert_eq (nw, 2, "system and dyn.load, not the string");
+  cr_assert (strstr (w[0], "system()") || strstr (w[1], "system()"));
+  for (size_t i = 0; i < nw; i++)
+    free (w[i]);
+  free (w);
+  cr_assert_eq (securer_session_validate (s, "f(", NULL, NULL, &err), -1);
+  securer_error_free (&err);
+  /* validate never evaluates */
+  cr_assert_eq (securer_session_validate (s, "z <- 1", NULL, NULL, &err), 0);
+  expect_value (s, "exists('z')", "{\"t\":\"lgl\",\"v\":[false]}");
+  securer_session_close (s);
+}
+
+Test (session, runtime_bindings_cannot_be_rebound)
+{
+  struct securer_session *s = open_session (NULL);
+  expect_fail (s, "add <- function(a, b) 0", SECURER_EXEC_ERROR, "locked binding");
+  expect_fail (s, ".securer_call_tool <- function(...) 0", SECURER_EXEC_ERROR, "locked binding");
+  /* Removing the global copy leaves the tool on the search path. */
+  expect_value (s, "suppressWarnings(rm(add)); add(1, 2)", "{\"t\":\"dbl\",\"v\":[3]}");
+  securer_session_close (s);
+}
+
+/* ---- limits and hostile behaviour --------------------------------------------------- */
+
+Test (session, timeout_kills_and_the_session_stays_usable)
+{
+  struct securer_session *s = open_session (NULL);
+  run_ok (s, "x <- 1");
+  pid_t before = securer_session_pid (s);
+  struct securer_result r;
+  securer_err_t err = NULL;
+  struct securer_exec_opts xo = { .timeout_ms = 300 };
+  cr_assert_eq (securer_session_execute (s, "Sys.sleep(30)", &xo, &r, &err), -1);
+  cr_assert_eq (r.status, SECURER_EXEC_TIMEOUT);
+  cr_assert_eq (securer_error_errno (err), ETIMEDOUT);
+  cr_assert (strstr (r.error, "timed out") != NULL);
+  securer_error_free (&err);
+  securer_result_clear (&r);
+  cr_assert (securer_session_is_alive (s));
+  cr_assert_neq (securer_session_pid (s), before);
+  cr_assert_eq (kill (before, 0), -1, "the timed-out R must be gone");
+  expect_value (s, "exists('x')", "{\"t\":\"lgl\",\"v\":[false]}");
+  expect_value (s, "1 + 1", "{\"t\":\"dbl\",\"v\":[2]}");
+  securer_session_close (s);
+}
+
+static int streamed;
+
+static void
+count_lines (void *u, enum securer_stream st, const char *line)
+{
+  streamed++;
+}
+
+Test (session, output_is_streamed_and_capped)
+{
+  struct securer_session *s = open_session (NULL);
+  struct securer_result r;
+  securer_err_t err = NULL;
+  streamed = 0;
+  struct securer_exec_opts xo = { .max_output_lines = 10, .on_output = count_lines };
+  cr_assert_eq (securer_session_execute (s, "for (i in 1:5000) cat('line', i, '\\n'); message('done'); 42L",
+                                         &xo, &r, &err), 0);
+  cr_assert_eq (r.n_output, 10);
+  cr_assert_eq (streamed, 10);
+  cr_assert (r.output_truncated);
+  cr_assert_str_eq (r.output[0].text, "line 1 ");
+  cr_assert_eq (r.output[0].stream, SECURER_STDOUT);
+  cr_assert_eq (json_integer_value (json_array_get (json_object_get (r.value, "v"), 0)), 42);
+  securer_result_clear (&r);
+  /* Unlimited: every line, both streams, partial last line included. */
+  cr_assert_eq (securer_session_execute (s, "cat('a\\nb\\n'); message('err'); cat('tail')", NULL, &r, &err), 0);
+  cr_assert_eq (r.n_output, 4);
+  cr_assert_str_eq (r.output[2].text, "err");
+  cr_assert_eq (r.output[2].stream, SECURER_STDERR);
+  cr_assert_str_eq (r.output[3].text, "tail");
+  securer_result_clear (&r);
+  securer_session_close (s);
+}
+
+Test (session, tool_call_cap_halts_the_execution)
+{
+  struct securer_session *s = open_session (NULL);
+  struct securer_result r;
+  securer_err_t err = NULL;
+  struct securer_exec_opts xo = { .max_tool_calls = 5 };
+  /* Even when the code swallows the error, the execution fails. */
+  cr_assert_eq (securer_session_execute (s, "for (i in 1:10) try(add(i, i), silent = TRUE); 'done'", &xo, &r, &err), -1);
+  cr_assert_eq (r.status, SECURER_EXEC_TOOL_LIMIT);
+  cr_assert_str_eq (r.error, "Maximum tool calls (5) exceeded");
+  securer_error_free (&err);
+  securer_result_clear (&r);
+  expect_value (s, "add(1, 1)", "{\"t\":\"dbl\",\"v\":[2]}");
+  securer_session_close (s);
+}
+
+Test (session, garbage_and_floods_on_the_channel_stop_r_and_recover)
+{
+  struct securer_session *s = open_session (NULL);
+  run_ok (s, "kept <- 1");
+  expect_fail (s, "con <- file('/proc/self/fd/4', 'wb', raw = TRUE); for (i in 1:100000) writeLines('garbage {', con); Sys.sleep(10)",
+               SECURER_EXEC_CRASHED, "malformed JSON");
+  /* A flood of well-formed tool calls R never waits for. */
+  expect_fail (s, "con <- file('/proc/self/fd/4', 'wb', raw = TRUE); for (i in 1:200000) writeLines('{\"type\":\"tool_call\",\"id\":0,\"tool\":\"add\",\"args\":{}}', con); Sys.sleep(10)",
+               SECURER_EXEC_CRASHED, "protocol violation");
+  cr_assert_not (securer_session_is_alive (s));
+  /* The next execution starts a fresh R. */
+  expect_value (s, "exists('kept')", "{\"t\":\"lgl\",\"v\":[false]}");
+  securer_session_close (s);
+}
+
+Test (session, oversized_messages)
+{
+  struct securer_session *s = open_session (NULL);
+  /* A legitimate but too large result is refused by the runtime itself:
+   * R survives with its state. */
+  expect_fail (s, "big <- 1:1e6; big", SECURER_EXEC_TOO_LARGE, "too large");
+  expect_value (s, "length(big)", "{\"t\":\"int\",\"v\":[1000000]}");
+  /* A raw line over 1 MiB is cut off while it is read: R is stopped. */
+  expect_fail (s, "con <- file('/proc/self/fd/4', 'wb', raw = TRUE); writeLines(strrep('x', 2 * 1024 * 1024), con); Sys.sleep(10)",
+               SECURER_EXEC_CRASHED, "exceeds the limit of 1048576 bytes");
+  expect_value (s, "exists('big')", "{\"t\":\"lgl\",\"v\":[false]}");
+  securer_session_close (s);
+}
+
+Test (session, r_killed_during_a_tool_call)
+{
+  struct securer_session *s = open_session (NULL);
+  run_ok (s, "kept <- 1");
+  struct securer_result r;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_session_execute (s, "die(); 'unreachable'", NULL, &r, &err), -1);
+  cr_assert_eq (r.status, SECURER_EXEC_CRASHED, "%s", r.error);
+  securer_error_free (&err);
+  securer_result_clear (&r);
+  cr_assert_not (securer_session_is_alive (s));
+  expect_value (s, "exists('kept')", "{\"t\":\"lgl\",\"v\":[false]}");
+  cr_assert (securer_session_is_alive (s));
+  securer_session_close (s);
+}
+
+static bool
+veto_system (void *u, const char *code)
+{
+  return strstr (code, "system(") == NULL;
+}
+
+Test (session, rejections_hook_length_and_execution_cap)
+{
+  struct securer_session_opts o = { .max_executions = 2, .pre_execute = veto_system,
+                                    .sanitize_errors = true };
+  securer_err_t err = NULL;
+  struct securer_session *s = NULL;
+  cr_assert_eq (securer_session_open (&o, &s, &err), 0);
+  expect_fail (s, "system('id')", SECURER_EXEC_REJECTED, "pre_execute_hook");
+  struct securer_result r;
+  struct securer_exec_opts xo = { .max_code_length = 10 };
+  cr_assert_eq (securer_session_execute (s, "x <- 'this is too long'", &xo, &r, &err), -1);
+  cr_assert_eq (r.status, SECURER_EXEC_REJECTED);
+  securer_error_free (&err);
+  securer_result_clear (&r);
+  expect_fail (s, "stop('cannot read /home/alice/.ssh/id_rsa from 10.1.2.3')", SECURER_EXEC_ERROR,
+               "cannot read <path> from <ip>");
+  run_ok (s, "1");
+  expect_fail (s, "2", SECURER_EXEC_REJECTED, "Maximum executions (2)");
+  securer_session_close (s);
+}
+
+Test (session, restart_clears_state)
+{
+  struct securer_session *s = open_session (NULL);
+  run_ok (s, "x <- 42");
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_session_restart (s, &err), 0);
+  expect_value (s, "exists('x')", "{\"t\":\"lgl\",\"v\":[false]}");
+  cr_assert (securer_session_is_alive (s));
+  securer_session_close (s);
+}
+
+/* ---- values ---------------------------------------------------------------------- */
+
+Test (session, values_from_r_are_exact)
+{
+  struct securer_session *s = open_session (NULL);
+  expect_value (s, "c(0.1 + 0.2, 1e-300, .Machine$double.xmax, NA, NaN, Inf, -Inf, -0)",
+                "{\"t\":\"dbl\",\"v\":[0.30000000000000004,1e-300,"
+                "1.7976931348623157e308,null,\"NaN\",\"Inf\",\"-Inf\",-0.0]}");
+  expect_value (s, "c(NA_integer_, 7L)", "{\"t\":\"int\",\"v\":[null,7]}");
+  expect_value (s, "c(NA_character_, 'a')", "{\"t\":\"chr\",\"v\":[null,\"a\"]}");
+  expect_value (s, "NA", "{\"t\":\"lgl\",\"v\":[null]}");
+  expect_value (s, "NULL", "null");
+  expect_value (s, "list(a = 1L, b = list(NULL, 'x'))",
+                "{\"t\":\"list\",\"v\":[{\"t\":\"int\",\"v\":[1]},{\"t\":\"list\",\"v\":[null,"
+                "{\"t\":\"chr\",\"v\":[\"x\"]}]}],\"n\":[\"a\",\"b\"]}");
+  expect_value (s, "data.frame(n = c(1.5, NA), s = c('u', NA), stringsAsFactors = FALSE)",
+                "{\"t\":\"df\",\"n\":[\"n\",\"s\"],\"nrow\":2,\"v\":[{\"t\":\"dbl\",\"v\":[1.5,null]},"
+                "{\"t\":\"chr\",\"v\":[\"u\",null]}]}");
+  expect_value (s, "factor(c('b', 'a', NA))",
+                "{\"t\":\"fct\",\"v\":[2,1,null],\"levels\":[\"a\",\"b\"]}");
+  expect_value (s, "as.Date('2024-01-15')", "{\"t\":\"date\",\"v\":[19737]}");
+  expect_value (s, "'caf\\u00e9'", "{\"t\":\"chr\",\"v\":[\"caf\xc3\xa9\"]}");
+  securer_session_close (s);
+}
+
+Test (session, values_round_trip_through_a_tool)
+{
+  struct securer_session *s = open_session (NULL);
+  const char *values[] = {
+    "0.1 + 0.2", "1e-300", ".Machine$double.xmax", ".Machine$double.xmin", "5e-324", "-0",
+    "NA_integer_", "NA_real_", "NA_character_", "NA", "NaN", "Inf", "-Inf", "NULL",
+    "c(a = 1, b = NA)", "1:3", "integer(0)", "character(0)", "list()", "c(TRUE, NA, FALSE)",
+    "list(1, list(2L, list('deep', NULL)), x = NA)", "matrix(1:6, 2)",
+    "data.frame(a = 1:3, b = c('x', NA, 'z'), c = c(0.1, NaN, -Inf))",
+    "data.frame()", "factor(c('lo', 'hi', NA), levels = c('lo', 'hi'))",
+    "as.Date(c('2024-02-29', NA))", "'\\u00e9\\u4e2d\\n\"quoted\"\\\\'", "pi * 1e200",
+    NULL,
+  };
+  for (const char **v = values; *v; v++)
+    {
+      char code[512];
+      snprintf (code, sizeof code, "x <- %s; y <- echo(x); identical(x, y)", *v);
+      char *j = run_ok (s, code);
+      cr_assert_str_eq (j, "{\"t\":\"lgl\",\"v\":[true]}", "round trip of %s", *v);
+      free (j);
+    }
+  securer_session_close (s);
+}
+
+/* ---- audit -------------------------------------------------------------------------- */
+
+static json_t *
+read_events (const char *path)
+{
+  FILE *f = fopen (path, "r");
+  cr_assert_not_null (f);
+  json_t *all = json_array ();
+  char line[65536];
+  while (fgets (line, sizeof line, f))
+    {
+      json_t *j = json_loads (line, 0, NULL);
+      cr_assert_not_null (j, "audit line is not JSON: %s", line);
+      json_array_append_new (all, j);
+    }
+  fclose (f);
+  return all;
+}
+
+static json_t *
+find_event (json_t *all, const char *event)
+{
+  size_t i;
+  json_t *e;
+  json_array_foreach (all, i, e)
+    if (strcmp (json_string_value (json_object_get (e, "event")), event) == 0)
+      return e;
+  return NULL;
+}
+
+Test (session, audit_log_records_every_event)
+{
+  char dir[] = "/tmp/securer-audit-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  char path[128];
+  snprintf (path, sizeof path, "%s/audit.jsonl", dir);
+  struct securer_session *s = open_session (path);
+  const char *sid = securer_session_id (s);
+  run_ok (s, "add(1, 2)");
+  expect_fail (s, "fail()", SECURER_EXEC_ERROR, "fire");
+  struct securer_result r;
+  securer_err_t err = NULL;
+  struct securer_exec_opts xo = { .timeout_ms = 200 };
+  securer_session_execute (s, "Sys.sleep(10)", &xo, &r, &err);
+  securer_error_free (&err);
+  securer_result_clear (&r);
+  char *big = malloc (12001);
+  for (int i = 0; i < 12000; i += 8)
+    memcpy (big + i, "x <- 1; ", 8);
+  big[12000] = '\0';
+  run_ok (s, big);
+  free (big);
+  cr_assert_eq (securer_session_restart (s, &err), 0);
+  char sid_copy[64];
+  snprintf (sid_copy, sizeof sid_copy, "%s", sid);
+  securer_session_close (s);
+
+  json_t *all = read_events (path);
+  const char *events[] = { "session_start", "execute_start", "execute_complete", "tool_call",
+                           "tool_result", "execute_error", "execute_timeout", "session_restart",
+                           "session_close", NULL };
+  for (const char **e = events; *e; e++)
+    cr_assert_not_null (find_event (all, *e), "no %s event", *e);
+  size_t i;
+  json_t *e;
+  json_array_foreach (all, i, e)
+    cr_assert_str_eq (json_string_value (json_object_get (e, "session_id")), sid_copy);
+  cr_assert (json_integer_value (json_object_get (find_event (all, "session_start"), "pid")) > 0);
+  json_t *tc = find_event (all, "tool_call");
+  cr_assert_str_eq (json_string_value (json_object_get (tc, "tool")), "add");
+  cr_assert_not_null (json_object_get (json_object_get (tc, "args"), "a"));
+  cr_assert (json_is_real (json_object_get (find_event (all, "tool_result"), "elapsed")));
+  cr_assert (json_is_real (json_object_get (find_event (all, "execute_complete"), "elapsed")));
+  cr_assert_str_eq (json_string_value (json_object_get (find_event (all, "execute_start"), "code")), "add(1, 2)");
+  json_t *err_ev = find_event (all, "execute_error");
+  cr_assert (strstr (json_string_value (json_object_get (err_ev, "error")), "fire") != NULL);
+  cr_assert_eq (json_number_value (json_object_get (find_event (all, "execute_timeout"), "timeout_secs")), 0.2);
+  /* The long code was cut at 10000 characters. */
+  size_t longest = 0;
+  json_array_foreach (all, i, e)
+    if (strcmp (json_string_value (json_object_get (e, "event")), "execute_start") == 0)
+      if (json_string_length (json_object_get (e, "code")) > longest)
+        longest = json_string_length (json_object_get (e, "code"));
+  cr_assert_eq (longest, 10000);
+  json_decref (all);
+  unlink (path);
+  rmdir (dir);
+}
+
+/* ---- no leaks ---------------------------------------------------------------------------- */
+
+static int
+count_fds (void)
+{
+  int n = 0;
+  DIR *d = opendir ("/proc/self/fd");
+  struct dirent *de;
+  while ((de = readdir (d)) != NULL)
+    n += de->d_name[0] != '.';
+  closedir (d);
+  return n;
+}
+
+static int
+count_children (void)
+{
+  char path[64];
+  snprintf (path, sizeof path, "/proc/self/task/%d/children", (int) getpid ());
+  FILE *f = fopen (path, "r");
+  if (f == NULL)
+    return -1;
+  int n = 0, c, prev = ' ';
+  while ((c = fgetc (f)) != EOF)
+    {
+      if (c != ' ' && prev == ' ')
+        n++;
+      prev = c;
+    }
+  fclose (f);
+  return n;
+}
+
+/* R's per-process temporary directories: inside the sandbox they live on
+ * its private tmpfs, so none may appear in the host's /tmp. */
+static int
+count_tmp (void)
+{
+  int n = 0;
+  DIR *d = opendir ("/tmp");
+  struct dirent *de;
+  while ((de = readdir (d)) != NULL)
+    n += strncmp (de->d_name, "Rtmp", 4) == 0;
+  closedir (d);
+  return n;
+}
+
+Test (session, two_hundred_sessions_leave_nothing_behind, .timeout = 170)
+{
+  /* Warm up anything lazily opened once per process. */
+  securer_session_close (open_session (NULL));
+  int fds = count_fds (), tmp = count_tmp ();
+  cr_assert_eq (count_children (), 0);
+  struct securer_loop *loop = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_loop_new (&loop, &err), 0);
+  /* Batches on a shared loop so that R start-ups overlap. */
+  for (int b = 0; b < 25; b++)
+    {
+      struct securer_session *ss[8];
+      struct securer_session_opts o = { .loop = loop };
+      for (int i = 0; i < 8; i++)
+        cr_assert_eq (securer_session_open (&o, &ss[i], &err), 0, "%s",
+                      err ? securer_error_message (err) : "");
+      for (int i = 0; i < 8; i++)
+        while (!securer_session_ready (ss[i]))
+          {
+            cr_assert (securer_session_is_alive (ss[i]), "R died while starting");
+            cr_assert_geq (securer_loop_run_once (loop, -1, &err), 0);
+          }
+      for (int i = 0; i < 8; i++)
+        securer_session_close (ss[i]);
+    }
+  securer_loop_free (loop);
+  cr_assert_eq (count_fds (), fds, "descriptors leaked");
+  cr_assert_eq (count_children (), 0, "processes left behind");
+  cr_assert_eq (count_tmp (), tmp, "files left in /tmp");
+}
