@@ -285,10 +285,10 @@ Test (session, garbage_and_floods_on_the_channel_stop_r_and_recover)
 {
   struct securer_session *s = open_session (NULL);
   run_ok (s, "kept <- 1");
-  expect_fail (s, "con <- file('/proc/self/fd/4', 'wb', raw = TRUE); for (i in 1:100000) writeLines('garbage {', con); Sys.sleep(10)",
+  expect_fail (s, "con <- file('stdin', 'w'); for (i in 1:100000) writeLines('garbage {', con); Sys.sleep(10)",
                SECURER_EXEC_CRASHED, "malformed JSON");
   /* A flood of well-formed tool calls R never waits for. */
-  expect_fail (s, "con <- file('/proc/self/fd/4', 'wb', raw = TRUE); for (i in 1:200000) writeLines('{\"type\":\"tool_call\",\"id\":0,\"tool\":\"add\",\"args\":{}}', con); Sys.sleep(10)",
+  expect_fail (s, "con <- file('stdin', 'w'); for (i in 1:200000) writeLines('{\"type\":\"tool_call\",\"id\":0,\"tool\":\"add\",\"args\":{}}', con); Sys.sleep(10)",
                SECURER_EXEC_CRASHED, "protocol violation");
   cr_assert_not (securer_session_is_alive (s));
   /* The next execution starts a fresh R. */
@@ -304,7 +304,7 @@ Test (session, oversized_messages)
   expect_fail (s, "big <- 1:1e6; big", SECURER_EXEC_TOO_LARGE, "too large");
   expect_value (s, "length(big)", "{\"t\":\"int\",\"v\":[1000000]}");
   /* A raw line over 1 MiB is cut off while it is read: R is stopped. */
-  expect_fail (s, "con <- file('/proc/self/fd/4', 'wb', raw = TRUE); writeLines(strrep('x', 2 * 1024 * 1024), con); Sys.sleep(10)",
+  expect_fail (s, "con <- file('stdin', 'w'); writeLines(strrep('x', 2 * 1024 * 1024), con); Sys.sleep(10)",
                SECURER_EXEC_CRASHED, "exceeds the limit of 1048576 bytes");
   expect_value (s, "exists('big')", "{\"t\":\"lgl\",\"v\":[false]}");
   securer_session_close (s);

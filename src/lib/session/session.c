@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -30,10 +31,14 @@
 #define MAX_LINE 65536
 #define DEFAULT_START_TIMEOUT_MS 30000u
 
-/* Reads the runtime's text from fd 3 and calls it with that connection; the
+/* The channel is R's fd 0: one end of a socketpair.  R can only reach a
+ * descriptor without open() through file("stdin") (a dup of fd 0; reopening
+ * /proc/self/fd/N is refused by Landlock for pipes and sockets), and a
+ * socket lets the same descriptor carry both directions.  The bootstrap
+ * reads the runtime's text from it and calls it with the connection; the
  * runtime keeps reading requests from the same buffered connection. */
 static const char bootstrap[] =
-  "local({i<-fifo(\"/proc/self/fd/3\",\"r\",blocking=TRUE);n<-as.integer(readLines(i,1L));"
+  "local({i<-file(\"stdin\",\"r\");n<-as.integer(readLines(i,1L));"
   "eval(parse(text=readLines(i,n,encoding=\"UTF-8\"),keep.source=FALSE))(i)})";
 
 enum state { S_DEAD = 0, S_STARTING, S_IDLE };
@@ -376,7 +381,18 @@ kill_and_fail (struct securer_session *s, enum securer_exec_status st, const cha
     finish (s, st, why);
 }
 
-static void on_wfd (void *data, uint32_t ev);
+/* Asks the loop for EPOLLOUT on the channel while bytes wait to be sent. */
+static int
+watch_out (struct securer_session *s, securer_err_t *err)
+{
+  bool want = securer_channel_pending (&s->ch);
+  if (want == s->ch_watch_out || s->ch.rfd < 0)
+    return 0;
+  if (securer_loop_mod (s->loop, s->ch.rfd, EPOLLIN | (want ? EPOLLOUT : 0), err) < 0)
+    return -1;
+  s->ch_watch_out = want;
+  return 0;
+}
 
 static int
 send_msg (struct securer_session *s, char *msg, securer_err_t *err)
@@ -387,35 +403,31 @@ send_msg (struct securer_session *s, char *msg, securer_err_t *err)
   free (msg);
   if (rc < 0)
     return -1;
-  if (securer_channel_pending (&s->ch) && !s->ch_watch_out)
-    {
-      if (securer_loop_add (s->loop, s->ch.wfd, EPOLLOUT, on_wfd, s, err) < 0)
-        return -1;
-      s->ch_watch_out = true;
-    }
-  return 0;
+  return watch_out (s, err);
 }
 
+static void on_channel (void *data, uint32_t ev);
+
 static void
-on_wfd (void *data, uint32_t ev)
+on_sock (void *data, uint32_t ev)
 {
   struct securer_session *s = data;
-  securer_err_t e = NULL;
-  int rc = securer_channel_flush (&s->ch, &e);
-  if (rc != 0)
+  if (ev & EPOLLOUT)
     {
-      securer_loop_del (s->loop, s->ch.wfd);
-      s->ch_watch_out = false;
+      securer_err_t e = NULL;
+      if (securer_channel_flush (&s->ch, &e) < 0 || watch_out (s, &e) < 0)
+        {
+          char *m = NULL;
+          if (asprintf (&m, "R is not reading its requests: %s", securer_error_message (e)) < 0)
+            m = NULL;
+          kill_and_fail (s, SECURER_EXEC_CRASHED, m ? m : "R is not reading its requests");
+          free (m);
+          securer_error_free (&e);
+          return;
+        }
     }
-  if (rc < 0)
-    {
-      char *m = NULL;
-      if (asprintf (&m, "R is not reading its requests: %s", securer_error_message (e)) < 0)
-        m = NULL;
-      kill_and_fail (s, SECURER_EXEC_CRASHED, m ? m : "R is not reading its requests");
-      free (m);
-    }
-  securer_error_free (&e);
+  if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR))
+    on_channel (s, ev);
 }
 
 static void
@@ -785,8 +797,6 @@ close_fd (struct securer_session *s, int *fd)
 static void
 child_stop (struct securer_session *s)
 {
-  if (s->ch_watch_out && s->ch.wfd >= 0)
-    securer_loop_del (s->loop, s->ch.wfd);
   s->ch_watch_out = false;
   if (s->ch.rfd >= 0)
     securer_loop_del (s->loop, s->ch.rfd);
@@ -824,23 +834,21 @@ make_pipe (int p[2], bool host_reads, securer_err_t *err)
 static int
 child_start (struct securer_session *s, securer_err_t *err)
 {
-  int req[2] = { -1, -1 }, rep[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 };
-  int devnull = -1;
+  int sp[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 };
   char *env[8];
   size_t ne = 0;
   free (s->start_error);
   s->start_error = NULL;
   free (s->start_stderr);
   s->start_stderr = NULL;
-  if (make_pipe (req, false, err) < 0 || make_pipe (rep, true, err) < 0
-      || make_pipe (out, true, err) < 0 || make_pipe (er, true, err) < 0)
-    goto fail;
-  devnull = open ("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull < 0)
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
     {
-      securer_error_set (err, errno, "open /dev/null");
+      securer_error_set (err, errno, "socketpair");
       goto fail;
     }
+  fcntl (sp[0], F_SETFL, fcntl (sp[0], F_GETFL) | O_NONBLOCK);
+  if (make_pipe (out, true, err) < 0 || make_pipe (er, true, err) < 0)
+    goto fail;
   /* R's front-end script normally sets these; we exec the binary directly.
    * A policy that sets them wins. */
   static const char *const r_env[] = { "R_HOME=/usr/lib/R", "R_SHARE_DIR=/usr/share/R/share",
@@ -857,30 +865,25 @@ child_start (struct securer_session *s, securer_err_t *err)
   env[ne] = NULL;
   char *argv[] = { (char *) R_BINARY, (char *) "--vanilla", (char *) "--no-echo",
                    (char *) "--no-restore", (char *) "-e", (char *) bootstrap, NULL };
-  int pass[2] = { req[0], rep[1] };
   struct securer_spawn_opts so = {
-    .policy = s->policy, .argv = argv, .extra_env = env, .stdin_fd = devnull,
-    .stdout_fd = out[1], .stderr_fd = er[1], .pass_fds = pass, .n_pass_fds = 2,
-    .timeout_ms = 0, .verbose = s->verbose,
+    .policy = s->policy, .argv = argv, .extra_env = env, .stdin_fd = sp[1],
+    .stdout_fd = out[1], .stderr_fd = er[1], .timeout_ms = 0, .verbose = s->verbose,
   };
   if (securer_sandbox_spawn (&so, &s->sb, err) < 0)
     {
       securer_error_prefix (err, "start R");
       goto fail;
     }
-  close (req[0]);
-  close (rep[1]);
+  close (sp[1]);
   close (out[1]);
   close (er[1]);
-  close (devnull);
-  req[0] = rep[1] = out[1] = er[1] = devnull = -1;
   s->pid = securer_sandbox_pid (s->sb);
-  securer_channel_init (&s->ch, rep[0], req[1], s->max_message);
+  securer_channel_init (&s->ch, sp[0], sp[0], s->max_message);
   s->out_fd = out[0];
   s->err_fd = er[0];
   s->poll_fd = securer_sandbox_pollfd (s->sb);
   s->state = S_STARTING;
-  if (securer_loop_add (s->loop, s->ch.rfd, EPOLLIN, on_channel, s, err) < 0
+  if (securer_loop_add (s->loop, s->ch.rfd, EPOLLIN, on_sock, s, err) < 0
       || securer_loop_add (s->loop, s->out_fd, EPOLLIN, on_out, s, err) < 0
       || securer_loop_add (s->loop, s->err_fd, EPOLLIN, on_err, s, err) < 0
       || securer_loop_add (s->loop, s->poll_fd, EPOLLIN, on_poll, s, err) < 0)
@@ -890,24 +893,15 @@ child_start (struct securer_session *s, securer_err_t *err)
     }
   char *hello = securer_proto_hello (s->tools, s->max_message);
   if (securer_channel_send_raw (&s->ch, s->runtime, s->runtime_len, err) < 0
-      || send_msg (s, hello, err) < 0)
+      || send_msg (s, hello, err) < 0 || watch_out (s, err) < 0)
     {
       child_stop (s);
       return securer_error_prefix (err, "start R");
     }
-  if (securer_channel_pending (&s->ch) && !s->ch_watch_out)
-    {
-      if (securer_loop_add (s->loop, s->ch.wfd, EPOLLOUT, on_wfd, s, err) < 0)
-        {
-          child_stop (s);
-          return -1;
-        }
-      s->ch_watch_out = true;
-    }
   arm_timer (s, s->start_timeout_ms);
   return 0;
 fail:
-  for (int *fd = (int[]){ req[0], req[1], rep[0], rep[1], out[0], out[1], er[0], er[1], devnull, -2 };
+  for (int *fd = (int[]){ sp[0], sp[1], out[0], out[1], er[0], er[1], -2 };
        *fd != -2; fd++)
     if (*fd >= 0)
       close (*fd);

@@ -1,10 +1,12 @@
-# securer R runtime: runs inside the sandbox, driven by the host over two
-# pipes (fd 3: requests from the host, fd 4: replies to the host).
+# securer R runtime: runs inside the sandbox, driven by the host over a
+# private socket that is R's fd 0 (a socketpair made by the host).
 #
 # The host starts R with a tiny bootstrap (-e) that reads this file's text
-# from fd 3, evaluates it to a function and calls that function with the
-# fd 3 connection.  Sending the runtime over the channel means it never has
-# to be visible inside the sandbox's filesystem.
+# from that socket, evaluates it to a function and calls the function with
+# the connection.  Sending the runtime over the channel means it never has
+# to be visible inside the sandbox's filesystem.  file("stdin") is the one
+# way R reaches an inherited descriptor without open() (it dup()s fd 0);
+# reopening /proc/self/fd/N is refused inside the sandbox.
 #
 # Wire format: one JSON object per line, values in the tagged encoding of
 # docs/protocol.md ("Values").  Everything the host receives is validated
@@ -12,9 +14,8 @@
 # code being evaluated (it runs in this same process), the runtime only
 # keeps its own bindings out of reach of ordinary assignment.
 function(inc) {
-  # file(), not fifo(): R's fifo() ignores short writes, so a line longer
-  # than the pipe buffer would be cut; stdio writes it all (raw: no seeking).
-  out <- file("/proc/self/fd/4", "wb", raw = TRUE)
+  # The write side of the same socket (stdio: a long line is written whole).
+  out <- file("stdin", "w")
   jsonlite_ns <- asNamespace("jsonlite")
   parse_json <- get("parse_json", jsonlite_ns)
   # jsonlite's string escaper (C); toJSON() would cost ~100 us per call.
