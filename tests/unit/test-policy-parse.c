@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "policy-test.h"
 #include "seccomp/seccomp.h"
@@ -750,4 +752,126 @@ Test (policy_find, names_and_paths)
   cr_assert_eq (securer_policy_find ("./nope.policy", &path, &err), -1);
   cr_assert_eq (securer_error_errno (err), ENOENT);
   securer_error_free (&err);
+}
+
+/* ---- resource ceilings ---------------------------------------------------- */
+
+/* The formats are the literals of the tables below. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static char *
+repeat_lines (const char *head, const char *fmt, int n)
+{
+  size_t cap = strlen (head) + (size_t) n * 64 + 64;
+  char *s = malloc (cap);
+  size_t len = (size_t) sprintf (s, "%s", head);
+  for (int i = 0; i < n; i++)
+    len += (size_t) snprintf (s + len, cap - len, fmt, i);
+  return s;
+}
+#pragma GCC diagnostic pop
+
+Test (policy_limits, lists_are_bounded)
+{
+  static const struct { const char *fmt; const char *expected; } lists[] = {
+    { "mask /m%d\n", "t.policy:4098:6: error: too many masked paths (more than 4096)\n" },
+    { "mount dir /d%d\n", "t.policy:4098:1: error: too many mounts (more than 4096)\n" },
+    { "exec /e%d\n", "t.policy:4098:6: error: too many exec paths (more than 4096)\n" },
+    { "env keep V%d\n", "t.policy:4098:10: error: too many environment variables (more than 4096)\n" },
+    { "env set V%d=1\n", "t.policy:4098:9: error: too many environment variables (more than 4096)\n" },
+  };
+  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+    {
+      char *text = repeat_lines ("seccomp off\n", lists[i].fmt, 4097);
+      char *diags = NULL;
+      struct securer_policy *p = load_text ("t.policy", text, &diags);
+      cr_expect_null (p, "%s", lists[i].fmt);
+      cr_expect_str_eq (diags, lists[i].expected, "%s", lists[i].fmt);
+      securer_policy_free (p);
+      free (diags);
+      free (text);
+    }
+  /* Ports: 65536 distinct values fit, so the ceiling is the item count. */
+  char *text = repeat_lines ("seccomp off\n", "landlock tcp-bind %d\n", 4097);
+  char *diags = NULL;
+  struct securer_policy *p = load_text ("t.policy", text, &diags);
+  cr_assert_null (p);
+  cr_assert_str_eq (diags, "t.policy:4098:19: error: too many ports (more than 4096)\n");
+  free (diags);
+  free (text);
+}
+
+Test (policy_limits, files_per_policy_are_bounded)
+{
+  char *dir = src_path ("tests/unit/data/policy");
+  char *name = NULL;
+  cr_assert_geq (asprintf (&name, "%s/virtual.policy", dir), 0);
+  char *text = repeat_lines ("seccomp off\n", "include \"common.policy\" # %d\n", 300);
+  char *diags = NULL;
+  struct securer_policy *p = load_text (name, text, &diags);
+  cr_assert_null (p);
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected, "%s:257:9: error: too many included files (more than 256)\n", name), 0);
+  /* Reported once per include past the ceiling; the first is what counts. */
+  cr_assert (strncmp (diags, expected, strlen (expected)) == 0, "%s", diags);
+  free (expected);
+  free (diags);
+  free (text);
+  free (name);
+  free (dir);
+}
+
+Test (policy_limits, oversized_and_irregular_input)
+{
+  size_t n = (1u << 20) + 1;
+  char *big = malloc (n);
+  memset (big, '#', n);
+  struct securer_diags d = { NULL, 0, 0 };
+  struct securer_policy *p = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_load_string ("big.policy", big, n, &p, &d, &err), -1);
+  char *s = diags_text (&d);
+  cr_assert_str_eq (s, "big.policy: error: larger than 1048576 bytes\n");
+  cr_assert_str_eq (securer_error_message (err), "big.policy: larger than 1048576 bytes: EFBIG (File too large)");
+  free (s);
+  free (big);
+  securer_diags_free (&d);
+  securer_error_free (&err);
+
+  char *dir = src_path ("tests/unit/data/policy");
+  cr_assert_eq (securer_policy_load_file (dir, &p, &d, &err), -1);
+  s = diags_text (&d);
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected, "%s: error: %s: not a regular file\n", dir, dir), 0);
+  cr_assert_str_eq (s, expected);
+  free (expected);
+  free (s);
+  securer_diags_free (&d);
+  securer_error_free (&err);
+  free (dir);
+}
+
+Test (policy_limits, a_group_that_cannot_load_is_an_error)
+{
+  /* A data directory of our own whose group refers to a missing one. */
+  char tmp[] = "/tmp/securer-groups-XXXXXX";
+  cr_assert_not_null (mkdtemp (tmp));
+  char *sub = NULL, *file = NULL;
+  cr_assert_geq (asprintf (&sub, "%s/seccomp", tmp), 0);
+  cr_assert_geq (asprintf (&file, "%s/broken.syscalls", sub), 0);
+  cr_assert_eq (mkdir (sub, 0755), 0);
+  FILE *f = fopen (file, "w");
+  fputs ("read\n@no-such-group-anywhere\n", f);
+  fclose (f);
+  setenv ("SECURER_DATADIR", tmp, 1);
+  char *diags = NULL;
+  struct securer_policy *p = load_text ("t.policy", "seccomp allow @broken\n", &diags);
+  unlink (file);
+  rmdir (sub);
+  rmdir (tmp);
+  cr_assert_null (p);
+  cr_assert (strncmp (diags, "t.policy:1:15: error: cannot load syscall group '@broken': ", 58) == 0, "%s", diags);
+  free (diags);
+  free (file);
+  free (sub);
 }

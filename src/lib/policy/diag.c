@@ -52,10 +52,35 @@ diag_add (struct securer_diags *d, enum securer_diag_severity sev, const char *f
   d->n++;
 }
 
+bool
+diag_full (const struct securer_diags *d)
+{
+  return d != NULL && d->n >= POLICY_MAX_DIAGS;
+}
+
 char *
 diag_suggest (const char *word, const char *const *cands, size_t n)
 {
-  const char *s = securer_suggest (word, cands, n);
+  /* securer_suggest accepts at most three edits, so a candidate whose
+   * length differs by more cannot win; skipping those keeps a file full of
+   * misspelled words from costing an edit-distance table per candidate. */
+  size_t wl = strlen (word);
+  if (wl == 0 || wl >= 64 || n == 0)
+    return NULL;
+  const char **near = malloc (n * sizeof *near);
+  if (near == NULL)
+    return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (cands[i] == NULL)
+        continue;
+      size_t cl = strlen (cands[i]);
+      if (cl + 3 >= wl && wl + 3 >= cl)
+        near[k++] = cands[i];
+    }
+  const char *s = securer_suggest (word, near, k);
+  free (near);
   if (s == NULL)
     return NULL;
   char *h = NULL;

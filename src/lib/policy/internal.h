@@ -26,6 +26,9 @@
 void diag_add (struct securer_diags *d, enum securer_diag_severity sev, const char *file,
                unsigned line, unsigned col, const char *hint, const char *fmt, ...)
   __attribute__ ((format (printf, 7, 8)));
+/* True once no more diagnostics are kept (only counted): suggestions,
+ * which cost an edit-distance scan, are then not computed. */
+bool diag_full (const struct securer_diags *d);
 /* "did you mean 'x'?" for word among candidates, or NULL; malloc'd. */
 char *diag_suggest (const char *word, const char *const *cands, size_t n);
 /* Turns the first error into *err ("file:line:col: message"). */

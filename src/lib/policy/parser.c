@@ -73,7 +73,7 @@ error_suggest (struct ctx *c, const struct token *t, const char *const *cands, s
   if (vasprintf (&msg, fmt, ap) < 0)
     msg = NULL;
   va_end (ap);
-  char *hint = diag_suggest (t->text, cands, n);
+  char *hint = diag_full (c->ps->diags) ? NULL : diag_suggest (t->text, cands, n);
   diag_add (c->ps->diags, SECURER_DIAG_ERROR, c->file, t->line, t->col, hint, "%s",
             msg ? msg : "out of memory");
   free (hint);
@@ -1426,7 +1426,7 @@ parse_value (struct cond_lexer *cl, struct ctok *t, uint64_t *out)
         {
           const char *const *names = securer_const_names ();
           struct token tk = { t->text, t->line, t->col, false };
-          char *hint = diag_suggest (tk.text, names, count (names));
+          char *hint = diag_full (cl->c->ps->diags) ? NULL : diag_suggest (tk.text, names, count (names));
           cerr (cl, t, hint, "unknown constant '%s'", t->text);
           free (hint);
           return false;
@@ -1613,7 +1613,7 @@ d_seccomp (struct ctx *c)
           if (tt->quoted || !group_exists (c->ps, g))
             {
               char *hint = NULL;
-              if (c->ps->group_names)
+              if (c->ps->group_names && !diag_full (c->ps->diags))
                 {
                   struct token x = *tt;
                   x.text = (char *) g;
@@ -1645,7 +1645,8 @@ d_seccomp (struct ctx *c)
         }
       if (tt->quoted || !securer_syscall_known (tt->text))
         {
-          load_names (c->ps);
+          if (!diag_full (c->ps->diags))
+            load_names (c->ps);
           const char *const *names = (const char *const *) c->ps->syscall_names;
           error_suggest (c, tt, names, count (names), "unknown syscall '%s'", tt->text);
           continue;

@@ -21,7 +21,7 @@ nobase_dist_pkgdata_DATA += \
 
 dist_man_MANS += docs/man/securer-policy.5
 
-EXTRA_DIST += tests/unit/data/policy tests/fuzz/fuzz-policy.c
+EXTRA_DIST += tests/unit/data/policy tests/fuzz/fuzz-policy.c tests/fuzz/policy.dict
 
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-policy-parse tests/unit/test-policy-json tests/unit/test-policy-cli
@@ -69,5 +69,5 @@ fuzz-run: tests/fuzz/fuzz-policy
 	cp $(top_srcdir)/policies/*.policy $(top_srcdir)/policies/base/*.policy \
 	  $(top_srcdir)/tests/unit/data/policy/*.policy tests/fuzz/corpus/
 	SECURER_DATADIR=$(abs_top_srcdir) tests/fuzz/fuzz-policy -max_total_time=$(FUZZ_TIME) \
-	  -max_len=4096 -timeout=10 -rss_limit_mb=2048 tests/fuzz/corpus
+	  -dict=$(top_srcdir)/tests/fuzz/policy.dict -max_len=4096 -timeout=10 -rss_limit_mb=2048 tests/fuzz/corpus
 CLEANFILES += tests/fuzz/fuzz-policy
