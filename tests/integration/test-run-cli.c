@@ -322,6 +322,37 @@ Test (run_cli, r_prints_two)
   cli_clear (&r);
 }
 
+/* R exits without noise: its temp-dir clean-up (sh -c "rm -Rf ...") works
+ * under the exec allowlist. */
+Test (run_cli, r_exits_cleanly_with_nothing_on_stderr)
+{
+  if (access ("/usr/lib/R/bin/exec/R", X_OK) != 0)
+    cr_skip_test ("R is not installed");
+  char *args[] = { "run", "--policy", "r", "--", "/usr/lib/R/bin/exec/R", "--vanilla", "--slave", "-e",
+                   "cat(file.exists(tempdir()))", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "TRUE");
+  cr_assert_str_eq (r.err, "");
+  cli_clear (&r);
+}
+
+/* Under minimal.policy an ordinary command can list the sandbox's root and
+ * sees only the policy's view. */
+Test (run_cli, minimal_lists_root_and_sees_only_the_view)
+{
+  char *args[] = { "run", "--policy", "minimal", "--", "/bin/ls", "/", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "usr\n"), "%s", r.out);
+  cr_assert_not_null (strstr (r.out, "tmp\n"), "%s", r.out);
+  cr_assert_null (strstr (r.out, "root\n"), "%s", r.out);
+  cr_assert_null (strstr (r.out, "home\n"), "%s", r.out);
+  cli_clear (&r);
+}
+
 Test (run_cli, probe_json_reports_every_feature)
 {
   char *args[] = { "probe", "--json", NULL };

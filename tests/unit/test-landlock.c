@@ -752,7 +752,7 @@ Test (landlock, best_effort_enforces_what_the_abi_has)
   cr_assert_eq (o.rep.handled_net, 0);
   cr_assert_eq (o.rep.scoped, 0);
   cr_assert_eq (o.probe, EACCES, "read outside under ABI 3: %s", strerror (o.probe));
-  cr_assert_str_eq (o.sum, "landlock best-effort, ABI 3: fs 15 rights, 6 rules; net none, 0 ports; "
+  cr_assert_str_eq (o.sum, "landlock best-effort, ABI 3: fs 15 rights, 7 rules; net none, 0 ports; "
                            "scoped none; not enforced (ABI 3): ioctl_dev,bind_tcp,connect_tcp,"
                            "signal");
 
@@ -789,7 +789,7 @@ Test (landlock, report_of_full_abi)
   cr_assert_eq (o.rep.scoped, SECURER_LL_SCOPE_ABI6);
   char want[256];
   snprintf (want, sizeof want,
-            "landlock required, ABI %d: fs 16 rights, 6 rules; net bind_tcp,connect_tcp, 0 ports; "
+            "landlock required, ABI %d: fs 16 rights, 7 rules; net bind_tcp,connect_tcp, 0 ports; "
             "scoped abstract_unix_socket,signal",
             securer_landlock_abi ());
   cr_assert_str_eq (o.sum, want);
@@ -874,6 +874,8 @@ Test (landlock_plan, rights_by_mount_type)
   cr_assert (plan_access (&pl, exec_true) & X);
   cr_assert (plan_access (&pl, loader) & X);
   cr_assert_eq (plan_access (&pl, "/lib"), 0, "symlinks get no rule of their own");
+  cr_assert_eq (plan_access (&pl, "/"), SECURER_LL_ACCESS_FS_READ_DIR,
+                "the root may be listed, nothing more");
   cr_assert_eq (pl.want_fs, SECURER_LL_FS_ABI5);
   cr_assert (pl.need_fs & SECURER_LL_ACCESS_FS_IOCTL_DEV);
   cr_assert_not (pl.need_fs & SECURER_LL_ACCESS_FS_REFER);

@@ -235,6 +235,16 @@ securer_landlock_plan_build (const struct securer_policy *p, struct securer_land
    * is stricter, not weaker. */
   plan->need_fs = SECURER_LL_FS_ABI3 & ~SECURER_LL_ACCESS_FS_REFER;
 
+  /* Listing the root is allowed (and, Landlock rights being inherited,
+   * listing any directory): the root is a tmpfs holding only the policy's
+   * mount points, so a listing reveals nothing the policy did not put
+   * there, and ordinary programs (ls /, find, R's list.files) expect it. */
+  if (plan_add_path (plan, "/", SECURER_LL_ACCESS_FS_READ_DIR, err) < 0)
+    {
+      securer_landlock_plan_clear (plan);
+      return -1;
+    }
+
   bool has_dev = false;
   for (size_t i = 0; i < p->n_mounts; i++)
     {
