@@ -353,6 +353,21 @@ Test (run_cli, minimal_lists_root_and_sees_only_the_view)
   cli_clear (&r);
 }
 
+/* The dev step's shm is sized, so files there cannot take the host's
+ * memory (RLIMIT_FSIZE caps each file, not their number). */
+Test (run_cli, dev_shm_is_64_mib)
+{
+  char *args[] = { "run", "--policy", "minimal", "--", "/usr/bin/stat", "-f", "-c", "%b %S",
+                   "/dev/shm", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  unsigned long blocks = 0, bsize = 0;
+  cr_assert_eq (sscanf (r.out, "%lu %lu", &blocks, &bsize), 2, "%s", r.out);
+  cr_assert_eq (blocks * bsize, 64ul << 20);
+  cli_clear (&r);
+}
+
 Test (run_cli, probe_json_reports_every_feature)
 {
   char *args[] = { "probe", "--json", NULL };

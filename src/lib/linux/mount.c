@@ -411,6 +411,9 @@ new_tmpfs (uint64_t size, uint32_t mode, uint64_t attr, securer_err_t *err)
 }
 
 /* Mounts a new tmpfs at dest (a directory created when missing). */
+/* Size of the shm tmpfs inside a `mount dev`. */
+#define DEV_SHM_SIZE (64u << 20)
+
 static int
 mount_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode, uint64_t attr,
                 securer_err_t *err)
@@ -669,7 +672,10 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
 
   if ((path = join (m->dest, "shm")) == NULL)
     goto nomem;
-  if (mount_tmpfs_at (r, path, 0, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+  /* Sized: RLIMIT_FSIZE caps each file, not how many there are, and an
+   * unsized tmpfs may take half the host's memory.  A policy that needs
+   * more mounts its own tmpfs on /dev/shm after the dev entry. */
+  if (mount_tmpfs_at (r, path, DEV_SHM_SIZE, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
                       err) < 0)
     goto out;
   free (path);
