@@ -8,6 +8,11 @@ libsecurer_core_la_SOURCES += \
 	windows/jobobject.c
 securerinclude_HEADERS += include/securer/ports.h
 
+# Shows what the ports make of a policy (profile or plan, and the report).
+noinst_PROGRAMS += macos/securer-port-plan
+macos_securer_port_plan_SOURCES = macos/port-plan.c
+macos_securer_port_plan_LDADD = libsecurer-core.la
+
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-ports-seatbelt tests/unit/test-ports-jobobject
 TESTS += tests/unit/test-ports-seatbelt tests/unit/test-ports-jobobject
@@ -17,6 +22,11 @@ tests_unit_test_ports_seatbelt_LDADD = $(TEST_LIBS)
 tests_unit_test_ports_jobobject_SOURCES = tests/unit/test-ports-jobobject.c tests/unit/ports-policy.h
 tests_unit_test_ports_jobobject_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_ports_jobobject_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/test-ports-policies
+TESTS += tests/unit/test-ports-policies
+tests_unit_test_ports_policies_SOURCES = tests/unit/test-ports-policies.c
+tests_unit_test_ports_policies_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ports_policies_LDADD = $(TEST_LIBS)
 endif
 EXTRA_DIST += windows/launch-windows.c windows/winrun-main.c \
 	windows/mingw/config.h

@@ -206,13 +206,51 @@ provider (const struct securer_policy *p, const char *inside)
   return best;
 }
 
+/* Follows the policy's symlink mounts (/bin -> usr/bin, /usr/bin/sh ->
+ * dash), as the kernel would inside the sandbox, so an exec entry such as
+ * /bin/sh is granted where the file really comes from.  Bounded like
+ * the kernel's own limit on nested links. */
+static char *
+resolve_symlinks (const struct securer_policy *p, const char *inside)
+{
+  char *path = securer_port_normalize (inside);
+  for (int depth = 0; path != NULL && depth < 40; depth++)
+    {
+      const struct securer_mount *link = NULL;
+      for (size_t i = 0; i < p->n_mounts; i++)
+        {
+          const struct securer_mount *m = &p->mounts[i];
+          if (m->type == SECURER_MOUNT_SYMLINK && m->dest && m->source && m->source[0]
+              && strcmp (m->dest, "/") != 0 && securer_port_path_under (path, m->dest)
+              && (link == NULL || strlen (m->dest) >= strlen (link->dest)))
+            link = m;
+        }
+      if (link == NULL)
+        return path;
+      const char *rest = path + strlen (link->dest);
+      char *target;
+      if (link->source[0] == '/')
+        target = securer_port_printf ("%s%s", link->source, rest);
+      else
+        {
+          const char *slash = strrchr (link->dest, '/');
+          int dirlen = (int) (slash - link->dest);
+          target = securer_port_printf ("%.*s/%s%s", dirlen, link->dest, link->source, rest);
+        }
+      free (path);
+      path = target ? securer_port_normalize (target) : NULL;
+      free (target);
+    }
+  return path;
+}
+
 int
 securer_port_map_path (const struct securer_policy *p, const char *inside,
                        struct securer_host_path *out, securer_err_t *err)
 {
   out->in_private = false;
   out->path = NULL;
-  char *norm = securer_port_normalize (inside);
+  char *norm = resolve_symlinks (p, inside);
   if (norm == NULL)
     return securer_error_set (err, ENOMEM, "map %s", inside);
   const struct securer_mount *m = provider (p, norm);
@@ -536,7 +574,6 @@ gen_masks (struct gen *g, securer_err_t *err)
   const struct securer_policy *p = g->p;
   if (p->n_masks == 0)
     return 0;
-  securer_strbuf_add (&g->sb, "\n;; masks: denied last, so they win over the grants above\n");
   size_t n = 0;
   for (size_t i = 0; i < p->n_masks; i++)
     {
@@ -548,6 +585,8 @@ gen_masks (struct gen *g, securer_err_t *err)
         return -1;
       if (r == 0)
         continue; /* outside every mount: already unreachable */
+      if (n == 0)
+        securer_strbuf_add (&g->sb, "\n;; masks: denied last, so they win over the grants above\n");
       emit_rule (g, "deny", "file-read* file-write* process-exec", "subpath", &hp, NULL);
       free (hp.path);
       n++;
@@ -820,9 +859,10 @@ securer_seatbelt_profile (const struct securer_policy *p, struct securer_port_re
   add_list (&g.sb, "subpath", platform_read_subpaths, N_ELEMS (platform_read_subpaths));
   add_list (&g.sb, "literal", platform_read_literals, N_ELEMS (platform_read_literals));
   securer_strbuf_add (&g.sb, ")\n");
-  if (securer_port_enforced (rep, err,
-                             "platform runtime readable: /usr/lib, system frameworks, dyld cache, "
-                             "time zone data")
+  if (securer_port_gap (rep, SECURER_ENFORCE_BEST_EFFORT, "filesystem", "reads outside mounts", err,
+                        "the macOS runtime is readable whatever the mounts say: /usr/lib, the "
+                        "system frameworks, the dyld cache, time zone data (libraries and data, "
+                        "no user files)")
       < 0)
     goto fail;
 

@@ -159,6 +159,14 @@ plan_env (const struct securer_policy *p, char *const *caller_env,
 
 /* ---- filesystem ----------------------------------------------------------- */
 
+/* The level of a gap in what Landlock enforces on Linux. */
+static enum securer_enforce
+landlock_level (const struct securer_policy *p)
+{
+  return p->landlock.mode == SECURER_ENFORCE_REQUIRED ? SECURER_ENFORCE_REQUIRED
+                                                      : SECURER_ENFORCE_BEST_EFFORT;
+}
+
 static int
 add_grant (struct securer_jobobject_plan *plan, const char *path, enum securer_win_access access,
            bool optional, securer_err_t *err)
@@ -249,8 +257,9 @@ plan_filesystem (const struct securer_policy *p, struct securer_jobobject_plan *
     return -1;
   /* The AppContainer model lets every container read what is ACL'd for
    * ALL APPLICATION PACKAGES: the Windows directory and Program Files.
-   * None of it is the user's data, so this is reported, not refused. */
-  return securer_port_gap (rep, BE, "filesystem", "reads outside mounts", err,
+   * None of it is the user's data; but a policy that requires Landlock
+   * requires that only its mounts be reachable, so it decides. */
+  return securer_port_gap (rep, landlock_level (p), "filesystem", "reads outside mounts", err,
                            "an AppContainer can read what Windows grants ALL APPLICATION "
                            "PACKAGES (the Windows directory, Program Files); the user profile "
                            "and other users' files stay unreadable");
@@ -384,8 +393,10 @@ plan_gaps (const struct securer_policy *p, struct securer_jobobject_plan *plan,
       break;
     }
 
+  /* On Linux the exec list is Landlock's execute right: as required as
+   * Landlock is. */
   if (p->exec_restricted
-      && securer_port_gap (rep, BE, "exec", "exec list", err,
+      && securer_port_gap (rep, landlock_level (p), "exec", "exec list", err,
                            "any program the AppContainer can read may run (confined by the same "
                            "token and job)")
            < 0)

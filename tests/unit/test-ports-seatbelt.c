@@ -368,6 +368,7 @@ Test (seatbelt, report_lists_what_macos_cannot_enforce)
     { "filesystem", "mount tmpfs /home/sandbox" },
     { "filesystem", "mount rw /work" },
     { "privileges", "no_new_privs" },
+    { "filesystem", "reads outside mounts" },
   };
   for (size_t i = 0; i < sizeof expect / sizeof *expect; i++)
     {
