@@ -1,17 +1,878 @@
-/* securer serve — placeholder until the subcommand lands. */
+/* securer serve — drive sandboxed R sessions over a JSON-lines protocol on
+ * stdin/stdout or a unix socket (docs/protocol.md).  One epoll loop runs
+ * every session, every client connection and the listening socket. */
 #include <config.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "securer/session.h"
+#include "session/internal.h"
 
 void
 cmd_serve_help (FILE *out)
 {
-  fprintf (out, "Usage: securer serve ...\n\nNot available in this build yet.\n");
+  fprintf (out,
+           "Usage: securer serve [OPTIONS]\n"
+           "\n"
+           "Speak the securer JSON-lines protocol (docs/protocol.md): a host in any\n"
+           "language opens sandboxed R sessions or pools, executes code, answers tool\n"
+           "calls and closes them.  One request per line, one reply per request, plus\n"
+           "events (output lines, tool calls) as they happen.\n"
+           "\n"
+           "Options:\n"
+           "      --listen PATH      serve on a unix socket at PATH instead of stdin/stdout;\n"
+           "                         PATH's directory is created 0700 (or must already be\n"
+           "                         0700 and ours).  A random token (128 bits) is written\n"
+           "                         to PATH.token (0600) and printed on stdout; every\n"
+           "                         client must send {\"op\":\"auth\",\"token\":...} first and\n"
+           "                         run as our uid (SO_PEERCRED).\n"
+           "  -p, --policy P         default policy for sessions (default: r)\n"
+           "      --max-message N    per-line limit in bytes, both ways (default 1048576)\n"
+           "  -v, --verbose          report the sandbox set-up steps on stderr\n"
+           "  -h, --help             show this help\n");
+}
+
+struct client;
+
+struct entry {
+  struct client *c;
+  char *id;                        /* session id as the client knows it */
+  struct securer_session *s;
+  json_t *req_id;                  /* id of the pending execute/validate request */
+  bool plain;                      /* values as ordinary JSON for this execution */
+  struct pool *pool;               /* member of this pool, or NULL */
+  struct entry *next;
+};
+
+struct pool {
+  char *id;
+  bool reset;
+  struct pool *next;
+};
+
+struct client {
+  struct securer_channel ch;
+  bool authed;
+  bool is_stdio;
+  bool dead;                       /* to be freed once the current request is done */
+  struct entry *entries;
+  struct pool *pools;
+  struct client *next;
+};
+
+struct server {
+  struct securer_loop *loop;
+  struct securer_policy *policy;
+  size_t max_message;
+  bool verbose;
+  int listen_fd;
+  char token[33];
+  struct client *clients;
+  bool stop;
+  unsigned counter;
+};
+
+static struct server srv;
+
+/* ---- output to a client ---------------------------------------------------- */
+
+static void
+client_send (struct client *c, json_t *o)
+{
+  char *line = json_dumps (o, JSON_COMPACT | JSON_REAL_PRECISION (17));
+  json_decref (o);
+  if (line == NULL || c->ch.wfd < 0)
+    {
+      free (line);
+      return;
+    }
+  securer_err_t e = NULL;
+  /* Replies may exceed the per-message limit for requests (a result of
+   * 1 MiB plus its output): send raw, with the newline. */
+  size_t n = strlen (line);
+  line[n] = '\n';
+  if (securer_channel_send_raw (&c->ch, line, n + 1, &e) < 0)
+    securer_error_free (&e);
+  free (line);
+  /* stdout is blocking (it may be a file, which epoll cannot watch): the
+   * write above completed.  A socket client gets EPOLLOUT until drained. */
+  if (securer_channel_pending (&c->ch) && !c->is_stdio)
+    securer_loop_mod (srv.loop, c->ch.rfd, EPOLLIN | EPOLLOUT, &e);
+  securer_error_free (&e);
+}
+
+static void reply_error (struct client *c, json_t *id, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+static void
+reply_error (struct client *c, json_t *id, const char *fmt, ...)
+{
+  char msg[1024];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  client_send (c, json_pack ("{s:O?, s:b, s:s}", "id", id, "ok", 0, "error", msg));
+}
+
+static void
+reply_ok (struct client *c, json_t *id, json_t *fields)
+{
+  json_t *o = json_pack ("{s:O?, s:b}", "id", id, "ok", 1);
+  if (fields)
+    {
+      json_object_update (o, fields);
+      json_decref (fields);
+    }
+  client_send (c, o);
+}
+
+/* ---- sessions -------------------------------------------------------------- */
+
+static struct entry *
+find_entry (struct client *c, const char *id)
+{
+  for (struct entry *e = c->entries; e && id; e = e->next)
+    if (strcmp (e->id, id) == 0)
+      return e;
+  return NULL;
+}
+
+static json_t *
+value_out (const json_t *v, bool plain)
+{
+  return plain ? securer_value_to_plain (v) : json_incref ((json_t *) v);
+}
+
+static void
+on_output (void *data, enum securer_stream st, const char *line)
+{
+  struct entry *e = data;
+  client_send (e->c, json_pack ("{s:s, s:s, s:s, s:s}", "event", "output", "session", e->id,
+                                "stream", st == SECURER_STDERR ? "stderr" : "stdout", "line", line));
+}
+
+static void
+on_tool_call (void *data, struct securer_session *s, const struct securer_tool_call *call)
+{
+  struct entry *e = data;
+  json_t *args = json_object ();
+  const char *k;
+  json_t *v;
+  json_object_foreach ((json_t *) call->args, k, v)
+    json_object_set_new (args, k, value_out (v, e->plain));
+  client_send (e->c, json_pack ("{s:s, s:s, s:I, s:s, s:o}", "event", "tool_call", "session", e->id,
+                                "call_id", (json_int_t) call->call_id, "tool", call->tool, "args", args));
+}
+
+static json_t *
+result_json (const struct securer_result *r, bool plain)
+{
+  json_t *o = json_pack ("{s:s, s:b, s:I, s:f}", "status", securer_exec_status_name (r->status),
+                         "output_truncated", r->output_truncated, "tool_calls",
+                         (json_int_t) r->tool_calls, "elapsed", r->elapsed);
+  if (r->status == SECURER_EXEC_OK)
+    {
+      json_object_set_new (o, "value", value_out (r->value, plain));
+      json_object_set_new (o, "visible", json_boolean (r->visible));
+    }
+  else
+    json_object_set_new (o, "error", json_string (r->error ? r->error : ""));
+  json_t *out = json_array ();
+  for (size_t i = 0; i < r->n_output; i++)
+    json_array_append_new (out, json_pack ("{s:s, s:s}", "stream",
+                                           r->output[i].stream == SECURER_STDERR ? "stderr" : "stdout",
+                                           "line", r->output[i].text));
+  json_object_set_new (o, "output", out);
+  json_t *w = json_array ();
+  for (size_t i = 0; i < r->n_warnings; i++)
+    json_array_append_new (w, json_string (r->warnings[i]));
+  json_object_set_new (o, "warnings", w);
+  return o;
+}
+
+static void
+on_done (void *data, struct securer_session *s, const struct securer_result *r)
+{
+  struct entry *e = data;
+  json_t *id = e->req_id;
+  e->req_id = NULL;
+  reply_ok (e->c, id, json_pack ("{s:s, s:o}", "session", e->id, "result", result_json (r, e->plain)));
+  json_decref (id);
+  if (e->pool && e->pool->reset)
+    {
+      securer_err_t err = NULL;
+      /* Between callers: a fresh R (its start-up overlaps the wait). */
+      if (securer_session_restart (s, &err) < 0)
+        securer_error_free (&err);
+    }
+}
+
+static struct securer_tools *
+tools_from_json (const json_t *arr, securer_err_t *err)
+{
+  struct securer_tools *t = securer_tools_new ();
+  if (t == NULL)
+    {
+      securer_error_set (err, ENOMEM, "tools");
+      return NULL;
+    }
+  if (arr == NULL || json_is_null (arr))
+    return t;
+  if (!json_is_array (arr))
+    {
+      securer_tools_unref (t);
+      securer_error_set (err, EINVAL, "\"tools\" must be an array");
+      return NULL;
+    }
+  size_t i;
+  json_t *tj;
+  json_array_foreach (arr, i, tj)
+  {
+    const char *name = json_string_value (json_object_get (tj, "name"));
+    const char *desc = json_string_value (json_object_get (tj, "description"));
+    json_t *args = json_object_get (tj, "args");
+    struct securer_tool_arg a[64];
+    size_t n = 0;
+    if (args != NULL && !json_is_object (args))
+      {
+        securer_tools_unref (t);
+        securer_error_set (err, EINVAL, "tool %zu: \"args\" must be an object of NAME: TYPE", i + 1);
+        return NULL;
+      }
+    const char *k;
+    json_t *v;
+    json_object_foreach (args, k, v)
+    {
+      int ty = json_is_string (v) ? securer_arg_type_parse (json_string_value (v)) : -1;
+      if (ty < 0 || n == 64)
+        {
+          securer_tools_unref (t);
+          securer_error_set (err, EINVAL, "tool %zu: argument '%s' needs a type (numeric, integer, "
+                                          "character, logical, list, data.frame, any)", i + 1, k);
+          return NULL;
+        }
+      a[n].name = k;
+      a[n].type = (enum securer_arg_type) ty;
+      n++;
+    }
+    if (securer_tools_add (t, name ? name : "", desc, a, n, NULL, NULL, err) < 0)
+      {
+        securer_tools_unref (t);
+        return NULL;
+      }
+  }
+  return t;
+}
+
+static struct entry *
+open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_t *err)
+{
+  struct securer_tools *tools = tools_from_json (json_object_get (req, "tools"), err);
+  if (tools == NULL)
+    return NULL;
+  struct securer_policy *policy = NULL;
+  const char *pname = json_string_value (json_object_get (req, "policy"));
+  if (pname != NULL)
+    {
+      char *path = NULL;
+      if (securer_policy_find (pname, &path, err) < 0
+          || securer_policy_load_file (path, &policy, NULL, err) < 0)
+        {
+          free (path);
+          securer_tools_unref (tools);
+          return NULL;
+        }
+      free (path);
+    }
+  struct entry *e = calloc (1, sizeof *e);
+  struct securer_session_opts o = {
+    .policy = policy ? policy : srv.policy, .tools = tools,
+    .audit_log = json_string_value (json_object_get (req, "audit_log")),
+    .max_executions = (unsigned) json_integer_value (json_object_get (req, "max_executions")),
+    .sanitize_errors = json_is_true (json_object_get (req, "sanitize_errors")),
+    .max_message_size = srv.max_message, .loop = srv.loop, .on_tool_call = on_tool_call,
+    .on_tool_call_data = e, .verbose = srv.verbose,
+  };
+  int rc = e ? securer_session_open (&o, &e->s, err) : securer_error_set (err, ENOMEM, "open");
+  securer_tools_unref (tools);
+  securer_policy_free (policy);
+  if (rc < 0)
+    {
+      free (e);
+      return NULL;
+    }
+  e->c = c;
+  e->pool = pool;
+  e->id = strdup (securer_session_id (e->s));
+  e->next = c->entries;
+  c->entries = e;
+  return e;
+}
+
+static void
+close_entry (struct client *c, struct entry *e)
+{
+  for (struct entry **pp = &c->entries; *pp; pp = &(*pp)->next)
+    if (*pp == e)
+      {
+        *pp = e->next;
+        break;
+      }
+  securer_session_close (e->s);
+  json_decref (e->req_id);
+  free (e->id);
+  free (e);
+}
+
+static struct pool *
+find_pool (struct client *c, const char *id)
+{
+  for (struct pool *p = c->pools; p && id; p = p->next)
+    if (strcmp (p->id, id) == 0)
+      return p;
+  return NULL;
+}
+
+static void
+close_pool (struct client *c, struct pool *p)
+{
+  for (struct entry *e = c->entries, *next; e; e = next)
+    {
+      next = e->next;
+      if (e->pool == p)
+        close_entry (c, e);
+    }
+  for (struct pool **pp = &c->pools; *pp; pp = &(*pp)->next)
+    if (*pp == p)
+      {
+        *pp = p->next;
+        break;
+      }
+  free (p->id);
+  free (p);
+}
+
+/* ---- requests --------------------------------------------------------------- */
+
+static void
+do_execute (struct client *c, json_t *id, const json_t *req)
+{
+  const char *sid = json_string_value (json_object_get (req, "session"));
+  const char *pid = json_string_value (json_object_get (req, "pool"));
+  struct entry *e = NULL;
+  if (pid != NULL)
+    {
+      struct pool *p = find_pool (c, pid);
+      if (p == NULL)
+        return reply_error (c, id, "no pool '%s'", pid);
+      /* An idle member; a ready one first, so the caller never waits for a
+       * start-up when another session could run now. */
+      for (int pass = 0; pass < 2 && e == NULL; pass++)
+        for (struct entry *x = c->entries; x && e == NULL; x = x->next)
+          if (x->pool == p && !securer_session_busy (x->s) && x->req_id == NULL
+              && (pass == 1 || securer_session_ready (x->s)))
+            e = x;
+      if (e == NULL)
+        return reply_error (c, id, "every session of pool '%s' is busy", pid);
+    }
+  else if ((e = find_entry (c, sid)) == NULL)
+    return reply_error (c, id, "no session '%s'", sid ? sid : "(missing \"session\")");
+  const char *code = json_string_value (json_object_get (req, "code"));
+  if (code == NULL)
+    return reply_error (c, id, "execute: \"code\" must be a string");
+  double timeout = json_number_value (json_object_get (req, "timeout"));
+  struct securer_exec_opts xo = {
+    .timeout_ms = timeout > 0 ? (uint64_t) (timeout * 1000.0) : 0,
+    .max_tool_calls = (unsigned) json_integer_value (json_object_get (req, "max_tool_calls")),
+    .max_output_lines = (unsigned) json_integer_value (json_object_get (req, "max_output_lines")),
+    .max_code_length = (size_t) json_integer_value (json_object_get (req, "max_code_length")),
+    .print = json_is_true (json_object_get (req, "print")),
+    .on_output = json_is_true (json_object_get (req, "stream")) ? on_output : NULL,
+    .output_data = e,
+  };
+  e->plain = json_is_true (json_object_get (req, "plain"));
+  e->req_id = json_incref (id ? id : json_null ());
+  securer_err_t err = NULL;
+  if (securer_session_execute_async (e->s, code, &xo, on_done, e, &err) < 0)
+    {
+      json_decref (e->req_id);
+      e->req_id = NULL;
+      reply_error (c, id, "%s", securer_error_message (err));
+      securer_error_free (&err);
+    }
+}
+
+static void
+do_tool_result (struct client *c, json_t *id, const json_t *req)
+{
+  struct entry *e = find_entry (c, json_string_value (json_object_get (req, "session")));
+  if (e == NULL)
+    return reply_error (c, id, "no such session");
+  json_t *cid = json_object_get (req, "call_id");
+  const char *error = json_string_value (json_object_get (req, "error"));
+  json_t *value = json_object_get (req, "value");
+  securer_err_t err = NULL;
+  json_t *tagged = NULL;
+  if (error == NULL && e->plain)
+    {
+      tagged = securer_value_from_plain (value, &err);
+      if (tagged == NULL)
+        {
+          reply_error (c, id, "tool_result: %s", securer_error_message (err));
+          securer_error_free (&err);
+          return;
+        }
+      value = tagged;
+    }
+  if (!json_is_integer (cid)
+      || securer_session_tool_reply (e->s, (uint64_t) json_integer_value (cid),
+                                     value ? value : json_null (), error, &err) < 0)
+    {
+      reply_error (c, id, "tool_result: %s", err ? securer_error_message (err) : "\"call_id\" must be an integer");
+      securer_error_free (&err);
+    }
+  /* No reply on success: the execution's own reply follows. */
+  json_decref (tagged);
+}
+
+static void
+handle_request (struct client *c, const char *line, size_t len)
+{
+  json_error_t je;
+  json_t *req = json_loadb (line, len, JSON_REJECT_DUPLICATES, &je);
+  if (!json_is_object (req))
+    {
+      json_decref (req);
+      return reply_error (c, NULL, "malformed request: %s", je.text);
+    }
+  json_t *id = json_object_get (req, "id");
+  const char *op = json_string_value (json_object_get (req, "op"));
+  securer_err_t err = NULL;
+  if (op == NULL)
+    reply_error (c, id, "request needs an \"op\" string");
+  else if (!c->authed)
+    {
+      const char *tok = json_string_value (json_object_get (req, "token"));
+      /* Constant-time compare: the token is a secret. */
+      unsigned diff = tok == NULL || strlen (tok) != strlen (srv.token);
+      for (size_t i = 0; !diff && i < strlen (srv.token); i++)
+        diff |= (unsigned) (tok[i] ^ srv.token[i]);
+      if (strcmp (op, "auth") != 0 || diff)
+        {
+          reply_error (c, id, "authentication failed");
+          c->dead = true;
+        }
+      else
+        {
+          c->authed = true;
+          reply_ok (c, id, NULL);
+        }
+    }
+  else if (strcmp (op, "open") == 0)
+    {
+      struct entry *e = open_entry (c, req, NULL, &err);
+      if (e == NULL)
+        reply_error (c, id, "%s", securer_error_message (err));
+      else
+        reply_ok (c, id, json_pack ("{s:s}", "session", e->id));
+    }
+  else if (strcmp (op, "execute") == 0)
+    do_execute (c, id, req);
+  else if (strcmp (op, "tool_result") == 0)
+    do_tool_result (c, id, req);
+  else if (strcmp (op, "validate") == 0)
+    {
+      struct entry *e = find_entry (c, json_string_value (json_object_get (req, "session")));
+      char **w = NULL;
+      size_t nw = 0;
+      const char *code = json_string_value (json_object_get (req, "code"));
+      if (e == NULL || code == NULL)
+        reply_error (c, id, "validate needs \"session\" and \"code\"");
+      else if (securer_session_validate (e->s, code, &w, &nw, &err) < 0)
+        reply_ok (c, id, json_pack ("{s:b, s:s}", "valid", 0, "error", securer_error_message (err)));
+      else
+        {
+          json_t *arr = json_array ();
+          for (size_t i = 0; i < nw; i++)
+            {
+              json_array_append_new (arr, json_string (w[i]));
+              free (w[i]);
+            }
+          free (w);
+          reply_ok (c, id, json_pack ("{s:b, s:o}", "valid", 1, "warnings", arr));
+        }
+    }
+  else if (strcmp (op, "restart") == 0 || strcmp (op, "close") == 0 || strcmp (op, "status") == 0)
+    {
+      struct entry *e = find_entry (c, json_string_value (json_object_get (req, "session")));
+      if (e == NULL)
+        reply_error (c, id, "no such session");
+      else if (op[0] == 'r' && securer_session_restart (e->s, &err) < 0)
+        reply_error (c, id, "%s", securer_error_message (err));
+      else if (op[0] == 'c')
+        {
+          close_entry (c, e);
+          reply_ok (c, id, NULL);
+        }
+      else
+        reply_ok (c, id, json_pack ("{s:b, s:b, s:I}", "alive", securer_session_is_alive (e->s),
+                                    "busy", securer_session_busy (e->s), "executions",
+                                    (json_int_t) securer_session_executions (e->s)));
+    }
+  else if (strcmp (op, "pool_open") == 0)
+    {
+      json_int_t size = json_integer_value (json_object_get (req, "size"));
+      if (size < 1 || size > 64)
+        reply_error (c, id, "pool_open: \"size\" must be 1..64");
+      else
+        {
+          struct pool *p = calloc (1, sizeof *p);
+          char pid[32];
+          snprintf (pid, sizeof pid, "pool_%u", ++srv.counter);
+          p->id = strdup (pid);
+          p->reset = json_is_true (json_object_get (req, "reset_between_uses"));
+          p->next = c->pools;
+          c->pools = p;
+          bool ok = true;
+          for (json_int_t i = 0; i < size && ok; i++)
+            ok = open_entry (c, req, p, &err) != NULL;
+          if (!ok)
+            {
+              reply_error (c, id, "pool_open: %s", securer_error_message (err));
+              close_pool (c, p);
+            }
+          else
+            reply_ok (c, id, json_pack ("{s:s}", "pool", p->id));
+        }
+    }
+  else if (strcmp (op, "pool_status") == 0 || strcmp (op, "pool_close") == 0)
+    {
+      struct pool *p = find_pool (c, json_string_value (json_object_get (req, "pool")));
+      if (p == NULL)
+        reply_error (c, id, "no such pool");
+      else if (op[5] == 'c')
+        {
+          close_pool (c, p);
+          reply_ok (c, id, NULL);
+        }
+      else
+        {
+          json_int_t total = 0, busy = 0, idle = 0, dead = 0;
+          for (struct entry *e = c->entries; e; e = e->next)
+            if (e->pool == p)
+              {
+                total++;
+                if (securer_session_busy (e->s))
+                  busy++;
+                else if (!securer_session_is_alive (e->s))
+                  dead++;
+                else
+                  idle++;
+              }
+          reply_ok (c, id, json_pack ("{s:I, s:I, s:I, s:I}", "total", total, "busy", busy, "idle",
+                                      idle, "dead", dead));
+        }
+    }
+  else if (strcmp (op, "shutdown") == 0)
+    {
+      reply_ok (c, id, NULL);
+      srv.stop = true;
+    }
+  else
+    reply_error (c, id, "unknown op '%s'", op);
+  securer_error_free (&err);
+  json_decref (req);
+}
+
+/* ---- clients ------------------------------------------------------------------ */
+
+static void
+client_free (struct client *c)
+{
+  for (struct client **pp = &srv.clients; *pp; pp = &(*pp)->next)
+    if (*pp == c)
+      {
+        *pp = c->next;
+        break;
+      }
+  while (c->entries)
+    close_entry (c, c->entries);
+  while (c->pools)
+    close_pool (c, c->pools);
+  if (c->ch.rfd >= 0)
+    securer_loop_del (srv.loop, c->ch.rfd);
+  if (c->is_stdio)
+    {
+      /* Not ours to close; just forget them. */
+      c->ch.rfd = c->ch.wfd = -1;
+      srv.stop = true;
+    }
+  securer_channel_close (&c->ch);
+  free (c);
+}
+
+static void
+on_client (void *data, uint32_t ev)
+{
+  struct client *c = data;
+  if (ev & EPOLLOUT)
+    {
+      securer_err_t e = NULL;
+      int rc = securer_channel_flush (&c->ch, &e);
+      securer_error_free (&e);
+      if (rc < 0)
+        return client_free (c);
+      if (rc == 1)
+        securer_loop_mod (srv.loop, c->ch.rfd, EPOLLIN, &e);
+      securer_error_free (&e);
+    }
+  if (!(ev & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+    return;
+  for (;;)
+    {
+      const char *line;
+      size_t len;
+      securer_err_t e = NULL;
+      if (c->ch.rfd < 0)
+        return client_free (c);
+      enum channel_read_status st = securer_channel_read (&c->ch, &line, &len, &e);
+      securer_error_free (&e);
+      if (st == CHANNEL_AGAIN)
+        return;
+      if (st == CHANNEL_LINE)
+        {
+          if (len > 0)
+            handle_request (c, line, len);
+          if (c->dead)
+            {
+              securer_channel_flush (&c->ch, &e);
+              securer_error_free (&e);
+              return client_free (c);
+            }
+          continue;
+        }
+      if (st == CHANNEL_TOO_LARGE)
+        reply_error (c, NULL, "request exceeds the message size limit; closing");
+      /* EOF, error or oversize: the client is gone. */
+      securer_channel_flush (&c->ch, &e);
+      securer_error_free (&e);
+      return client_free (c);
+    }
+}
+
+static int
+add_client (int rfd, int wfd, bool authed, bool stdio, securer_err_t *err)
+{
+  struct client *c = calloc (1, sizeof *c);
+  if (c == NULL)
+    return securer_error_set (err, ENOMEM, "client");
+  securer_channel_init (&c->ch, rfd, wfd, srv.max_message);
+  c->ch.max_pending = SIZE_MAX / 4;  /* the host is trusted to read its replies */
+  c->authed = authed;
+  c->is_stdio = stdio;
+  if (securer_loop_add (srv.loop, rfd, EPOLLIN, on_client, c, err) < 0)
+    {
+      free (c);
+      return -1;
+    }
+  c->next = srv.clients;
+  srv.clients = c;
+  return 0;
+}
+
+static void
+on_listen (void *data, uint32_t ev)
+{
+  int fd = accept4 (srv.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd < 0)
+    return;
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  /* Only our own uid may even try a token. */
+  if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid ())
+    {
+      const char msg[] = "{\"id\":null,\"ok\":false,\"error\":\"peer uid refused\"}\n";
+      if (write (fd, msg, sizeof msg - 1) < 0)
+        {
+        }
+      close (fd);
+      return;
+    }
+  securer_err_t e = NULL;
+  if (add_client (fd, fd, false, false, &e) < 0)
+    {
+      close (fd);
+      securer_error_free (&e);
+    }
+}
+
+static int
+setup_listen (const char *path, securer_err_t *err)
+{
+  char *dir = strdup (path);
+  char *slash = strrchr (dir, '/');
+  if (slash == NULL)
+    {
+      free (dir);
+      return securer_error_set (err, EINVAL, "--listen needs a path with a directory");
+    }
+  *slash = '\0';
+  if (dir[0] != '\0' && mkdir (dir, 0700) < 0 && errno != EEXIST)
+    {
+      int e = errno;
+      securer_error_set (err, e, "--listen: create %s", dir);
+      free (dir);
+      return -1;
+    }
+  struct stat st;
+  if (lstat (dir[0] ? dir : "/", &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != getuid ()
+      || (st.st_mode & 077) != 0)
+    {
+      securer_error_set (err, EPERM, "--listen: %s must be a directory of ours with mode 0700", dir);
+      free (dir);
+      return -1;
+    }
+  free (dir);
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  if (strlen (path) >= sizeof sa.sun_path)
+    return securer_error_set (err, ENAMETOOLONG, "--listen: path too long");
+  strcpy (sa.sun_path, path);
+  if (securer_random_hex (srv.token, 16, err) < 0)
+    return -1;
+  srv.listen_fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (srv.listen_fd < 0)
+    return securer_error_set (err, errno, "socket");
+  unlink (path);
+  if (bind (srv.listen_fd, (struct sockaddr *) &sa, sizeof sa) < 0 || chmod (path, 0600) < 0
+      || listen (srv.listen_fd, 16) < 0)
+    return securer_error_set (err, errno, "--listen %s", path);
+  char tokpath[PATH_MAX];
+  snprintf (tokpath, sizeof tokpath, "%s.token", path);
+  unlink (tokpath);
+  int fd = open (tokpath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return securer_error_set (err, errno, "--listen: write %s", tokpath);
+  bool ok = write (fd, srv.token, 32) == 32 && write (fd, "\n", 1) == 1;
+  close (fd);
+  if (!ok)
+    return securer_error_set (err, EIO, "--listen: write %s", tokpath);
+  return securer_loop_add (srv.loop, srv.listen_fd, EPOLLIN, on_listen, NULL, err);
 }
 
 int
 cmd_serve (int argc, char **argv)
 {
-  fprintf (stderr, "securer: 'serve' is not available in this build yet\n");
-  return 2;
+  const char *listen_path = NULL, *policy_name = NULL;
+  memset (&srv, 0, sizeof srv);
+  srv.listen_fd = -1;
+  srv.max_message = SECURER_DEFAULT_MAX_MESSAGE;
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+      if ((strcmp (a, "--listen") == 0 || strcmp (a, "-p") == 0 || strcmp (a, "--policy") == 0
+           || strcmp (a, "--max-message") == 0) && val == NULL)
+        {
+          fprintf (stderr, "securer serve: %s needs a value\n", a);
+          return 2;
+        }
+      if (strcmp (a, "--listen") == 0)
+        listen_path = argv[++i];
+      else if (strcmp (a, "-p") == 0 || strcmp (a, "--policy") == 0)
+        policy_name = argv[++i];
+      else if (strcmp (a, "--max-message") == 0)
+        {
+          char *end;
+          unsigned long n = strtoul (argv[++i], &end, 10);
+          if (*end || n < 1024 || n > (1ul << 30))
+            {
+              fprintf (stderr, "securer serve: --max-message must be 1024..1073741824\n");
+              return 2;
+            }
+          srv.max_message = n;
+        }
+      else if (strcmp (a, "-v") == 0 || strcmp (a, "--verbose") == 0)
+        srv.verbose = true;
+      else
+        {
+          fprintf (stderr, "securer serve: unknown option '%s'; see 'securer serve --help'\n", a);
+          return 2;
+        }
+    }
+  signal (SIGPIPE, SIG_IGN);
+  securer_err_t err = NULL;
+  if (policy_name != NULL)
+    {
+      char *path = NULL;
+      if (securer_policy_find (policy_name, &path, &err) < 0
+          || securer_policy_load_file (path, &srv.policy, NULL, &err) < 0)
+        {
+          free (path);
+          cli_report (&err);
+          return 125;
+        }
+      free (path);
+    }
+  int status = 0;
+  if (securer_loop_new (&srv.loop, &err) < 0)
+    goto fail;
+  if (listen_path != NULL)
+    {
+      if (setup_listen (listen_path, &err) < 0)
+        goto fail;
+      printf ("{\"listen\":\"%s\",\"token\":\"%s\"}\n", listen_path, srv.token);
+      fflush (stdout);
+    }
+  else
+    {
+      fcntl (0, F_SETFL, fcntl (0, F_GETFL) | O_NONBLOCK);
+      if (add_client (0, 1, true, true, &err) < 0)
+        goto fail;
+    }
+  while (!srv.stop)
+    if (securer_loop_run_once (srv.loop, -1, &err) < 0)
+      goto fail;
+  /* Let the last replies out before closing. */
+  for (struct client *c = srv.clients; c; c = c->next)
+    while (securer_channel_pending (&c->ch))
+      {
+        int fl = fcntl (c->ch.wfd, F_GETFL);
+        fcntl (c->ch.wfd, F_SETFL, fl & ~O_NONBLOCK);
+        if (securer_channel_flush (&c->ch, &err) < 0)
+          {
+            securer_error_free (&err);
+            break;
+          }
+      }
+  goto out;
+fail:
+  cli_report (&err);
+  status = 125;
+out:
+  while (srv.clients)
+    client_free (srv.clients);
+  if (srv.listen_fd >= 0)
+    {
+      close (srv.listen_fd);
+      unlink (listen_path);
+      char tokpath[PATH_MAX];
+      snprintf (tokpath, sizeof tokpath, "%s.token", listen_path);
+      unlink (tokpath);
+    }
+  securer_loop_free (srv.loop);
+  securer_policy_free (srv.policy);
+  return status;
 }
