@@ -2,6 +2,7 @@
 .PHONY: bench
 bench: bench-seccomp
 bench: bench-spawn
+bench: bench-session
 bench: all
 
 # Spawn latency of `securer run` next to bubblewrap, unshare and the bare
@@ -10,3 +11,12 @@ bench: all
 bench-spawn: securer
 	@SECURER_BIN=$(abs_top_builddir)/securer $(SHELL) $(srcdir)/bench/spawn.sh
 EXTRA_DIST += bench/spawn.sh bench/bwrap-equivalent.policy
+
+# Sessions: cold start next to bare R, warm execute, tool call, pool
+# throughput (results: docs/benchmarks.md, "Sessions").
+noinst_PROGRAMS += bench/session-bench
+bench_session_bench_SOURCES = bench/session-bench.c
+bench_session_bench_LDADD = libsecurer-core.la -lpthread
+.PHONY: bench-session
+bench-session: bench/session-bench
+	@$(abs_top_builddir)/bench/session-bench
