@@ -25,6 +25,16 @@ extern "C" {
 #define SECURER_EXIT_CANNOT_EXEC 126
 #define SECURER_EXIT_NOT_FOUND 127
 
+/* One syscall seen by the supervisor (see on_syscall below). */
+struct securer_syscall_event {
+  pid_t pid;                     /* calling thread, in the caller's pid namespace */
+  uint32_t arch;                 /* AUDIT_ARCH_* */
+  int nr;
+  const char *name;              /* "openat"; "x32:…"/"i386:…" for other ABIs; "nr N" if unknown */
+  uint64_t args[6];
+  struct securer_action action;  /* what the policy decided for it */
+};
+
 struct securer_spawn_opts {
   const struct securer_policy *policy;
   char *const *argv;             /* argv[0] is resolved inside the sandbox */
@@ -39,6 +49,13 @@ struct securer_spawn_opts {
 
   uint64_t timeout_ms;           /* overrides the policy's timeout when != 0 */
   bool verbose;                  /* report each setup step on stderr */
+
+  /* Called for every syscall the filter reports through user notification
+   * (`notify` rules or default, kills named by the supervisor), once it has
+   * been answered: while spawn waits for the exec, then from dispatch.  It
+   * must not call back into the sandbox.  May be NULL. */
+  void (*on_syscall) (void *ctx, const struct securer_syscall_event *ev);
+  void *on_syscall_ctx;
 };
 
 enum securer_kill_reason {

@@ -112,6 +112,8 @@ struct securer_sandbox {
   bool finished;
   enum securer_kill_reason reason;
   char *detail;                     /* e.g. denied syscall's name */
+  void (*on_syscall) (void *ctx, const struct securer_syscall_event *ev);
+  void *on_syscall_ctx;
   struct securer_status final;
 };
 

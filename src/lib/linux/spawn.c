@@ -356,6 +356,12 @@ handle_notify (struct securer_sandbox *sb)
       kill_everything (sb);
       return;
     }
+  if (r == 1 && sb->on_syscall != NULL)
+    {
+      struct securer_syscall_event se = { ev.pid, ev.arch, ev.nr, ev.name, { 0 }, ev.action };
+      memcpy (se.args, ev.args, sizeof se.args);
+      sb->on_syscall (sb->on_syscall_ctx, &se);
+    }
   if (r == 1 && ev.kill)
     {
       if (sb->reason == SECURER_KILL_NONE)
@@ -495,13 +501,16 @@ is_kill (const struct securer_action *a)
   return a->type == SECURER_ACT_KILL_PROCESS || a->type == SECURER_ACT_KILL_THREAD;
 }
 
-/* Reporting is only asked for when a rule (or the default) kills: the
- * other actions need no supervisor, and a filter without any notify action
- * has no listener to hand over. */
+/* Reporting is only asked for when a rule (or the default) kills or
+ * notifies: the other actions need no supervisor, and a filter without any
+ * notify action has no listener to hand over.  A notify default needs it
+ * too: without the sendmsg exception it brings, handing the listener over
+ * would itself wait for an answer from the supervisor that has no listener
+ * yet. */
 static bool
 policy_can_kill (const struct securer_seccomp *sc)
 {
-  if (is_kill (&sc->default_action))
+  if (is_kill (&sc->default_action) || sc->default_action.type == SECURER_ACT_NOTIFY)
     return true;
   for (size_t i = 0; i < sc->n_rules; i++)
     if (is_kill (&sc->rules[i].action) || sc->rules[i].action.type == SECURER_ACT_NOTIFY)
@@ -566,6 +575,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       return -1;
     }
   sb->p = p;
+  sb->on_syscall = opts->on_syscall;
+  sb->on_syscall_ctx = opts->on_syscall_ctx;
   sb->pidfd = sb->epfd = sb->timerfd = sb->notify_fd = sb->status_sock = -1;
 
   struct launch_plan lp;

@@ -8,9 +8,11 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/argwidth.c \
 	src/lib/seccomp/compile.c \
 	src/lib/seccomp/notify.c \
-	src/lib/seccomp/oci.c
+	src/lib/seccomp/oci.c \
+	src/lib/seccomp/learn.h \
+	src/lib/seccomp/learn.c
 
-securer_SOURCES += src/cli/cmd_policy_seccomp.c
+securer_SOURCES += src/cli/cmd_policy_seccomp.c src/cli/cmd_policy_learn.c
 
 nobase_dist_pkgdata_DATA += \
 	seccomp/aio.syscalls \
@@ -61,6 +63,18 @@ TESTS += tests/unit/test-seccomp-oci
 tests_unit_test_seccomp_oci_SOURCES = tests/unit/test-seccomp-oci.c
 tests_unit_test_seccomp_oci_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_seccomp_oci_LDADD = $(TEST_LIBS)
+
+# securer policy learn: learning real commands and running what was learned.
+check_PROGRAMS += tests/integration/test-learn
+TESTS += tests/integration/test-learn
+tests_integration_test_learn_SOURCES = tests/integration/test-learn.c tests/integration/run-util.h
+tests_integration_test_learn_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_learn_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/integration/test-learn-fragment
+TESTS += tests/integration/test-learn-fragment
+tests_integration_test_learn_fragment_SOURCES = tests/integration/test-learn-fragment.c
+tests_integration_test_learn_fragment_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_learn_fragment_LDADD = $(TEST_LIBS)
 
 # Performs one named syscall and prints what happened; used by sandbox tests.
 check_PROGRAMS += tests/helpers/try-syscall

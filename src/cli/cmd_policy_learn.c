@@ -1,0 +1,337 @@
+/* securer policy learn — run a command in a base policy's sandbox with a
+ * filter that reports every syscall and lets it continue, then print the
+ * syscalls as an allowlist fragment. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "seccomp/learn.h"
+
+static void
+learn_help (FILE *out)
+{
+  fprintf (out,
+           "Usage: securer policy learn [OPTIONS] -- CMD [ARGS...]\n"
+           "\n"
+           "Run CMD in the sandbox of BASE (namespaces, mounts, Landlock, limits) with BASE's\n"
+           "seccomp rules replaced by a filter that reports every syscall to securer and\n"
+           "lets it continue, then print the syscalls CMD used (and every process it\n"
+           "started) as a policy fragment of 'seccomp allow' lines:\n"
+           "  - one line per syscall, under a comment naming the smallest shipped @group\n"
+           "    holding it, with the number of calls;\n"
+           "  - socket/socketpair families, ioctl requests and prctl options as\n"
+           "    conditions ('seccomp allow socket if arg0 == AF_UNIX');\n"
+           "  - a whole @group only when CMD used every member of it (or --collapse).\n"
+           "The fragment allows exactly what this run needed: include it after a\n"
+           "'seccomp default' line, review it, and tighten.\n"
+           "\n"
+           "Options:\n"
+           "  -p, --policy BASE     base policy, a file or NAME (default: minimal)\n"
+           "  -o, --output FILE     write the fragment to FILE instead of standard output\n"
+           "      --json            write JSON (syscalls, counts, groups, fragment) instead\n"
+           "      --collapse PCT    write @group once PCT%% of its members were used\n"
+           "                        (1-100, default 100; below 100 the fragment allows more\n"
+           "                        than the run used, and says what)\n"
+           "      --keep-denials    keep BASE's errno/kill/trap rules while learning (CMD sees\n"
+           "                        BASE's denials; by default it meets none)\n"
+           "  -t, --timeout SEC     wall-clock limit (overrides BASE's)\n"
+           "  -v, --verbose         report each setup step on stderr\n"
+           "  -h, --help            show this help\n"
+           "\n"
+           "Without --output, CMD's standard output goes to standard error so that standard\n"
+           "output holds only the fragment.\n"
+           "\n"
+           "Exit status: 0 when a fragment was written (CMD's own status is reported on\n"
+           "standard error), 125 when the sandbox could not be set up or this kernel\n"
+           "cannot report syscalls, 126/127 when CMD could not be executed/found, 1 when\n"
+           "the fragment could not be written, 2 for usage errors.\n");
+}
+
+struct learn_args {
+  const char *base, *output;
+  bool json, keep_denials, verbose;
+  unsigned collapse_pct;
+  uint64_t timeout_ms;
+  char **argv;
+};
+
+static int __attribute__ ((format (printf, 1, 2)))
+usage (const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  fprintf (stderr, "securer policy learn: ");
+  vfprintf (stderr, fmt, ap);
+  fprintf (stderr, "\nRun 'securer policy learn --help' for usage.\n");
+  va_end (ap);
+  return 2;
+}
+
+static int
+parse_args (int argc, char **argv, struct learn_args *a)
+{
+  static const struct option opts[] = {
+    { "policy", required_argument, NULL, 'p' },
+    { "output", required_argument, NULL, 'o' },
+    { "json", no_argument, NULL, 'j' },
+    { "collapse", required_argument, NULL, 'c' },
+    { "keep-denials", no_argument, NULL, 'k' },
+    { "timeout", required_argument, NULL, 't' },
+    { "verbose", no_argument, NULL, 'v' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  memset (a, 0, sizeof *a);
+  a->base = "minimal";
+  a->collapse_pct = 100;
+  int c;
+  optind = 1;
+  /* '+': stop at CMD, whose own options are not ours. */
+  while ((c = getopt_long (argc, argv, "+p:o:t:vh", opts, NULL)) != -1)
+    {
+      char *end = NULL;
+      switch (c)
+        {
+        case 'p': a->base = optarg; break;
+        case 'o': a->output = optarg; break;
+        case 'j': a->json = true; break;
+        case 'k': a->keep_denials = true; break;
+        case 'v': a->verbose = true; break;
+        case 'c':
+          {
+            errno = 0;
+            unsigned long v = strtoul (optarg, &end, 10);
+            if (errno || end == optarg || (*end != '\0' && strcmp (end, "%") != 0) || v < 1 || v > 100)
+              return usage ("--collapse wants a percentage from 1 to 100, not '%s'", optarg);
+            a->collapse_pct = (unsigned) v;
+            break;
+          }
+        case 't':
+          {
+            errno = 0;
+            double v = strtod (optarg, &end);
+            if (errno || end == optarg || *end != '\0' || !(v > 0) || v > 1e9)
+              return usage ("--timeout wants a positive number of seconds, not '%s'", optarg);
+            a->timeout_ms = (uint64_t) (v * 1000.0) + 1;
+            break;
+          }
+        case 'h': learn_help (stdout); return -1;
+        default: return usage ("%s", "bad option");
+        }
+    }
+  if (optind >= argc)
+    return usage ("%s", "no command given (put it after '--')");
+  a->argv = argv + optind;
+  return 0;
+}
+
+static struct securer_policy *
+load_base (const char *arg, securer_err_t *err)
+{
+  char *path = NULL;
+  struct securer_policy *p = NULL;
+  if (securer_policy_find (arg, &path, err) < 0 || securer_policy_load_file (path, &p, NULL, err) < 0)
+    p = NULL;
+  free (path);
+  return p;
+}
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/* Event loop: every readable pollfd is one or more notifications (each
+ * recorded by the callback inside dispatch) or the end of the sandbox. */
+static int
+supervise (struct securer_sandbox *sb, int sigfd, struct securer_status *st, securer_err_t *err)
+{
+  int ep = epoll_create1 (EPOLL_CLOEXEC);
+  if (ep < 0)
+    return securer_error_set (err, errno, "epoll_create1");
+  struct epoll_event ev = { .events = EPOLLIN, .data.fd = securer_sandbox_pollfd (sb) };
+  if (epoll_ctl (ep, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
+    {
+      close (ep);
+      return securer_error_set (err, errno, "epoll_ctl");
+    }
+  if (sigfd >= 0)
+    {
+      ev.data.fd = sigfd;
+      (void) epoll_ctl (ep, EPOLL_CTL_ADD, sigfd, &ev);
+    }
+  int r;
+  for (;;)
+    {
+      r = securer_sandbox_dispatch (sb, st, err);
+      if (r != 0)
+        break;
+      struct epoll_event got[2];
+      int n = epoll_wait (ep, got, 2, -1);
+      if (n < 0 && errno != EINTR)
+        {
+          r = securer_error_set (err, errno, "epoll_wait");
+          break;
+        }
+      for (int i = 0; i < n; i++)
+        if (got[i].data.fd == sigfd)
+          {
+            struct signalfd_siginfo si;
+            while (read (sigfd, &si, sizeof si) == (ssize_t) sizeof si)
+              securer_sandbox_signal (sb, (int) si.ssi_signo, NULL);
+          }
+    }
+  close (ep);
+  return r < 0 ? -1 : 0;
+}
+
+static void
+report_status (const char *cmd, const struct securer_status *st)
+{
+  if (st->reason == SECURER_KILL_TIMEOUT)
+    fprintf (stderr, "securer: learn: %s timed out; the fragment covers what it did until then\n", cmd);
+  else if (st->exited)
+    fprintf (stderr, "securer: learn: %s exited with status %d\n", cmd, st->exit_code);
+  else
+    fprintf (stderr, "securer: learn: %s was killed by signal %d%s%s%s\n", cmd, st->signal,
+             st->detail ? " (seccomp, at " : "", st->detail ? st->detail : "", st->detail ? ")" : "");
+}
+
+static int
+write_out (const char *path, const char *text, securer_err_t *err)
+{
+  int fd = 1;
+  if (path != NULL && strcmp (path, "-") != 0)
+    {
+      fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+      if (fd < 0)
+        return securer_error_set (err, errno, "write %s", path);
+    }
+  size_t len = strlen (text), off = 0;
+  while (off < len)
+    {
+      ssize_t n = write (fd, text + off, len - off);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int e = n < 0 ? errno : EIO;
+          if (fd != 1)
+            close (fd);
+          return securer_error_set (err, e, "write %s", path ? path : "standard output");
+        }
+      off += (size_t) n;
+    }
+  if (fd != 1 && close (fd) < 0)
+    return securer_error_set (err, errno, "write %s", path);
+  return 0;
+}
+
+int
+cmd_policy_learn (int argc, char **argv)
+{
+  struct learn_args a;
+  int rc = parse_args (argc, argv, &a);
+  if (rc != 0)
+    return rc < 0 ? 0 : rc;
+
+  securer_err_t err = NULL;
+  struct securer_learn *l = NULL;
+  struct securer_policy *p = NULL;
+  struct securer_sandbox *sb = NULL;
+  struct securer_status st;
+  memset (&st, 0, sizeof st);
+  char *text = NULL;
+  int sigfd = -1;
+  sigset_t set, old;
+  sigemptyset (&set);
+  sigprocmask (SIG_BLOCK, NULL, &old);
+
+  if (securer_learn_available (&err) < 0 || (p = load_base (a.base, &err)) == NULL
+      || securer_learn_new (p, &l, &err) < 0 || securer_learn_prepare (p, a.keep_denials, &err) < 0)
+    {
+      rc = SECURER_EXIT_SETUP;
+      goto out;
+    }
+
+  /* Blocked before spawn so none is lost; the payload starts with an empty mask. */
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+    sigaddset (&set, forwarded[i]);
+  sigprocmask (SIG_BLOCK, &set, NULL);
+  sigfd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+
+  struct securer_spawn_opts o = {
+    .policy = p,
+    .argv = a.argv,
+    .stdin_fd = -1,
+    /* Standard output is the fragment's unless it goes to a file. */
+    .stdout_fd = a.output != NULL && strcmp (a.output, "-") != 0 ? -1 : 2,
+    .stderr_fd = -1,
+    .timeout_ms = a.timeout_ms,
+    .verbose = a.verbose,
+    .on_syscall = securer_learn_record,
+    .on_syscall_ctx = l,
+  };
+  if (securer_sandbox_spawn (&o, &sb, &err) < 0)
+    {
+      rc = err && err->status ? err->status : SECURER_EXIT_SETUP;
+      goto out;
+    }
+  if (supervise (sb, sigfd, &st, &err) < 0)
+    {
+      rc = SECURER_EXIT_SETUP;
+      goto out;
+    }
+  report_status (a.argv[0], &st);
+
+  struct securer_learn_info info = {
+    .argv = a.argv,
+    .base = a.base,
+    .keep_denials = a.keep_denials,
+    .status = &st,
+    .collapse_pct = a.collapse_pct,
+  };
+  if (a.json)
+    {
+      json_t *j = securer_learn_json (l, &info, &err);
+      if (j != NULL)
+        {
+          char *s = json_dumps (j, JSON_INDENT (2) | JSON_PRESERVE_ORDER);
+          json_decref (j);
+          if (s != NULL && asprintf (&text, "%s\n", s) < 0)
+            text = NULL;
+          free (s);
+          if (text == NULL)
+            securer_error_set (&err, ENOMEM, "learn: JSON");
+        }
+    }
+  else
+    text = securer_learn_fragment (l, &info, &err);
+  if (text == NULL || write_out (a.output, text, &err) < 0)
+    {
+      rc = 1;
+      goto out;
+    }
+  rc = 0;
+
+out:
+  if (err != NULL)
+    cli_report (&err);
+  free (text);
+  securer_status_clear (&st);
+  securer_sandbox_free (sb);
+  securer_learn_free (l);
+  securer_policy_free (p);
+  if (sigfd >= 0)
+    close (sigfd);
+  sigprocmask (SIG_SETMASK, &old, NULL);
+  return rc;
+}

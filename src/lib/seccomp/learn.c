@@ -1,0 +1,850 @@
+/* `securer policy learn`: the learning filter, the record of what the
+ * command did, and the fragment written from it.
+ *
+ * The fragment is meant to be minimal: removing any line of it makes the
+ * same run fail under a deny-by-default policy.  So by default every syscall
+ * is listed on its own, under a comment naming the smallest shipped group
+ * that holds it, and a whole @group is written only when the command used
+ * every member of it this architecture has (the group then allows nothing
+ * more than the individual lines would).  For a handful of syscalls whose
+ * arguments decide what they reach (socket families, ioctl requests, prctl
+ * options) the values seen are written as conditions. */
+#include <config.h>
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seccomp/argwidth.h"
+#include "seccomp/learn.h"
+#include "seccomp/seccomp.h"
+
+/* Beyond this many distinct values the argument stops being a useful
+ * condition (a terminal program's ioctls): the syscall is allowed whole. */
+#define MAX_VALUES 16
+/* Comment column of the fragment's rule lines. */
+#define COMMENT_COL 44
+
+/* Syscalls whose listed argument is worth learning, and the prefixes of the
+ * constant names that may spell its values, in order of preference (aliases
+ * such as TIOCINQ/FIONREAD resolve to the first prefix that has one). */
+static const struct refine {
+  const char *syscall;
+  unsigned arg;
+  const char *prefixes[6];
+} refine_table[] = {
+  { "ioctl", 1, { "TC", "FIO", "TIOC", "FI", "SIOC", NULL } },
+  { "prctl", 0, { "PR_", NULL } },
+  { "socket", 0, { "AF_", NULL } },
+  { "socketpair", 0, { "AF_", NULL } },
+};
+
+struct value {
+  uint64_t value;
+  uint64_t calls;
+};
+
+struct entry {
+  char *name;
+  uint32_t arch;
+  int nr;
+  bool other;                      /* another ABI, or a number libseccomp cannot name */
+  uint64_t calls;                  /* calls that went ahead */
+  uint64_t denied;                 /* calls the learning filter did not let through */
+  struct securer_action denied_action;
+  uint64_t base_denied;            /* calls base would not have let through */
+  struct securer_action base_action;
+  const struct refine *refine;
+  bool arg32;
+  struct value *values;
+  size_t n_values;
+  bool too_many;
+};
+
+struct securer_learn {
+  struct securer_seccomp_prog *base;
+  struct entry *v;
+  size_t n, cap;
+  uint64_t total;
+  bool oom;
+};
+
+int
+securer_learn_available (securer_err_t *err)
+{
+  /* API level 6: user notification with SECCOMP_USER_NOTIF_FLAG_CONTINUE
+   * (Linux 5.5).  SECCOMP_RET_LOG would need the audit log, which is
+   * rate-limited and root-only: a list learned from it could be silently
+   * incomplete, so it is not offered. */
+  if (seccomp_api_get () < 6)
+    return securer_error_set (err, ENOSYS,
+                              "learning needs seccomp user notification with SECCOMP_USER_NOTIF_FLAG_CONTINUE "
+                              "(Linux 5.5 or later; libseccomp API level %u here); as a fallback run the "
+                              "command under `seccomp default log` and read the SECCOMP records of the "
+                              "kernel's audit log",
+                              seccomp_api_get ());
+  return 0;
+}
+
+int
+securer_learn_new (const struct securer_policy *base, struct securer_learn **out, securer_err_t *err)
+{
+  *out = NULL;
+  struct securer_learn *l = calloc (1, sizeof *l);
+  if (l == NULL)
+    return securer_error_set (err, ENOMEM, "learn");
+  if (securer_seccomp_compile (base, 0, -1, &l->base, err) < 0)
+    {
+      free (l);
+      return securer_error_prefix (err, "learn: the base policy's seccomp section");
+    }
+  *out = l;
+  return 0;
+}
+
+void
+securer_learn_free (struct securer_learn *l)
+{
+  if (l == NULL)
+    return;
+  for (size_t i = 0; i < l->n; i++)
+    {
+      free (l->v[i].name);
+      free (l->v[i].values);
+    }
+  free (l->v);
+  securer_seccomp_free (l->base);
+  free (l);
+}
+
+static bool
+goes_ahead (struct securer_action a)
+{
+  return a.type == SECURER_ACT_ALLOW || a.type == SECURER_ACT_LOG || a.type == SECURER_ACT_NOTIFY;
+}
+
+int
+securer_learn_prepare (struct securer_policy *p, bool keep_denials, securer_err_t *err)
+{
+  struct securer_seccomp *sc = &p->seccomp;
+  size_t kept = 0;
+  for (size_t i = 0; i < sc->n_rules; i++)
+    {
+      struct securer_syscall_rule *r = &sc->rules[i];
+      if (keep_denials && !goes_ahead (r->action))
+        {
+          sc->rules[kept++] = *r;
+          continue;
+        }
+      if (keep_denials)
+        {
+          r->action = (struct securer_action) { SECURER_ACT_NOTIFY, 0 };
+          sc->rules[kept++] = *r;
+          continue;
+        }
+      free (r->name);
+      free (r->group);
+      free (r->loc.file);
+    }
+  sc->n_rules = kept;
+  sc->enabled = true;
+  sc->default_action = (struct securer_action) { SECURER_ACT_NOTIFY, 0 };
+  if (sc->foreign_arch.type == SECURER_ACT_NOTIFY)
+    return securer_error_set (err, EINVAL, "learn: foreign-abi cannot be notify");
+  return 0;
+}
+
+static struct entry *
+find_entry (struct securer_learn *l, const struct securer_syscall_event *ev)
+{
+  for (size_t i = 0; i < l->n; i++)
+    if (l->v[i].nr == ev->nr && l->v[i].arch == ev->arch)
+      return &l->v[i];
+  if (l->n == l->cap)
+    {
+      size_t cap = l->cap ? l->cap * 2 : 64;
+      struct entry *nv = realloc (l->v, cap * sizeof *nv);
+      if (nv == NULL)
+        return NULL;
+      l->v = nv;
+      l->cap = cap;
+    }
+  struct entry *e = &l->v[l->n];
+  memset (e, 0, sizeof *e);
+  e->name = strdup (ev->name);
+  if (e->name == NULL)
+    return NULL;
+  e->nr = ev->nr;
+  e->arch = ev->arch;
+  /* The supervisor spells other ABIs "x32:read" and unnamed numbers "nr N":
+   * neither can be written as a rule of this policy. */
+  e->other = strchr (ev->name, ':') != NULL || strncmp (ev->name, "nr ", 3) == 0;
+  if (!e->other)
+    for (size_t i = 0; i < sizeof refine_table / sizeof *refine_table; i++)
+      if (strcmp (refine_table[i].syscall, ev->name) == 0)
+        {
+          e->refine = &refine_table[i];
+          e->arg32 = (securer_syscall_args32 (ev->name) >> refine_table[i].arg) & 1;
+        }
+  l->n++;
+  return e;
+}
+
+static void
+record_value (struct securer_learn *l, struct entry *e, uint64_t v)
+{
+  if (e->arg32)
+    v &= 0xffffffffull;
+  for (size_t i = 0; i < e->n_values; i++)
+    if (e->values[i].value == v)
+      {
+        e->values[i].calls++;
+        return;
+      }
+  if (e->n_values == MAX_VALUES)
+    {
+      e->too_many = true;
+      return;
+    }
+  struct value *nv = realloc (e->values, (e->n_values + 1) * sizeof *nv);
+  if (nv == NULL)
+    {
+      l->oom = true;
+      return;
+    }
+  e->values = nv;
+  e->values[e->n_values++] = (struct value) { v, 1 };
+}
+
+void
+securer_learn_record (void *ctx, const struct securer_syscall_event *ev)
+{
+  struct securer_learn *l = ctx;
+  struct entry *e = find_entry (l, ev);
+  if (e == NULL)
+    {
+      /* The callback cannot fail the run; the fragment will. */
+      l->oom = true;
+      return;
+    }
+  l->total++;
+  if (!goes_ahead (ev->action))
+    {
+      if (e->denied++ == 0)
+        e->denied_action = ev->action;
+      return;
+    }
+  e->calls++;
+  if (e->other)
+    return;
+  struct securer_action b = securer_seccomp_eval (l->base, ev->arch, ev->nr, ev->args);
+  if (!goes_ahead (b) && e->base_denied++ == 0)
+    e->base_action = b;
+  if (e->refine != NULL && !e->too_many)
+    record_value (l, e, ev->args[e->refine->arg]);
+}
+
+/* ---- the plan: which group each syscall belongs to, which groups collapse ---- */
+
+struct group {
+  char *name;
+  char **members;     /* those that exist on this arch, sorted */
+  size_t n;
+  size_t used;
+  uint64_t calls;
+  bool conditioned;   /* a used member was learned with argument conditions */
+  bool selected;      /* written as @name */
+};
+
+struct plan {
+  struct group *g;
+  size_t n_g;
+  const struct entry **sorted;  /* syscalls that went ahead, by name */
+  size_t n_sorted;
+  const struct entry **other;   /* denied, other ABIs, unnamed: by name */
+  size_t n_other;
+  int *home;                    /* per sorted entry: smallest group holding it, -1 none */
+  int *cover;                   /* per sorted entry: the selected group allowing it, -1 none */
+  uint64_t calls;               /* calls that went ahead */
+};
+
+static bool
+conditioned (const struct entry *e)
+{
+  return e->refine != NULL && e->n_values > 0 && !e->too_many;
+}
+
+static int
+cmp_entry_name (const void *a, const void *b)
+{
+  const struct entry *x = *(const struct entry *const *) a, *y = *(const struct entry *const *) b;
+  return strcmp (x->name, y->name);
+}
+
+static int
+cmp_str (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static bool
+group_has (const struct group *g, const char *name)
+{
+  return bsearch (&name, g->members, g->n, sizeof *g->members, cmp_str) != NULL;
+}
+
+static void
+plan_free (struct plan *pl)
+{
+  for (size_t i = 0; i < pl->n_g; i++)
+    {
+      free (pl->g[i].name);
+      securer_strv_free (pl->g[i].members);
+    }
+  free (pl->g);
+  free (pl->sorted);
+  free (pl->other);
+  free (pl->home);
+  free (pl->cover);
+  memset (pl, 0, sizeof *pl);
+}
+
+static int
+load_groups (struct plan *pl, securer_err_t *err)
+{
+  char **names = securer_group_names ();
+  if (names == NULL)
+    return securer_error_set (err, ENOMEM, "learn: list the syscall groups");
+  size_t n = 0;
+  while (names[n] != NULL)
+    n++;
+  pl->g = calloc (n ? n : 1, sizeof *pl->g);
+  if (pl->g == NULL)
+    {
+      securer_strv_free (names);
+      return securer_error_set (err, ENOMEM, "learn: syscall groups");
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      /* @known is everything: never a useful summary of a run. */
+      if (strcmp (names[i], "known") == 0)
+        continue;
+      char **members = NULL;
+      size_t n_members = 0;
+      if (securer_group_load (names[i], &members, &n_members, err) < 0)
+        {
+          securer_strv_free (names);
+          return securer_error_prefix (err, "learn");
+        }
+      /* Names of other arches (chown32 on x86_64) cannot be used here. */
+      size_t k = 0;
+      for (size_t j = 0; j < n_members; j++)
+        {
+          if (seccomp_syscall_resolve_name (members[j]) >= 0)
+            members[k++] = members[j];
+          else
+            free (members[j]);
+        }
+      members[k] = NULL;
+      struct group *g = &pl->g[pl->n_g++];
+      g->name = strdup (names[i]);
+      g->members = members;
+      g->n = k;
+      if (g->name == NULL)
+        {
+          securer_strv_free (names);
+          return securer_error_set (err, ENOMEM, "learn: syscall groups");
+        }
+    }
+  securer_strv_free (names);
+  return 0;
+}
+
+/* Greedy cover: groups used past the threshold, most-used first, each taken
+ * only when it still allows a syscall no taken group allows. */
+static int
+cmp_candidate (const void *a, const void *b)
+{
+  const struct group *x = *(const struct group *const *) a, *y = *(const struct group *const *) b;
+  if (x->used != y->used)
+    return x->used > y->used ? -1 : 1;
+  if (x->n != y->n)
+    return x->n < y->n ? -1 : 1;
+  return strcmp (x->name, y->name);
+}
+
+static int
+make_plan (const struct securer_learn *l, unsigned collapse_pct, struct plan *pl, securer_err_t *err)
+{
+  memset (pl, 0, sizeof *pl);
+  if (l->oom)
+    return securer_error_set (err, ENOMEM, "learn: out of memory while recording syscalls");
+  if (collapse_pct == 0 || collapse_pct > 100)
+    collapse_pct = 100;
+  if (load_groups (pl, err) < 0)
+    goto fail;
+  pl->sorted = calloc (l->n + 1, sizeof *pl->sorted);
+  pl->other = calloc (l->n + 1, sizeof *pl->other);
+  pl->home = calloc (l->n + 1, sizeof *pl->home);
+  pl->cover = calloc (l->n + 1, sizeof *pl->cover);
+  struct group **cand = calloc (pl->n_g + 1, sizeof *cand);
+  if (pl->sorted == NULL || pl->other == NULL || pl->home == NULL || pl->cover == NULL || cand == NULL)
+    {
+      free (cand);
+      securer_error_set (err, ENOMEM, "learn");
+      goto fail;
+    }
+  for (size_t i = 0; i < l->n; i++)
+    {
+      const struct entry *e = &l->v[i];
+      if (e->calls > 0 && !e->other)
+        pl->sorted[pl->n_sorted++] = e;
+      if (e->other || e->denied > 0)
+        pl->other[pl->n_other++] = e;
+      pl->calls += e->calls;
+    }
+  qsort (pl->sorted, pl->n_sorted, sizeof *pl->sorted, cmp_entry_name);
+  qsort (pl->other, pl->n_other, sizeof *pl->other, cmp_entry_name);
+
+  for (size_t i = 0; i < pl->n_sorted; i++)
+    {
+      const struct entry *e = pl->sorted[i];
+      pl->home[i] = pl->cover[i] = -1;
+      for (size_t k = 0; k < pl->n_g; k++)
+        {
+          struct group *g = &pl->g[k];
+          if (!group_has (g, e->name))
+            continue;
+          g->used++;
+          g->calls += e->calls;
+          g->conditioned |= conditioned (e);
+          int h = pl->home[i];
+          if (h < 0 || g->n < pl->g[h].n || (g->n == pl->g[h].n && strcmp (g->name, pl->g[h].name) < 0))
+            pl->home[i] = (int) k;
+        }
+    }
+
+  size_t n_cand = 0;
+  for (size_t k = 0; k < pl->n_g; k++)
+    {
+      struct group *g = &pl->g[k];
+      if (g->n == 0 || g->used == 0)
+        continue;
+      bool take = collapse_pct == 100 ? g->used == g->n && !g->conditioned
+                                      : g->used * 100 >= (size_t) collapse_pct * g->n;
+      if (take)
+        cand[n_cand++] = g;
+    }
+  qsort (cand, n_cand, sizeof *cand, cmp_candidate);
+  for (size_t c = 0; c < n_cand; c++)
+    {
+      struct group *g = cand[c];
+      bool adds = false;
+      for (size_t i = 0; i < pl->n_sorted && !adds; i++)
+        adds = pl->cover[i] < 0 && group_has (g, pl->sorted[i]->name);
+      if (!adds)
+        continue;
+      g->selected = true;
+      int k = (int) (g - pl->g);
+      for (size_t i = 0; i < pl->n_sorted; i++)
+        if (pl->cover[i] < 0 && group_has (g, pl->sorted[i]->name))
+          pl->cover[i] = k;
+    }
+  free (cand);
+  return 0;
+fail:
+  plan_free (pl);
+  return -1;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static const char *
+value_name (const struct entry *e, uint64_t v)
+{
+  const char *const *names = securer_const_names ();
+  for (size_t p = 0; p < 6 && e->refine->prefixes[p] != NULL; p++)
+    {
+      size_t plen = strlen (e->refine->prefixes[p]);
+      for (size_t i = 0; names[i] != NULL; i++)
+        {
+          uint64_t cv;
+          if (strncmp (names[i], e->refine->prefixes[p], plen) != 0
+              || securer_const_lookup (names[i], &cv) < 0)
+            continue;
+          if (e->arg32)
+            cv &= 0xffffffffull;
+          if (cv == v)
+            return names[i];
+        }
+    }
+  return NULL;
+}
+
+static void
+put_action (FILE *f, struct securer_action a)
+{
+  const char *n = securer_action_name (a.type);
+  fputs (n ? n : "?", f);
+  if (a.type == SECURER_ACT_ERRNO)
+    {
+      const char *en = securer_errno_name (a.errnum);
+      if (en)
+        fprintf (f, " %s", en);
+      else
+        fprintf (f, " %d", a.errnum);
+    }
+}
+
+static void
+put_calls (FILE *f, uint64_t n)
+{
+  fprintf (f, "%llu call%s", (unsigned long long) n, n == 1 ? "" : "s");
+}
+
+/* Pads the rule written so far (len bytes) to the comment column. */
+static void
+pad_to_comment (FILE *f, int len)
+{
+  fprintf (f, "%*s# ", len < COMMENT_COL ? COMMENT_COL - len : 1, "");
+}
+
+static void
+put_base_note (FILE *f, const struct entry *e)
+{
+  if (e->base_denied == 0)
+    return;
+  fputs ("; base: ", f);
+  put_action (f, e->base_action);
+  if (e->base_denied != e->calls)
+    fprintf (f, " for %llu of them", (unsigned long long) e->base_denied);
+}
+
+static void
+put_entry (FILE *f, const struct entry *e)
+{
+  if (!conditioned (e))
+    {
+      int len = fprintf (f, "seccomp allow %s", e->name);
+      pad_to_comment (f, len);
+      put_calls (f, e->calls);
+      if (e->too_many)
+        fprintf (f, "; more than %d distinct arg%u values", MAX_VALUES, e->refine->arg);
+      put_base_note (f, e);
+      fputc ('\n', f);
+      return;
+    }
+  /* Conditions in ascending value order: the output must not depend on
+   * which value the command happened to use first. */
+  bool done[MAX_VALUES] = { false };
+  for (size_t k = 0; k < e->n_values; k++)
+    {
+      size_t m = SIZE_MAX;
+      for (size_t i = 0; i < e->n_values; i++)
+        if (!done[i] && (m == SIZE_MAX || e->values[i].value < e->values[m].value))
+          m = i;
+      done[m] = true;
+      const char *vn = value_name (e, e->values[m].value);
+      int len;
+      if (vn)
+        len = fprintf (f, "seccomp allow %s if arg%u == %s", e->name, e->refine->arg, vn);
+      else
+        len = fprintf (f, "seccomp allow %s if arg%u == 0x%llx", e->name, e->refine->arg,
+                       (unsigned long long) e->values[m].value);
+      pad_to_comment (f, len);
+      put_calls (f, e->values[m].calls);
+      if (k == 0)
+        put_base_note (f, e);
+      fputc ('\n', f);
+    }
+}
+
+/* A comment holds one line: anything that could end it or confuse a
+ * terminal is replaced. */
+static void
+put_safe (FILE *f, const char *s)
+{
+  for (; *s; s++)
+    fputc ((unsigned char) *s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+/* "#   also allows: a b c", wrapped with the words aligned. */
+static void
+put_words (FILE *f, const char *lead, char **words, size_t n)
+{
+  int indent = (int) strlen (lead);
+  int col = fprintf (f, "%s", lead);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (col > indent && col + 1 + (int) strlen (words[i]) > 78)
+        col = fprintf (f, "\n#%*s", indent - 1, "") - 1;
+      col += fprintf (f, " %s", words[i]);
+    }
+  fputc ('\n', f);
+}
+
+static void
+put_status (FILE *f, const struct securer_status *st)
+{
+  if (st == NULL)
+    return;
+  if (st->reason == SECURER_KILL_TIMEOUT)
+    fputs ("# The command timed out: the list covers only what it did until then.\n", f);
+  else if (st->exited && st->exit_code == 0)
+    fputs ("# The command exited with status 0.\n", f);
+  else
+    {
+      if (st->exited)
+        fprintf (f, "# The command exited with status %d", st->exit_code);
+      else
+        fprintf (f, "# The command was killed by signal %d", st->signal);
+      if (st->reason == SECURER_KILL_SECCOMP && st->detail != NULL)
+        {
+          fputs (" (seccomp, at ", f);
+          put_safe (f, st->detail);
+          fputc (')', f);
+        }
+      fputs (": the list covers only the path it took.\n", f);
+    }
+}
+
+static void
+write_fragment (FILE *f, const struct securer_learn *l, const struct plan *pl,
+                const struct securer_learn_info *info)
+{
+  (void) l;
+  fputs ("# Syscalls used by:", f);
+  for (char *const *a = info->argv; a != NULL && *a != NULL; a++)
+    {
+      fputc (' ', f);
+      put_safe (f, *a);
+    }
+  fputc ('\n', f);
+  fputs ("# Learned by `securer policy learn` in the sandbox of ", f);
+  put_safe (f, info->base ? info->base : "?");
+  fputs (info->keep_denials ? ", its seccomp denials kept.\n" : ", without its seccomp rules.\n", f);
+  put_status (f, info->status);
+  fprintf (f, "# %zu syscalls, %llu calls.  Include it after a `seccomp default` line;\n"
+           "# rules below allow exactly what was used", pl->n_sorted, (unsigned long long) pl->calls);
+  fputs (info->collapse_pct > 0 && info->collapse_pct < 100 ? " (whole groups where marked).\n" : ".\n", f);
+
+  bool any_selected = false;
+  for (size_t k = 0; k < pl->n_g; k++)
+    {
+      const struct group *g = &pl->g[k];
+      if (!g->selected)
+        continue;
+      if (!any_selected)
+        fputc ('\n', f);
+      any_selected = true;
+      int len = fprintf (f, "seccomp allow @%s", g->name);
+      pad_to_comment (f, len);
+      fprintf (f, "%zu of %zu used, ", g->used, g->n);
+      put_calls (f, g->calls);
+      fputc ('\n', f);
+      /* Say what the group adds beyond the run, so the reviewer sees it. */
+      char **extra = calloc (g->n + 1, sizeof *extra);
+      size_t n_extra = 0;
+      for (size_t j = 0; extra != NULL && j < g->n; j++)
+        {
+          bool used = false;
+          for (size_t i = 0; i < pl->n_sorted && !used; i++)
+            used = strcmp (pl->sorted[i]->name, g->members[j]) == 0 && !conditioned (pl->sorted[i]);
+          if (!used)
+            extra[n_extra++] = g->members[j];
+        }
+      if (n_extra > 0)
+        put_words (f, "#   also allows:", extra, n_extra);
+      free (extra);
+    }
+
+  /* Remaining syscalls, under their smallest group (groups by name, then
+   * the syscalls in no shipped group). */
+  for (size_t k = 0; k <= pl->n_g; k++)
+    {
+      bool header = false;
+      for (size_t i = 0; i < pl->n_sorted; i++)
+        {
+          if (pl->cover[i] >= 0)
+            continue;
+          if (k < pl->n_g ? pl->home[i] != (int) k : pl->home[i] >= 0)
+            continue;
+          if (!header)
+            {
+              if (k < pl->n_g)
+                fprintf (f, "\n# @%s: %zu of %zu used\n", pl->g[k].name, pl->g[k].used, pl->g[k].n);
+              else
+                fputs ("\n# in no shipped group\n", f);
+              header = true;
+            }
+          put_entry (f, pl->sorted[i]);
+        }
+    }
+
+  if (pl->n_other > 0)
+    {
+      fputs ("\n# Not allowed above:\n", f);
+      for (size_t i = 0; i < pl->n_other; i++)
+        {
+          const struct entry *e = pl->other[i];
+          fputs ("#   ", f);
+          put_safe (f, e->name);
+          if (e->denied > 0)
+            {
+              fputs (": ", f);
+              put_calls (f, e->denied);
+              fputs (" stopped by ", f);
+              put_action (f, e->denied_action);
+            }
+          if (e->other && e->calls > 0)
+            {
+              fputs (": ", f);
+              put_calls (f, e->calls);
+              fputs (strchr (e->name, ':') ? " through another ABI" : ", unknown to libseccomp", f);
+            }
+          fputc ('\n', f);
+        }
+    }
+}
+
+char *
+securer_learn_fragment (const struct securer_learn *l, const struct securer_learn_info *info,
+                        securer_err_t *err)
+{
+  struct plan pl;
+  if (make_plan (l, info->collapse_pct, &pl, err) < 0)
+    return NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (f == NULL)
+    {
+      plan_free (&pl);
+      securer_error_set (err, errno, "learn: write the fragment");
+      return NULL;
+    }
+  write_fragment (f, l, &pl, info);
+  plan_free (&pl);
+  if (fclose (f) != 0)
+    {
+      free (buf);
+      securer_error_set (err, ENOMEM, "learn: write the fragment");
+      return NULL;
+    }
+  return buf;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static json_t *
+jaction (struct securer_action a)
+{
+  const char *n = securer_action_name (a.type);
+  json_t *o = json_pack ("{s:s}", "type", n ? n : "?");
+  if (o != NULL && a.type == SECURER_ACT_ERRNO)
+    {
+      const char *en = securer_errno_name (a.errnum);
+      json_object_set_new (o, "errno", en ? json_string (en) : json_integer (a.errnum));
+    }
+  return o;
+}
+
+static json_t *
+jstatus (const struct securer_status *st)
+{
+  if (st == NULL)
+    return json_null ();
+  json_t *o = json_object ();
+  json_object_set_new (o, "exit_status", json_integer (securer_status_exit_code (st)));
+  if (st->exited)
+    json_object_set_new (o, "exit_code", json_integer (st->exit_code));
+  else
+    json_object_set_new (o, "signal", json_integer (st->signal));
+  json_object_set_new (o, "timeout", json_boolean (st->reason == SECURER_KILL_TIMEOUT));
+  if (st->detail != NULL)
+    json_object_set_new (o, "detail", json_string (st->detail));
+  return o;
+}
+
+json_t *
+securer_learn_json (const struct securer_learn *l, const struct securer_learn_info *info,
+                    securer_err_t *err)
+{
+  char *text = securer_learn_fragment (l, info, err);
+  if (text == NULL)
+    return NULL;
+  struct plan pl;
+  if (make_plan (l, info->collapse_pct, &pl, err) < 0)
+    {
+      free (text);
+      return NULL;
+    }
+  json_t *o = json_object ();
+  json_t *cmd = json_array ();
+  for (char *const *a = info->argv; a != NULL && *a != NULL; a++)
+    json_array_append_new (cmd, json_string (*a));
+  json_object_set_new (o, "command", cmd);
+  json_object_set_new (o, "base", info->base ? json_string (info->base) : json_null ());
+  json_object_set_new (o, "mechanism", json_string ("seccomp-user-notification"));
+  json_object_set_new (o, "base_denials_kept", json_boolean (info->keep_denials));
+  json_object_set_new (o, "status", jstatus (info->status));
+  json_object_set_new (o, "calls", json_integer ((json_int_t) pl.calls));
+
+  json_t *sys = json_array ();
+  for (size_t i = 0; i < pl.n_sorted; i++)
+    {
+      const struct entry *e = pl.sorted[i];
+      json_t *s = json_pack ("{s:s, s:I, s:o, s:o}", "name", e->name, "calls", (json_int_t) e->calls,
+                             "group", pl.home[i] >= 0 ? json_string (pl.g[pl.home[i]].name) : json_null (),
+                             "allowed_by_group",
+                             pl.cover[i] >= 0 ? json_string (pl.g[pl.cover[i]].name) : json_null ());
+      if (e->base_denied > 0)
+        {
+          json_object_set_new (s, "base_action", jaction (e->base_action));
+          json_object_set_new (s, "base_denied_calls", json_integer ((json_int_t) e->base_denied));
+        }
+      if (conditioned (e))
+        {
+          json_t *vals = json_array ();
+          for (size_t k = 0; k < e->n_values; k++)
+            {
+              const char *vn = value_name (e, e->values[k].value);
+              json_array_append_new (vals, json_pack ("{s:I, s:o, s:I}", "value", (json_int_t) e->values[k].value,
+                                                      "name", vn ? json_string (vn) : json_null (),
+                                                      "calls", (json_int_t) e->values[k].calls));
+            }
+          json_object_set_new (s, "arg", json_integer (e->refine->arg));
+          json_object_set_new (s, "values", vals);
+        }
+      json_array_append_new (sys, s);
+    }
+  json_object_set_new (o, "syscalls", sys);
+
+  json_t *other = json_array ();
+  for (size_t i = 0; i < pl.n_other; i++)
+    {
+      const struct entry *e = pl.other[i];
+      json_t *s = json_pack ("{s:s, s:I, s:I, s:b}", "name", e->name, "calls", (json_int_t) e->calls,
+                             "denied_calls", (json_int_t) e->denied, "expressible", !e->other);
+      if (e->denied > 0)
+        json_object_set_new (s, "denied_by", jaction (e->denied_action));
+      json_array_append_new (other, s);
+    }
+  json_object_set_new (o, "not_allowed", other);
+
+  json_t *groups = json_array ();
+  for (size_t k = 0; k < pl.n_g; k++)
+    if (pl.g[k].used > 0)
+      json_array_append_new (groups, json_pack ("{s:s, s:I, s:I, s:b}", "name", pl.g[k].name,
+                                                "used", (json_int_t) pl.g[k].used,
+                                                "members", (json_int_t) pl.g[k].n,
+                                                "written_whole", pl.g[k].selected));
+  json_object_set_new (o, "groups", groups);
+  json_object_set_new (o, "fragment", json_string (text));
+  free (text);
+  plan_free (&pl);
+  return o;
+}

@@ -1,0 +1,513 @@
+/* `securer policy learn` on real commands in real sandboxes: the fragment
+ * names what the command used and nothing it did not, it is valid policy
+ * text, it lets the same command run under a kill-by-default filter, and
+ * every line of it is needed (without one, the run dies of SIGSYS at that
+ * syscall). */
+#include <config.h>
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "run-util.h"
+
+static char tmpdir[] = "/tmp/securer-learn-XXXXXX";
+
+static const char *
+securer_bin (void)
+{
+  const char *b = getenv ("SECURER_BIN");
+  return b ? b : SECURER_ABS_BUILDDIR "/securer";
+}
+
+static const char *
+srcdir (void)
+{
+  const char *s = getenv ("SECURER_SRCDIR");
+  return s ? s : SECURER_ABS_SRCDIR;
+}
+
+static void
+setup (void)
+{
+  cr_assert_not_null (mkdtemp (tmpdir));
+}
+
+static void
+teardown (void)
+{
+  DIR *d = opendir (tmpdir);
+  struct dirent *e;
+  while (d && (e = readdir (d)) != NULL)
+    if (e->d_name[0] != '.')
+      {
+        char p[512];
+        snprintf (p, sizeof p, "%s/%s", tmpdir, e->d_name);
+        unlink (p);
+      }
+  if (d)
+    closedir (d);
+  rmdir (tmpdir);
+}
+
+TestSuite (learn, .init = setup, .fini = teardown, .timeout = 120);
+
+struct cli_result {
+  int status;      /* exit status, or 1000 + signal */
+  char *out, *err;
+};
+
+static void
+run_cli (char **args, struct cli_result *r)
+{
+  int o[2], e[2];
+  cr_assert_eq (pipe2 (o, O_CLOEXEC), 0);
+  cr_assert_eq (pipe2 (e, O_CLOEXEC), 0);
+  size_t n = 0;
+  while (args[n])
+    n++;
+  char **argv = calloc (n + 2, sizeof *argv);
+  argv[0] = (char *) securer_bin ();
+  memcpy (argv + 1, args, n * sizeof *argv);
+  pid_t c = fork ();
+  cr_assert_geq (c, 0);
+  if (c == 0)
+    {
+      dup2 (o[1], 1);
+      dup2 (e[1], 2);
+      execv (argv[0], argv);
+      _exit (99);
+    }
+  free (argv);
+  close (o[1]);
+  close (e[1]);
+  r->out = read_all (o[0]);
+  r->err = read_all (e[0]);
+  close (o[0]);
+  close (e[0]);
+  int st;
+  waitpid (c, &st, 0);
+  r->status = WIFEXITED (st) ? WEXITSTATUS (st) : 1000 + WTERMSIG (st);
+}
+
+static void
+cli_clear (struct cli_result *r)
+{
+  free (r->out);
+  free (r->err);
+}
+
+static char *
+path_in_tmp (const char *name)
+{
+  char *p = NULL;
+  cr_assert (asprintf (&p, "%s/%s", tmpdir, name) > 0);
+  return p;
+}
+
+static void
+write_file (const char *path, const char *text)
+{
+  FILE *f = fopen (path, "w");
+  cr_assert_not_null (f);
+  fputs (text, f);
+  cr_assert_eq (fclose (f), 0);
+}
+
+static char *
+read_file (const char *path)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  cr_assert_geq (fd, 0, "open %s: %s", path, strerror (errno));
+  char *s = read_all (fd);
+  close (fd);
+  return s;
+}
+
+/* Runs `securer policy learn [extra] -- cmd...` with the fragment in a file;
+ * returns the fragment's text. */
+static char *
+learn (const char *out_name, char **extra, char **cmd, struct cli_result *r)
+{
+  char *out = path_in_tmp (out_name);
+  char *args[32];
+  size_t n = 0;
+  args[n++] = "policy";
+  args[n++] = "learn";
+  args[n++] = "-o";
+  args[n++] = out;
+  for (; extra && *extra; extra++)
+    args[n++] = *extra;
+  args[n++] = "--";
+  for (; *cmd; cmd++)
+    args[n++] = *cmd;
+  args[n] = NULL;
+  run_cli (args, r);
+  cr_assert_eq (r->status, 0, "learn exited %d: %s", r->status, r->err);
+  char *text = read_file (out);
+  free (out);
+  return text;
+}
+
+/* The syscalls the fragment allows (every `seccomp allow NAME` line; for
+ * groups, "@name"), in order, NULL-terminated. */
+static char **
+allowed (const char *fragment, size_t *n_out)
+{
+  char **v = calloc (512, sizeof *v);
+  size_t n = 0;
+  const char *line = fragment;
+  while (*line)
+    {
+      const char *end = strchr (line, '\n');
+      if (end == NULL)
+        end = line + strlen (line);
+      if (strncmp (line, "seccomp allow ", 14) == 0)
+        {
+          const char *s = line + 14;
+          size_t len = strcspn (s, " \n");
+          char *name = strndup (s, len);
+          bool dup = false;
+          for (size_t i = 0; i < n; i++)
+            dup |= strcmp (v[i], name) == 0;
+          if (dup)
+            free (name);
+          else if (n < 511)
+            v[n++] = name;
+        }
+      line = *end ? end + 1 : end;
+    }
+  *n_out = n;
+  return v;
+}
+
+static bool
+has (char **v, const char *name)
+{
+  for (; *v; v++)
+    if (strcmp (*v, name) == 0)
+      return true;
+  return false;
+}
+
+static size_t
+count (const char *hay, const char *needle)
+{
+  size_t n = 0;
+  for (const char *s = hay; (s = strstr (s, needle)) != NULL; s++)
+    n++;
+  return n;
+}
+
+static void
+strv_free_all (char **v)
+{
+  for (char **p = v; *p; p++)
+    free (*p);
+  free (v);
+}
+
+/* A deny-by-default policy: the base sandbox pieces without their
+ * allowlist, plus the fragment (copied next to it) and optionally one
+ * syscall's lines taken out. */
+static char *
+kill_policy (const char *fragment, const char *without)
+{
+  char *frag_path = path_in_tmp ("learned.policy");
+  FILE *f = fopen (frag_path, "w");
+  cr_assert_not_null (f);
+  const char *line = fragment;
+  while (*line)
+    {
+      const char *end = strchr (line, '\n');
+      size_t len = end ? (size_t) (end - line + 1) : strlen (line);
+      bool skip = false;
+      if (without != NULL && strncmp (line, "seccomp allow ", 14) == 0)
+        {
+          size_t wl = strlen (without);
+          skip = strncmp (line + 14, without, wl) == 0 && (line[14 + wl] == ' ' || line[14 + wl] == '\n');
+        }
+      if (!skip)
+        fwrite (line, 1, len, f);
+      line += len;
+    }
+  cr_assert_eq (fclose (f), 0);
+  char *pol = path_in_tmp ("run.policy");
+  char *text = NULL;
+  cr_assert (asprintf (&text,
+                       "include \"%s/policies/base/isolation.policy\"\n"
+                       "include \"%s/policies/base/fs-system.policy\"\n"
+                       "include \"%s/policies/base/env.policy\"\n"
+                       "limit timeout 60s\n"
+                       "seccomp default kill-process\n"
+                       "include \"learned.policy\"\n",
+                       srcdir (), srcdir (), srcdir ()) > 0);
+  write_file (pol, text);
+  free (text);
+  free (frag_path);
+  return pol;
+}
+
+static void
+run_under (const char *policy, char **cmd, struct cli_result *r)
+{
+  char *args[32];
+  size_t n = 0;
+  args[n++] = "run";
+  args[n++] = "--policy";
+  args[n++] = (char *) policy;
+  args[n++] = "--";
+  for (; *cmd; cmd++)
+    args[n++] = *cmd;
+  args[n] = NULL;
+  run_cli (args, r);
+}
+
+Test (learn, true_uses_exec_and_exit_and_nothing_else)
+{
+  struct cli_result r;
+  char *cmd[] = { "/bin/true", NULL };
+  char *frag = learn ("true.policy", NULL, cmd, &r);
+  size_t n;
+  char **names = allowed (frag, &n);
+  cr_assert (has (names, "execve"), "%s", frag);
+  cr_assert (has (names, "exit_group"), "%s", frag);
+  /* Nothing /bin/true never does. */
+  cr_assert (!has (names, "ptrace"), "%s", frag);
+  cr_assert (!has (names, "getdents64"), "%s", frag);
+  cr_assert (!has (names, "socket"), "%s", frag);
+  cr_assert (!has (names, "write"), "%s", frag);
+  cr_assert_null (strstr (frag, "seccomp allow @"), "no group is used whole by /bin/true:\n%s", frag);
+  cr_assert_not_null (strstr (r.err, "/bin/true exited with status 0"), "%s", r.err);
+  cr_assert_str_empty (r.out);
+  strv_free_all (names);
+  free (frag);
+  cli_clear (&r);
+}
+
+Test (learn, ls_uses_openat_getdents64)
+{
+  struct cli_result r;
+  char *cmd[] = { "/bin/ls", "/tmp", NULL };
+  char *frag = learn ("ls.policy", NULL, cmd, &r);
+  size_t n;
+  char **names = allowed (frag, &n);
+  cr_assert (has (names, "execve"), "%s", frag);
+  cr_assert (has (names, "exit_group"), "%s", frag);
+  cr_assert (has (names, "openat"), "%s", frag);
+  cr_assert (has (names, "getdents64"), "%s", frag);
+  cr_assert (!has (names, "ptrace"), "%s", frag);
+  cr_assert (!has (names, "bpf"), "%s", frag);
+  cr_assert (!has (names, "mount"), "%s", frag);
+  /* Counts are comments on each line. */
+  cr_assert_not_null (strstr (frag, "seccomp allow getdents64"), "%s", frag);
+  cr_assert_not_null (strstr (frag, "# @file-system: "), "%s", frag);
+  strv_free_all (names);
+  free (frag);
+  cli_clear (&r);
+}
+
+Test (learn, fragment_is_valid_policy_text)
+{
+  struct cli_result r;
+  char *cmd[] = { "/bin/ls", "/tmp", NULL };
+  char *frag = learn ("ls.policy", NULL, cmd, &r);
+  cli_clear (&r);
+  char *pol = kill_policy (frag, NULL);
+  char *args[] = { "policy", "check", pol, NULL };
+  run_cli (args, &r);
+  cr_assert_eq (r.status, 0, "check: %s%s", r.out, r.err);
+  cr_assert_str_empty (r.err);
+  free (pol);
+  free (frag);
+  cli_clear (&r);
+}
+
+Test (learn, same_output_twice)
+{
+  /* Sorted and deterministic: two runs of /bin/true give the same text. */
+  struct cli_result r1, r2;
+  char *cmd[] = { "/bin/true", NULL };
+  char *a = learn ("a.policy", NULL, cmd, &r1);
+  char *b = learn ("b.policy", NULL, cmd, &r2);
+  cr_assert_str_eq (a, b);
+  free (a);
+  free (b);
+  cli_clear (&r1);
+  cli_clear (&r2);
+}
+
+/* The fragment lets the command run under kill-process by default, and
+ * without any one of its syscalls the command dies at exactly that one. */
+static void
+check_minimal_and_sufficient (char **cmd, const char *const *only)
+{
+  struct cli_result r;
+  char *frag = learn ("learned-src.policy", NULL, cmd, &r);
+  cli_clear (&r);
+  char *pol = kill_policy (frag, NULL);
+  run_under (pol, cmd, &r);
+  cr_assert_eq (r.status, 0, "with the fragment: status %d: %s\n%s", r.status, r.err, frag);
+  cli_clear (&r);
+  free (pol);
+
+  size_t n;
+  char **names = allowed (frag, &n);
+  cr_assert_gt (n, 5);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (only != NULL)
+        {
+          bool pick = false;
+          for (const char *const *o = only; *o; o++)
+            pick |= strcmp (*o, names[i]) == 0;
+          if (!pick)
+            continue;
+        }
+      pol = kill_policy (frag, names[i]);
+      run_under (pol, cmd, &r);
+      cr_assert_eq (r.status, 128 + SIGSYS, "without %s: status %d: %s", names[i], r.status, r.err);
+      char *want = NULL;
+      cr_assert (asprintf (&want, "at syscall %s\n", names[i]) > 0);
+      cr_assert_not_null (strstr (r.err, want), "without %s: %s", names[i], r.err);
+      free (want);
+      cli_clear (&r);
+      free (pol);
+    }
+  strv_free_all (names);
+  free (frag);
+}
+
+Test (learn, true_fragment_is_minimal_and_sufficient)
+{
+  /* Every line, one at a time: each is needed. */
+  char *cmd[] = { "/bin/true", NULL };
+  check_minimal_and_sufficient (cmd, NULL);
+}
+
+Test (learn, ls_fragment_is_minimal_and_sufficient)
+{
+  char *cmd[] = { "/bin/ls", "/tmp", NULL };
+  static const char *const some[] = { "getdents64", "openat", "execve", "exit_group", NULL };
+  check_minimal_and_sufficient (cmd, some);
+}
+
+Test (learn, children_are_covered_and_status_reported)
+{
+  /* The shell forks ls: ls's getdents64 can only have been seen in the child. */
+  struct cli_result r;
+  char *cmd[] = { "/bin/sh", "-c", "/bin/ls /tmp; exit 3", NULL };
+  char *frag = learn ("sh.policy", NULL, cmd, &r);
+  size_t n;
+  char **names = allowed (frag, &n);
+  cr_assert (has (names, "getdents64"), "%s", frag);
+  cr_assert (has (names, "wait4"), "%s", frag);
+  cr_assert (has (names, "clone") || has (names, "clone3") || has (names, "vfork") || has (names, "fork"),
+             "%s", frag);
+  cr_assert_not_null (strstr (r.err, "exited with status 3"), "%s", r.err);
+  cr_assert_not_null (strstr (frag, "exited with status 3"), "%s", frag);
+  strv_free_all (names);
+  free (frag);
+  cli_clear (&r);
+}
+
+Test (learn, socket_family_becomes_a_condition)
+{
+  /* ls -l names file owners: glibc first asks nscd over an AF_UNIX socket. */
+  struct cli_result r;
+  char *cmd[] = { "/bin/ls", "-l", "/", NULL };
+  char *frag = learn ("sock.policy", NULL, cmd, &r);
+  cr_assert_not_null (strstr (frag, "seccomp allow socket if arg0 == AF_UNIX "), "%s", frag);
+  cr_assert_eq (count (frag, "seccomp allow socket "), count (frag, "seccomp allow socket if "),
+                "socket is only allowed with a condition:\n%s", frag);
+  /* /dev/null is no terminal: isatty's TCGETS shows up as a condition. */
+  char *cmd2[] = { "/bin/sh", "-c", "test -t 0", NULL };
+  cli_clear (&r);
+  free (frag);
+  frag = learn ("tty.policy", NULL, cmd2, &r);
+  cr_assert_not_null (strstr (frag, "seccomp allow ioctl if arg1 == TCGETS"), "%s", frag);
+  free (frag);
+  cli_clear (&r);
+}
+
+Test (learn, json_form)
+{
+  struct cli_result r;
+  char *args[] = { "policy", "learn", "--json", "--", "/bin/true", NULL };
+  run_cli (args, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  json_error_t je;
+  json_t *j = json_loads (r.out, 0, &je);
+  cr_assert_not_null (j, "%s: %s", je.text, r.out);
+  cr_assert_eq (json_integer_value (json_object_get (json_object_get (j, "status"), "exit_code")), 0);
+  json_t *sys = json_object_get (j, "syscalls");
+  bool execve = false;
+  size_t i;
+  json_t *s;
+  json_array_foreach (sys, i, s)
+    {
+      execve |= strcmp (json_string_value (json_object_get (s, "name")), "execve") == 0;
+      cr_assert_gt (json_integer_value (json_object_get (s, "calls")), 0);
+    }
+  cr_assert (execve);
+  cr_assert_not_null (strstr (json_string_value (json_object_get (j, "fragment")), "seccomp allow execve"));
+  json_decref (j);
+  cli_clear (&r);
+}
+
+Test (learn, command_output_does_not_mix_with_the_fragment)
+{
+  struct cli_result r;
+  /* The header names the command line, which must not contain the output. */
+  char *args[] = { "policy", "learn", "--", "/bin/sh", "-c", "echo from-the-\"\"command", NULL };
+  run_cli (args, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_null (strstr (r.out, "from-the-command"), "%s", r.out);
+  cr_assert_not_null (strstr (r.err, "from-the-command\n"), "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "seccomp allow write"), "%s", r.out);
+  cli_clear (&r);
+}
+
+Test (learn, base_with_a_missing_mount_is_a_setup_failure)
+{
+  char *base = path_in_tmp ("broken.policy");
+  char *text = NULL;
+  cr_assert (asprintf (&text, "include \"%s/policies/minimal.policy\"\nmount ro /nonexistent-securer-learn /x\n",
+                       srcdir ()) > 0);
+  write_file (base, text);
+  free (text);
+  struct cli_result r;
+  char *out = path_in_tmp ("never.policy");
+  char *args[] = { "policy", "learn", "--policy", base, "-o", out, "--", "/bin/true", NULL };
+  run_cli (args, &r);
+  cr_assert_eq (r.status, 125, "%d: %s", r.status, r.err);
+  cr_assert_not_null (strstr (r.err, "/nonexistent-securer-learn"), "%s", r.err);
+  struct stat st;
+  cr_assert_eq (stat (out, &st), -1, "no fragment is written when nothing ran");
+  free (out);
+  free (base);
+  cli_clear (&r);
+}
+
+Test (learn, usage_errors)
+{
+  struct cli_result r;
+  char *none[] = { "policy", "learn", NULL };
+  run_cli (none, &r);
+  cr_assert_eq (r.status, 2);
+  cr_assert_not_null (strstr (r.err, "no command"), "%s", r.err);
+  cli_clear (&r);
+  char *bad[] = { "policy", "learn", "--collapse", "0", "--", "/bin/true", NULL };
+  run_cli (bad, &r);
+  cr_assert_eq (r.status, 2);
+  cli_clear (&r);
+  char *missing[] = { "policy", "learn", "--policy", "no-such-policy", "--", "/bin/true", NULL };
+  run_cli (missing, &r);
+  cr_assert_eq (r.status, 125);
+  cli_clear (&r);
+  char *help[] = { "policy", "learn", "--help", NULL };
+  run_cli (help, &r);
+  cr_assert_eq (r.status, 0);
+  cr_assert_not_null (strstr (r.out, "--policy BASE"), "%s", r.out);
+  cli_clear (&r);
+}
