@@ -217,6 +217,7 @@ int securer_session_validate (struct securer_session *s, const char *code, char 
 
 /* Kills R and starts a fresh one: all state is gone. */
 int securer_session_restart (struct securer_session *s, securer_err_t *err);
+/* Also notices (without blocking) an R that died while the session was idle. */
 bool securer_session_is_alive (const struct securer_session *s);
 const char *securer_session_id (const struct securer_session *s);
 pid_t securer_session_pid (const struct securer_session *s);  /* host pid, 0 when dead */

@@ -1048,7 +1048,17 @@ securer_session_restart (struct securer_session *s, securer_err_t *err)
 bool
 securer_session_is_alive (const struct securer_session *s)
 {
-  return s != NULL && s->state != S_DEAD;
+  if (s == NULL)
+    return false;
+  /* An idle session on its own loop has nobody watching its descriptors:
+   * look (without waiting) so that an R that died meanwhile is seen. */
+  if (s->own_loop && !securer_session_busy (s) && s->state != S_DEAD)
+    {
+      securer_err_t e = NULL;
+      securer_loop_run_once (((struct securer_session *) s)->loop, 0, &e);
+      securer_error_free (&e);
+    }
+  return s->state != S_DEAD;
 }
 
 bool

@@ -38,12 +38,16 @@ tests_unit_test_session_audit_LDADD = $(TEST_LIBS)
 endif
 
 if ENABLE_TESTS
-SESSION_INTEGRATION_TESTS = tests/integration/test-session tests/integration/test-serve
+SESSION_INTEGRATION_TESTS = tests/integration/test-session tests/integration/test-serve \
+	tests/integration/test-session-pool
 check_PROGRAMS += $(SESSION_INTEGRATION_TESTS)
 TESTS += $(SESSION_INTEGRATION_TESTS)
 tests_integration_test_session_SOURCES = tests/integration/test-session.c
 tests_integration_test_session_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_session_LDADD = $(TEST_LIBS)
+tests_integration_test_session_pool_SOURCES = tests/integration/test-session-pool.c
+tests_integration_test_session_pool_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_session_pool_LDADD = $(TEST_LIBS)
 tests_integration_test_serve_SOURCES = tests/integration/test-serve.c
 tests_integration_test_serve_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_serve_LDADD = $(TEST_LIBS)
