@@ -511,3 +511,23 @@ Test (learn, usage_errors)
   cr_assert_not_null (strstr (r.out, "--policy BASE"), "%s", r.out);
   cli_clear (&r);
 }
+
+Test (learn, base_denials_dropped_or_kept)
+{
+  /* minimal's seccomp-common answers unshare with EPERM. */
+  struct cli_result r;
+  char *cmd[] = { "/usr/bin/unshare", "-U", "/bin/true", NULL };
+  char *frag = learn ("dropped.policy", NULL, cmd, &r);
+  cr_assert_not_null (strstr (frag, "seccomp allow unshare "), "%s", frag);
+  cr_assert_not_null (strstr (frag, "base: errno EPERM"), "%s", frag);
+  cli_clear (&r);
+  free (frag);
+
+  char *keep[] = { "--keep-denials", NULL };
+  frag = learn ("kept.policy", keep, cmd, &r);
+  cr_assert_null (strstr (frag, "seccomp allow unshare"), "%s", frag);
+  cr_assert_not_null (strstr (r.err, "Operation not permitted"), "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "exited with status 1"), "%s", r.err);
+  cli_clear (&r);
+  free (frag);
+}
