@@ -50,7 +50,7 @@ env_or (const char *name, const char *dflt)
 
 static char r_policy[PATH_MAX];
 static char t_policy[PATH_MAX];  /* r.policy + the probe helper */
-static char work[PATH_MAX];      /* temp dir for the test policy, a setuid copy, a fake home */
+static char work[64];           /* temp dir for the test policy, a setuid copy, a fake home */
 static struct securer_policy *R;  /* r.policy as the library resolves it */
 
 static void
@@ -681,7 +681,7 @@ count_marker_processes (const char *marker)
 
 Test (attacks, fork_bomb)
 {
-  char marker[64], code[256];
+  char marker[64], code[512];
   snprintf (marker, sizeof marker, "securer_bomb_%d", (int) getpid ());
   /* The shell returns at once and leaves the bomb running; R then waits,
    * so only the limits and the timeout can end it. */

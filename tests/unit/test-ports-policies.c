@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
