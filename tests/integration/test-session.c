@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "securer/session.h"
@@ -536,15 +538,24 @@ count_children (void)
 }
 
 /* R's per-process temporary directories: inside the sandbox they live on
- * its private tmpfs, so none may appear in the host's /tmp. */
+ * its private tmpfs, so none may appear in the host's /tmp.  Only entries
+ * owned by the sandbox's host uid count (65534 for a root caller), so R
+ * processes that other tests run at the same time do not disturb this. */
 static int
 count_tmp (void)
 {
+  uid_t sandbox_uid = getuid () == 0 ? 65534 : getuid ();
   int n = 0;
   DIR *d = opendir ("/tmp");
   struct dirent *de;
   while ((de = readdir (d)) != NULL)
-    n += strncmp (de->d_name, "Rtmp", 4) == 0;
+    {
+      struct stat st;
+      if (strncmp (de->d_name, "Rtmp", 4) == 0
+          && fstatat (dirfd (d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+          && st.st_uid == sandbox_uid)
+        n++;
+    }
   closedir (d);
   return n;
 }
