@@ -82,8 +82,6 @@ securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned
         return securer_error_set (err, errno, "dup2 onto fd %u", 3 + i);
       }
   free (lifted);
-  if (k != keep_at && dup3 (k, keep_at, O_CLOEXEC) < 0)
-    return securer_error_set (err, errno, "move the sync socket to fd %d", keep_at);
   /* 0..2 and the passed fds must survive exec even if the caller marked them CLOEXEC. */
   for (int fd = 0; fd < floor; fd++)
     {
@@ -91,8 +89,21 @@ securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned
       if (fl >= 0 && (fl & FD_CLOEXEC))
         fcntl (fd, F_SETFD, fl & ~FD_CLOEXEC);
     }
-  if (keep_at > floor && close_range ((unsigned) floor, (unsigned) keep_at - 1, 0) < 0)
-    for (int fd = floor; fd < keep_at; fd++)
+  /* Close everything else while the descriptor table is still small, and
+   * only then move the sync socket up to keep_at: close_range visits every
+   * slot of the table up to its end, and a table grown to keep_at (the
+   * NOFILE hard limit, often 2^20) would make that a loop over a million
+   * slots. */
+  if (k > floor && close_range ((unsigned) floor, (unsigned) k - 1, 0) < 0)
+    for (int fd = floor; fd < k; fd++)
       close (fd);
-  return securer_linux_close_fds_above (keep_at, err);
+  if (securer_linux_close_fds_above (k, err) < 0)
+    return -1;
+  if (k != keep_at)
+    {
+      if (dup3 (k, keep_at, O_CLOEXEC) < 0)
+        return securer_error_set (err, errno, "move the sync socket to fd %d", keep_at);
+      close (k);
+    }
+  return 0;
 }

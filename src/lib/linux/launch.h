@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "securer/error.h"
@@ -68,6 +69,24 @@ int securer_linux_raise_effective (securer_err_t *err);
 int securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned n_pass,
                                int keep, int keep_at, securer_err_t *err);
 
+/* ---- rlimit.c ---------------------------------------------------------- */
+struct rlimit_plan {
+  unsigned n;
+  struct {
+    int resource;                 /* RLIMIT_* */
+    int id;                       /* SECURER_RLIMIT_* (for messages) */
+    struct rlimit lim;
+  } step[SECURER_RLIMIT_COUNT];
+};
+/* Parent, before clone: the setrlimit calls the payload will make for the
+ * policy's limits (each clamped to the caller's hard limit), with NOFILE's
+ * hard limit at most nofile_max. */
+int securer_linux_plan_rlimits (const struct securer_policy *p, int nofile_max, struct rlimit_plan *plan,
+                                securer_err_t *err);
+/* Payload: makes the planned calls.  Allocates nothing.  Returns 0, or
+ * -errno with *failed the index of the step that failed. */
+int securer_linux_apply_rlimits (const struct rlimit_plan *plan, unsigned *failed);
+
 /* ---- init.c ------------------------------------------------------------ */
 struct launch_plan;
 /* Runs as the sandbox's pid 1: never returns. */
@@ -88,6 +107,7 @@ struct launch_plan {
   char *const *argv;
   char **exec_paths;        /* candidates for argv[0], tried in order */
   int setup_sock_at;        /* fd number of setup_sock in the payload (see spawn.c) */
+  struct rlimit_plan rlimits;
   struct securer_seccomp_prog *seccomp;
   unsigned seccomp_flags;
   bool unshare_cgroup;

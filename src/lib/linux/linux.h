@@ -38,9 +38,8 @@ bool securer_cgroup_hit_limit (struct securer_cgroup *cg);
 /* Kills what is left, removes the cgroup directories, frees. */
 void securer_cgroup_destroy (struct securer_cgroup *cg);
 
-/* ---- caps.c / rlimit.c / env.c / fds.c: run in the payload before exec ---- */
+/* ---- caps.c / env.c / fds.c: run in the payload before exec (rlimits: launch.h) ---- */
 int securer_linux_drop_caps (securer_err_t *err);
-int securer_linux_set_rlimits (const struct securer_policy *p, securer_err_t *err);
 /* Builds the payload's environment: policy env_keep from `caller_env`,
  * then env_set, then extra ("NAME=value"). NULL-terminated, malloc'd. */
 char **securer_linux_build_env (const struct securer_policy *p, char *const *caller_env,

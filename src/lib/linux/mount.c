@@ -138,20 +138,19 @@ loc_prefix (const struct securer_loc *loc)
  * hands back a trailing symlink itself instead of failing, so that case is
  * turned into ELOOP here: nothing is ever mounted on or through a link. */
 static int
-open_name (int dirfd, const char *name)
+open_name (int dirfd, const char *name, struct stat *st)
 {
   int fd = sys_openat2 (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_STRICT);
   if (fd < 0)
     return -1;
-  struct stat st;
-  if (fstat (fd, &st) < 0)
+  if (fstat (fd, st) < 0)
     {
       int e = errno;
       close (fd);
       errno = e;
       return -1;
     }
-  if (S_ISLNK (st.st_mode))
+  if (S_ISLNK (st->st_mode))
     {
       close (fd);
       errno = ELOOP;
@@ -164,11 +163,11 @@ open_name (int dirfd, const char *name)
 static int
 open_dir_name (int dirfd, const char *name)
 {
-  int fd = open_name (dirfd, name);
+  struct stat st;
+  int fd = open_name (dirfd, name, &st);
   if (fd < 0)
     return -1;
-  struct stat st;
-  if (fstat (fd, &st) < 0 || !S_ISDIR (st.st_mode))
+  if (!S_ISDIR (st.st_mode))
     {
       close (fd);
       errno = ENOTDIR;
@@ -229,6 +228,22 @@ open_parent (struct rootfs *r, const char *dest, bool create, char **copy, char 
   *last = slash + 1;
   *slash = '\0';
 
+  /* Fast path: the whole parent in one resolution, which refuses exactly
+   * what the walk below refuses (any symlink, anything not a directory,
+   * leaving the root).  The walk remains for creating what is missing and
+   * for saying which component was wrong. */
+  const char *rel = buf;
+  while (*rel == '/')
+    rel++;
+  if (*rel != '\0')
+    {
+      int fd = sys_openat2 (r->rootfd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_STRICT);
+      if (fd >= 0)
+        {
+          *copy = buf;
+          return fd;
+        }
+    }
   int cur = fcntl (r->rootfd, F_DUPFD_CLOEXEC, 3);
   if (cur < 0)
     {
@@ -280,7 +295,8 @@ open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t
   int parent = open_parent (r, dest, true, &copy, &last, err);
   if (parent < 0)
     return -1;
-  int fd = open_name (parent, last);
+  struct stat st;
+  int fd = open_name (parent, last, &st);
   if (fd < 0 && errno == ENOENT)
     {
       int rc = kind == TARGET_DIR ? mkdirat (parent, last, mode)
@@ -290,7 +306,7 @@ open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t
           securer_error_set (err, errno, "create mount point %s", dest);
           goto out;
         }
-      fd = open_name (parent, last);
+      fd = open_name (parent, last, &st);
     }
   if (fd < 0)
     {
@@ -298,13 +314,6 @@ open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t
         securer_error_set (err, errno, "refusing to mount on symlink %s", dest);
       else
         securer_error_set (err, errno, "open mount point %s", dest);
-      goto out;
-    }
-  struct stat st;
-  if (fstat (fd, &st) < 0)
-    {
-      securer_error_set (err, errno, "stat mount point %s", dest);
-      close_fd (&fd);
       goto out;
     }
   if (kind == TARGET_DIR && !S_ISDIR (st.st_mode))
@@ -496,7 +505,8 @@ open_existing (struct rootfs *r, const char *path, securer_err_t *err)
         }
       return -1;
     }
-  int fd = open_name (parent, last);
+  struct stat st;
+  int fd = open_name (parent, last, &st);
   int e = errno;
   close (parent);
   free (copy);

@@ -11,6 +11,8 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,31 @@ static __attribute__ ((noreturn)) void
 payload_fail (struct launch_plan *lp, int status, securer_err_t *err)
 {
   sync_send_error (lp->setup_sock, status, *err);
+  _exit (status);
+}
+
+/* Failure report for the steps after the rlimits, which must not allocate:
+ * the message is formatted on the stack as securer_error_set would. */
+static __attribute__ ((noreturn, format (printf, 4, 5))) void
+payload_fail_noalloc (struct launch_plan *lp, int status, int errnum, const char *fmt, ...)
+{
+  struct sync_msg m;
+  memset (&m, 0, offsetof (struct sync_msg, text));
+  m.type = SYNC_ERROR;
+  m.status = status;
+  m.errnum = errnum;
+  va_list ap;
+  va_start (ap, fmt);
+  int n = vsnprintf (m.text, sizeof m.text, fmt, ap);
+  va_end (ap);
+  if (n < 0)
+    n = 0;
+  if (errnum != 0 && (size_t) n < sizeof m.text)
+    {
+      const char *name = strerrorname_np (errnum);
+      snprintf (m.text + n, sizeof m.text - (size_t) n, ": %s (%s)", name ? name : "E?", strerror (errnum));
+    }
+  (void) sync_send (lp->setup_sock, &m, -1);
   _exit (status);
 }
 
@@ -91,7 +118,9 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
     }
   /* The sync socket goes to a fixed number at the payload's NOFILE hard
    * limit: the seccomp filter allows sendmsg on exactly that fd number, and
-   * after exec (CLOEXEC) the command can never own an fd that high. */
+   * after exec (CLOEXEC) the command can never own an fd that high.  The
+   * soft limit is raised just enough to place it; the rlimit step below
+   * sets the final values. */
   int sock = lp->setup_sock_at;
   struct rlimit nofile;
   if (getrlimit (RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur <= (rlim_t) sock)
@@ -103,19 +132,6 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
                                  lp->n_pass_fds, lp->setup_sock, sock, &err) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
   lp->setup_sock = sock;
-  if (securer_linux_set_rlimits (p, &err) < 0)
-    payload_fail (lp, SECURER_EXIT_SETUP, &err);
-  if (getrlimit (RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_max > (rlim_t) sock)
-    {
-      nofile.rlim_max = (rlim_t) sock;
-      if (nofile.rlim_cur > nofile.rlim_max)
-        nofile.rlim_cur = nofile.rlim_max;
-      if (setrlimit (RLIMIT_NOFILE, &nofile) < 0)
-        {
-          securer_error_set (&err, errno, "set rlimit nofile");
-          payload_fail (lp, SECURER_EXIT_SETUP, &err);
-        }
-    }
   if (securer_linux_drop_caps (&err) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -141,24 +157,35 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
   m.ll_scoped = rep.scoped;
   if (rep.summary != NULL)
     snprintf (m.text, sizeof m.text, "%s", rep.summary);
+  securer_landlock_report_clear (&rep);
   if (sync_send (sock, &m, -1) < 0)
     _exit (SECURER_EXIT_SETUP);
+
+  /* From here to execve nothing allocates (docs/design-launch.md): the
+   * rlimits (RLIMIT_AS above all) apply to this process already, and every
+   * value, the filter and the exec paths were prepared before clone. */
+  unsigned failed = 0;
+  int rc = securer_linux_apply_rlimits (&lp->rlimits, &failed);
+  if (rc < 0)
+    payload_fail_noalloc (lp, SECURER_EXIT_SETUP, -rc, "set rlimit %s",
+                          securer_rlimit_name (lp->rlimits.step[failed].id));
 
   /* seccomp last: after it, only what the filter allows can run, and the
    * steps above need syscalls the command should not have. */
   if (lp->seccomp != NULL)
     {
       int nfd = -1;
-      if (securer_seccomp_load (lp->seccomp, &nfd, &err) < 0)
-        {
-          securer_error_prefix (&err, "seccomp");
-          payload_fail (lp, SECURER_EXIT_SETUP, &err);
-        }
+      rc = securer_seccomp_install (lp->seccomp, &nfd);
+      if (rc == -EPERM)
+        payload_fail_noalloc (lp, SECURER_EXIT_SETUP, EPERM,
+                              "seccomp: load seccomp filter: no_new_privs is not set");
+      if (rc < 0)
+        payload_fail_noalloc (lp, SECURER_EXIT_SETUP, -rc, "seccomp: load seccomp filter");
       if (nfd >= 0)
         {
           /* Until the parent holds the listener, a denied call would wait
            * for an answer nobody can give. */
-          if (securer_seccomp_send_listener (sock, nfd, &err) < 0)
+          if (securer_seccomp_send_listener (sock, nfd, NULL) < 0)
             _exit (SECURER_EXIT_SETUP);
           close (nfd);
         }
@@ -178,8 +205,7 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
   if (denied && (e == ENOENT || e == ENOTDIR))
     e = EACCES;
   int status = (e == ENOENT || e == ENOTDIR) ? SECURER_EXIT_NOT_FOUND : SECURER_EXIT_CANNOT_EXEC;
-  securer_error_set (&err, e, "execute %s", lp->argv[0]);
-  payload_fail (lp, status, &err);
+  payload_fail_noalloc (lp, status, e, "execute %s", lp->argv[0]);
 }
 
 /* ======================================================================
@@ -607,7 +633,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
   if (lp.exec_paths == NULL)
     goto fail;
 
-  if (sync_fd_number (p, opts->n_pass_fds, &lp.setup_sock_at, err) < 0)
+  if (sync_fd_number (p, opts->n_pass_fds, &lp.setup_sock_at, err) < 0
+      || securer_linux_plan_rlimits (p, lp.setup_sock_at, &lp.rlimits, err) < 0)
     goto fail;
   /* Compiled here, before clone, so a bad rule is reported before anything
    * runs and the payload only has to load it.  Denials go through user

@@ -28,6 +28,7 @@ struct parser {
   char **syscall_names;   /* loaded on first need, for suggestions */
   char **group_names;
   bool names_loaded;
+  bool group_names_loaded;
 };
 
 /* One directive being parsed. */
@@ -1525,20 +1526,31 @@ parse_conditions (struct ctx *c, struct securer_arg_cond *conds, unsigned *n_con
   return true;
 }
 
+/* Group names are needed for every @group reference; the syscall names
+ * (thousands of libseccomp look-ups) only to suggest a fix for a typo. */
+static void
+load_group_names (struct parser *ps)
+{
+  if (ps->group_names_loaded)
+    return;
+  ps->group_names_loaded = true;
+  ps->group_names = securer_group_names ();
+}
+
 static void
 load_names (struct parser *ps)
 {
+  load_group_names (ps);
   if (ps->names_loaded)
     return;
   ps->names_loaded = true;
   ps->syscall_names = securer_syscall_names ();
-  ps->group_names = securer_group_names ();
 }
 
 static bool
 group_exists (struct parser *ps, const char *name)
 {
-  load_names (ps);
+  load_group_names (ps);
   for (size_t i = 0; ps->group_names && ps->group_names[i]; i++)
     if (strcmp (ps->group_names[i], name) == 0)
       return true;

@@ -20,9 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "seccomp/argwidth.h"
@@ -34,6 +36,20 @@
 #define MAX_REGIONS 1024
 
 #define X32_SYSCALL_BIT 0x40000000
+
+/* Older uapi headers lack the newer filter flags. */
+#ifndef SECCOMP_FILTER_FLAG_LOG
+#define SECCOMP_FILTER_FLAG_LOG (1UL << 1)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_SPEC_ALLOW
+#define SECCOMP_FILTER_FLAG_SPEC_ALLOW (1UL << 2)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_TSYNC_ESRCH
+#define SECCOMP_FILTER_FLAG_TSYNC_ESRCH (1UL << 4)
+#endif
 
 /* ---- cubes and regions ---------------------------------------------------- */
 
@@ -347,6 +363,12 @@ struct securer_seccomp_prog {
   struct securer_action def, foreign;
   struct srule *rules;    /* in policy order, with the send_fd exception first */
   size_t n_rules;
+  /* The filter as libseccomp generated it once, at compile time, and the
+   * seccomp(2) flags its own load would pass: loading is then one syscall
+   * with no allocation, which the payload needs (it runs after its rlimits
+   * are set, and generating the program again cost milliseconds). */
+  struct sock_fprog bpf;
+  unsigned long load_flags;
 };
 
 static const char *
@@ -417,6 +439,7 @@ securer_seccomp_free (struct securer_seccomp_prog *prog)
       free (prog->rules[i].loc.file);
     }
   free (prog->rules);
+  free (prog->bpf.filter);
   free (prog);
 }
 
@@ -599,27 +622,97 @@ add_srule (struct securer_seccomp_prog *prog, const struct securer_syscall_rule 
   return 0;
 }
 
-/* The kernel refuses programs over BPF_MAXINSNS with a bare EINVAL at load
- * time, in the payload; find out here, where the error can say why. */
+/* Generates the BPF program once (libseccomp writes it to an fd; a memfd
+ * reads it back) and checks its size: the kernel refuses programs over
+ * BPF_MAXINSNS with a bare EINVAL at load time, in the payload, so find
+ * out here where the error can say why. */
 static int
-check_size (struct securer_seccomp_prog *prog, securer_err_t *err)
+generate_bpf (struct securer_seccomp_prog *prog, securer_err_t *err)
 {
   int fd = memfd_create ("securer-seccomp-bpf", MFD_CLOEXEC);
   if (fd < 0)
-    return 0;  /* cannot measure: load will still refuse an oversized filter */
+    return securer_error_set (err, errno, "seccomp: generate the filter: memfd_create");
   int rc = seccomp_export_bpf (prog->ctx, fd);
   struct stat st;
   if (rc < 0 || fstat (fd, &st) < 0)
     {
+      securer_error_set (err, rc < 0 ? -rc : errno, "seccomp: generate the filter");
       close (fd);
-      return securer_error_set (err, rc < 0 ? -rc : errno, "seccomp: generate the filter");
+      return -1;
+    }
+  size_t size = (size_t) st.st_size, insns = size / sizeof (struct sock_filter);
+  if (insns > BPF_MAXINSNS)
+    {
+      close (fd);
+      return securer_error_set (err, E2BIG, "seccomp: the compiled filter has %zu instructions, more than the kernel's %d; "
+                                "simplify the argument conditions (ranges and != expand the most)",
+                                insns, BPF_MAXINSNS);
+    }
+  if (insns == 0 || size % sizeof (struct sock_filter) != 0)
+    {
+      close (fd);
+      return securer_error_set (err, EINVAL, "seccomp: generate the filter: %zu bytes is not a BPF program", size);
+    }
+  struct sock_filter *buf = malloc (size);
+  if (buf == NULL)
+    {
+      close (fd);
+      return securer_error_set (err, ENOMEM, "seccomp: generate the filter");
+    }
+  size_t got = 0;
+  while (got < size)
+    {
+      ssize_t n = pread (fd, (char *) buf + got, size - got, (off_t) got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          securer_error_set (err, n < 0 ? errno : EIO, "seccomp: read back the generated filter");
+          free (buf);
+          close (fd);
+          return -1;
+        }
+      got += (size_t) n;
     }
   close (fd);
-  size_t insns = (size_t) st.st_size / sizeof (struct sock_filter);
-  if (insns > BPF_MAXINSNS)
-    return securer_error_set (err, E2BIG, "seccomp: the compiled filter has %zu instructions, more than the kernel's %d; "
-                              "simplify the argument conditions (ranges and != expand the most)",
-                              insns, BPF_MAXINSNS);
+  prog->bpf.len = (unsigned short) insns;
+  prog->bpf.filter = buf;
+  return 0;
+}
+
+/* The flags libseccomp's seccomp_load() would pass for this filter
+ * (src/system.c: sys_filter_load), read from the same attributes, so
+ * loading the pre-generated program behaves exactly as seccomp_load. */
+static int
+derive_load_flags (struct securer_seccomp_prog *prog, securer_err_t *err)
+{
+  uint32_t tsync = 0, log = 0, ssb = 0, nnp = 0;
+  int rc;
+  if ((rc = seccomp_attr_get (prog->ctx, SCMP_FLTATR_CTL_TSYNC, &tsync)) < 0
+      || (rc = seccomp_attr_get (prog->ctx, SCMP_FLTATR_CTL_LOG, &log)) < 0
+      || (rc = seccomp_attr_get (prog->ctx, SCMP_FLTATR_CTL_SSB, &ssb)) < 0
+      || (rc = seccomp_attr_get (prog->ctx, SCMP_FLTATR_CTL_NNP, &nnp)) < 0)
+    return securer_error_set (err, -rc, "seccomp: read filter attributes");
+  /* The launcher sets NO_NEW_PRIVS itself, as its own step; load checks it. */
+  if (nnp)
+    return securer_error_set (err, EINVAL, "seccomp: the filter would set no_new_privs itself");
+  unsigned long f = 0;
+  /* API level 6: the kernel has TSYNC_ESRCH, so TSYNC can go with a
+   * listener and reports a thread it cannot synchronise as ESRCH. */
+  bool esrch = seccomp_api_get () >= 6;
+  if (tsync)
+    f |= SECCOMP_FILTER_FLAG_TSYNC | (esrch ? SECCOMP_FILTER_FLAG_TSYNC_ESRCH : 0);
+  if (prog->notify)
+    {
+      if (tsync && !esrch)
+        return securer_error_set (err, EOPNOTSUPP, "seccomp: this kernel cannot combine thread sync with a listener");
+      f |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
+    }
+  if (log)
+    f |= SECCOMP_FILTER_FLAG_LOG;
+  if (ssb)
+    f |= SECCOMP_FILTER_FLAG_SPEC_ALLOW;
+  prog->load_flags = f;
   return 0;
 }
 
@@ -765,7 +858,7 @@ securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int not
       i = j;
     }
   free (order);
-  if (check_size (prog, err) < 0)
+  if (generate_bpf (prog, err) < 0 || derive_load_flags (prog, err) < 0)
     goto fail;
   *out = prog;
   return 0;
@@ -800,26 +893,39 @@ securer_seccomp_export_pfc (const struct securer_seccomp_prog *prog, int fd, sec
 }
 
 int
-securer_seccomp_load (struct securer_seccomp_prog *prog, int *notify_fd, securer_err_t *err)
+securer_seccomp_install (const struct securer_seccomp_prog *prog, int *listener)
 {
-  if (notify_fd)
-    *notify_fd = -1;
+  *listener = -1;
   if (!prog->enabled)
     return 0;
   int nnp = prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
   if (nnp != 1)
-    return securer_error_set (err, nnp < 0 ? errno : EPERM, "load seccomp filter: no_new_privs is not set");
-  int rc = seccomp_load (prog->ctx);
+    return nnp < 0 ? -errno : -EPERM;
+  long rc = syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, prog->load_flags, &prog->bpf);
+  if (rc < 0)
+    return -errno;
+  if (prog->load_flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)
+    *listener = (int) rc;
+  else if (rc > 0)
+    /* TSYNC without TSYNC_ESRCH: rc is the thread that could not be
+     * synchronised (the filter is then not loaded). */
+    return -ESRCH;
+  return 0;
+}
+
+int
+securer_seccomp_load (struct securer_seccomp_prog *prog, int *notify_fd, securer_err_t *err)
+{
+  int fd = -1;
+  int rc = securer_seccomp_install (prog, &fd);
+  if (rc == -EPERM && prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+    return securer_error_set (err, EPERM, "load seccomp filter: no_new_privs is not set");
   if (rc < 0)
     return securer_error_set (err, -rc, "load seccomp filter");
-  if (prog->notify)
-    {
-      int fd = seccomp_notify_fd (prog->ctx);
-      if (fd < 0)
-        return securer_error_set (err, -fd, "load seccomp filter: no notification listener");
-      if (notify_fd)
-        *notify_fd = fd;
-    }
+  if (notify_fd)
+    *notify_fd = fd;
+  else if (fd >= 0)
+    close (fd);
   return 0;
 }
 

@@ -93,6 +93,11 @@ int securer_seccomp_export_pfc (const struct securer_seccomp_prog *prog, int fd,
  * set already (refused otherwise).  *notify_fd receives the listener when
  * the program uses user notification, else -1. */
 int securer_seccomp_load (struct securer_seccomp_prog *prog, int *notify_fd, securer_err_t *err);
+/* The same load for a caller that must not allocate (the payload after its
+ * rlimits are set): one prctl and one seccomp(2) call on the program
+ * generated at compile time.  Returns 0 (*listener = the notification fd or
+ * -1) or -errno; -EPERM when no_new_privs is not set. */
+int securer_seccomp_install (const struct securer_seccomp_prog *prog, int *listener);
 void securer_seccomp_free (struct securer_seccomp_prog *prog);
 /* True when the compiled program routes events through user notification
  * (REPORT_DENIALS was honoured or the policy has `notify` rules). */
