@@ -8,9 +8,9 @@
  * a tool, execution pauses; the host runs the tool and R resumes with its
  * value.
  *
- * The host talks to R over a private channel: two anonymous pipes handed to
- * the sandboxed process at spawn (fd 3: requests, fd 4: replies), so no other
- * process can connect to it.  Messages are newline-delimited JSON; every
+ * The host talks to R over a private channel: one end of an anonymous
+ * socketpair handed to the sandboxed process at spawn as its fd 0, so no
+ * other process can connect to it.  Messages are newline-delimited JSON; every
  * message from R is size-capped while it is read and validated (shape, types,
  * tool name, argument names and types, call counts) before it is used.
  *
@@ -111,6 +111,33 @@ struct securer_tools *securer_tools_new (void);
 int securer_tools_add (struct securer_tools *t, const char *name, const char *description,
                        const struct securer_tool_arg *args, size_t n_args,
                        securer_tool_fn fn, void *userdata, securer_err_t *err);
+
+/* A tool implemented by a host command, run without a shell each time R
+ * calls it.  The command gets the arguments as one ordinary-JSON object on
+ * stdin (securer_value_to_plain: NA is null, length-1 vectors are scalars)
+ * and must print the value as JSON on stdout (read back with
+ * securer_value_from_plain) and exit 0; otherwise the call fails in R with
+ * the first line of its stderr.  It runs inside the session's event loop:
+ * in its own process group, with stdin/stdout/stderr on pipes and no other
+ * descriptor, a clean environment (PATH=/usr/local/bin:/usr/bin:/bin,
+ * LANG=C.UTF-8, HOME, USER, LOGNAME, TZ and TMPDIR when set, SECURER_TOOL
+ * and SECURER_SESSION_ID, then `env`), the host's working directory and
+ * privileges.  Its stdout is capped at the session's message size (1 MiB by
+ * default): a command printing more is killed and the call fails.  The
+ * execution's timeout covers it: on expiry (or when the session stops R
+ * for any reason) its whole process group is killed and it is reaped; so
+ * is anything it leaves running in its group when it exits. */
+struct securer_tool_command {
+  /* NULL-terminated.  argv[0] is a path, or a name looked up in the
+   * caller's PATH now; a command that cannot be executed is refused here. */
+  const char *const *argv;
+  /* NULL-terminated extra entries, may be NULL: "NAME=VALUE", or a bare
+   * "NAME" to pass the caller's current value on (nothing when unset). */
+  const char *const *env;
+};
+int securer_tools_add_command (struct securer_tools *t, const char *name, const char *description,
+                               const struct securer_tool_arg *args, size_t n_args,
+                               const struct securer_tool_command *command, securer_err_t *err);
 size_t securer_tools_count (const struct securer_tools *t);
 /* Reference counted: sessions and pools keep a reference. */
 struct securer_tools *securer_tools_ref (struct securer_tools *t);
@@ -145,6 +172,14 @@ struct securer_session_opts {
                         const struct securer_tool_call *call);
   void *on_tool_call_data;
   bool verbose;                         /* passed to the sandbox */
+  /* Called each time a start of R ends: error is NULL once R reported
+   * ready, else why the start failed (the sandbox or R refused, R died, the
+   * start timeout passed).  With a shared loop, securer_session_open()
+   * returns as soon as R is spawned; this is how such a host learns the
+   * outcome without blocking (`securer serve` replies to "open" from it).
+   * Do not close the session from inside the callback. */
+  void (*on_start) (void *userdata, struct securer_session *s, const char *error);
+  void *on_start_data;
 };
 
 enum securer_exec_status {

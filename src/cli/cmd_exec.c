@@ -3,12 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -29,6 +26,8 @@ cmd_exec_help (FILE *out)
            "  -p, --policy P          policy name or path (default: r)\n"
            "  -t, --tool SPEC         register a host tool (repeatable), see below\n"
            "      --timeout S         execution timeout in seconds (default 30)\n"
+           "      --tool-env VAR[=VALUE]  add VAR to every tool command's environment\n"
+           "                          (repeatable; VAR alone passes securer's own value on)\n"
            "      --max-tool-calls N  fail when the code calls tools more than N times\n"
            "      --max-output-lines N  keep at most N output lines\n"
            "      --audit-log FILE    append JSON-lines audit events to FILE (created 0600)\n"
@@ -44,11 +43,16 @@ cmd_exec_help (FILE *out)
            "TYPE is numeric, integer, character, logical, list, data.frame or any (the\n"
            "default when ':TYPE' is left out); 'NAME=COMMAND' declares no arguments.\n"
            "COMMAND runs on the host, outside the sandbox, without a shell: it is split\n"
-           "on spaces, or given as a JSON array of strings ('[\"/bin/tool\", \"--x\"]').\n"
-           "It receives the arguments as a JSON object on stdin (ordinary JSON: NA is\n"
-           "null, length-1 vectors are scalars) and must print the value as JSON on\n"
-           "stdout and exit 0; a non-zero exit makes the call fail in R with the\n"
-           "command's stderr as the message.\n"
+           "on spaces, or given as a JSON array of strings ('[\"/bin/tool\", \"--x\"]');\n"
+           "a first word without '/' is looked up in PATH.  It receives the arguments\n"
+           "as a JSON object on stdin (ordinary JSON: NA is null, length-1 vectors are\n"
+           "scalars) and must print the value as JSON on stdout and exit 0; a non-zero\n"
+           "exit makes the call fail in R with the first line of its stderr.  It runs\n"
+           "in its own process group with a clean environment (PATH, LANG=C.UTF-8,\n"
+           "HOME, USER, LOGNAME, TZ, TMPDIR, SECURER_TOOL, SECURER_SESSION_ID and each\n"
+           "--tool-env) and no descriptors but its pipes.  Output over 1 MiB fails the\n"
+           "call; the --timeout covers tool commands too (their process group is\n"
+           "killed), and anything a command leaves running in its group is killed.\n"
            "\n"
            "Exit status: 0 success, 1 R error, 124 timeout, 125 the session could not\n"
            "start, 2 usage error.\n");
@@ -57,41 +61,12 @@ cmd_exec_help (FILE *out)
 
 /* ---- tools given as host commands ------------------------------------------ */
 
-struct cmd_tool {
-  char **argv;                  /* NULL-terminated, owned */
-};
-
-struct cli_tools {
-  struct cmd_tool **items;
-  size_t n;
-};
-
-static struct cli_tools *
-cli_tools_new (void)
-{
-  return calloc (1, sizeof (struct cli_tools));
-}
-
 static void
 free_argv (char **v)
 {
   for (size_t i = 0; v && v[i]; i++)
     free (v[i]);
   free (v);
-}
-
-static void
-cli_tools_free (struct cli_tools *c)
-{
-  if (c == NULL)
-    return;
-  for (size_t i = 0; i < c->n; i++)
-    {
-      free_argv (c->items[i]->argv);
-      free (c->items[i]);
-    }
-  free (c->items);
-  free (c);
 }
 
 /* COMMAND: a JSON array of strings, or words separated by spaces (no shell,
@@ -116,7 +91,7 @@ split_command (const char *cmd, securer_err_t *err)
       json_t *e;
       json_array_foreach (a, i, e)
       {
-        if (!json_is_string (e))
+        if (!json_is_string (e) || v == NULL)
           {
             json_decref (a);
             free_argv (v);
@@ -148,170 +123,10 @@ split_command (const char *cmd, securer_err_t *err)
   return v;
 }
 
-/* Runs argv with `input` on stdin; collects stdout and stderr. */
-static int
-run_command (char **argv, const char *input, char **out, char **errout, int *wstatus,
-             securer_err_t *err)
-{
-  int in[2], o[2], e[2];
-  if (pipe2 (in, O_CLOEXEC) < 0)
-    return securer_error_set (err, errno, "pipe");
-  if (pipe2 (o, O_CLOEXEC) < 0)
-    {
-      close (in[0]);
-      close (in[1]);
-      return securer_error_set (err, errno, "pipe");
-    }
-  if (pipe2 (e, O_CLOEXEC) < 0)
-    {
-      close (in[0]);
-      close (in[1]);
-      close (o[0]);
-      close (o[1]);
-      return securer_error_set (err, errno, "pipe");
-    }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init (&fa);
-  posix_spawn_file_actions_adddup2 (&fa, in[0], 0);
-  posix_spawn_file_actions_adddup2 (&fa, o[1], 1);
-  posix_spawn_file_actions_adddup2 (&fa, e[1], 2);
-  pid_t pid;
-  extern char **environ;
-  int rc = posix_spawn (&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy (&fa);
-  close (in[0]);
-  close (o[1]);
-  close (e[1]);
-  if (rc != 0)
-    {
-      close (in[1]);
-      close (o[0]);
-      close (e[0]);
-      return securer_error_set (err, rc, "tool command %s", argv[0]);
-    }
-  size_t inlen = strlen (input), inoff = 0;
-  char *bufs[2] = { NULL, NULL };
-  size_t lens[2] = { 0, 0 };
-  FILE *ms[2] = { open_memstream (&bufs[0], &lens[0]), open_memstream (&bufs[1], &lens[1]) };
-  struct pollfd pf[3] = { { .fd = o[0], .events = POLLIN }, { .fd = e[0], .events = POLLIN },
-                          { .fd = in[1], .events = POLLOUT } };
-  if (inlen == 0)
-    {
-      close (in[1]);
-      pf[2].fd = -1;
-    }
-  while (pf[0].fd >= 0 || pf[1].fd >= 0)
-    {
-      if (poll (pf, 3, -1) < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          break;
-        }
-      for (int k = 0; k < 2; k++)
-        if (pf[k].fd >= 0 && (pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
-          {
-            char chunk[8192];
-            ssize_t r = read (pf[k].fd, chunk, sizeof chunk);
-            if (r > 0 && ms[k])
-              fwrite (chunk, 1, (size_t) r, ms[k]);
-            else if (r == 0 || (r < 0 && errno != EINTR))
-              {
-                close (pf[k].fd);
-                pf[k].fd = -1;
-              }
-          }
-      if (pf[2].fd >= 0 && (pf[2].revents & (POLLOUT | POLLERR | POLLHUP)))
-        {
-          ssize_t w = write (pf[2].fd, input + inoff, inlen - inoff);
-          if (w > 0)
-            inoff += (size_t) w;
-          if (w < 0 || inoff == inlen)
-            {
-              close (pf[2].fd);
-              pf[2].fd = -1;
-            }
-        }
-    }
-  if (pf[2].fd >= 0)
-    close (pf[2].fd);
-  for (int k = 0; k < 2; k++)
-    if (ms[k])
-      fclose (ms[k]);
-  while (waitpid (pid, wstatus, 0) < 0 && errno == EINTR)
-    ;
-  *out = bufs[0];
-  *errout = bufs[1];
-  return 0;
-}
-
-static enum securer_tool_status
-command_tool (void *userdata, const struct securer_tool_call *call, json_t **result, char **error)
-{
-  struct cmd_tool *t = userdata;
-  json_t *plain = json_object ();
-  const char *key;
-  json_t *v;
-  json_object_foreach ((json_t *) call->args, key, v)
-    json_object_set_new (plain, key, securer_value_to_plain (v));
-  char *input = json_dumps (plain, JSON_COMPACT | JSON_REAL_PRECISION (17) | JSON_ENCODE_ANY);
-  json_decref (plain);
-  char *out = NULL, *errout = NULL;
-  int ws = 0;
-  securer_err_t err = NULL;
-  if (input == NULL || run_command (t->argv, input, &out, &errout, &ws, &err) < 0)
-    {
-      if (asprintf (error, "tool '%s' failed: %s", call->tool,
-                    err ? securer_error_message (err) : "cannot encode arguments") < 0)
-        *error = NULL;
-      securer_error_free (&err);
-      free (input);
-      return SECURER_TOOL_ERROR;
-    }
-  free (input);
-  enum securer_tool_status st = SECURER_TOOL_OK;
-  if (!WIFEXITED (ws) || WEXITSTATUS (ws) != 0)
-    {
-      size_t n = errout ? strcspn (errout, "\n") : 0;
-      if (n > 0)
-        *error = strndup (errout, n);
-      else if (asprintf (error, "tool '%s' failed (%s %d)", call->tool,
-                         WIFEXITED (ws) ? "exit status" : "signal",
-                         WIFEXITED (ws) ? WEXITSTATUS (ws) : WTERMSIG (ws)) < 0)
-        *error = NULL;
-      st = SECURER_TOOL_ERROR;
-    }
-  else
-    {
-      json_error_t je;
-      json_t *p = json_loads (out ? out : "", JSON_DECODE_ANY, &je);
-      if (p == NULL)
-        {
-          if (asprintf (error, "tool '%s' printed invalid JSON: %s", call->tool, je.text) < 0)
-            *error = NULL;
-          st = SECURER_TOOL_ERROR;
-        }
-      else
-        {
-          *result = securer_value_from_plain (p, &err);
-          json_decref (p);
-          if (*result == NULL)
-            {
-              *error = strdup (securer_error_message (err));
-              securer_error_free (&err);
-              st = SECURER_TOOL_ERROR;
-            }
-        }
-    }
-  free (out);
-  free (errout);
-  return st;
-}
-
 /* NAME[(ARG[:TYPE],...)]=COMMAND */
 static int
-cli_tools_add_spec (struct cli_tools *c, struct securer_tools *tools, const char *spec,
-                    securer_err_t *err)
+add_tool_spec (struct securer_tools *tools, const char *spec, const char *const *env,
+               securer_err_t *err)
 {
   const char *eq = strchr (spec, '=');
   const char *paren = strchr (spec, '(');
@@ -363,25 +178,15 @@ cli_tools_add_spec (struct cli_tools *c, struct securer_tools *tools, const char
       free (list);
     }
   {
-    struct cmd_tool *t = calloc (1, sizeof *t);
-    t->argv = split_command (eq + 1, err);
-    if (t->argv == NULL)
+    char **cmd = split_command (eq + 1, err);
+    if (cmd == NULL)
       {
-        free (t);
         securer_error_prefix (err, "--tool %s", name);
         goto done;
       }
-    struct cmd_tool **items = realloc (c->items, (c->n + 1) * sizeof *items);
-    if (items == NULL)
-      {
-        free_argv (t->argv);
-        free (t);
-        securer_error_set (err, ENOMEM, "--tool");
-        goto done;
-      }
-    c->items = items;
-    c->items[c->n++] = t;
-    rc = securer_tools_add (tools, name, "", args, n, command_tool, t, err);
+    struct securer_tool_command tc = { .argv = (const char *const *) cmd, .env = env };
+    rc = securer_tools_add_command (tools, name, "", args, n, &tc, err);
+    free_argv (cmd);
   }
 done:
   for (size_t i = 0; i < n; i++)
@@ -423,10 +228,13 @@ cmd_exec (int argc, char **argv)
   unsigned max_tools = 0, max_lines = 0;
   bool json = false, plain = false, sanitize = false, verbose = false;
   struct securer_tools *tools = securer_tools_new ();
-  struct cli_tools *ctools = cli_tools_new ();
+  /* Tools are registered once every --tool-env is known. */
+  const char **specs = calloc ((size_t) argc + 1, sizeof *specs);
+  const char **tool_env = calloc ((size_t) argc + 1, sizeof *tool_env);
+  size_t n_specs = 0, n_env = 0;
   securer_err_t err = NULL;
   int status = 2;
-  if (tools == NULL || ctools == NULL)
+  if (tools == NULL || specs == NULL || tool_env == NULL)
     {
       fprintf (stderr, "securer exec: out of memory\n");
       goto out;
@@ -464,11 +272,12 @@ cmd_exec (int argc, char **argv)
       else if (strcmp (a, "-t") == 0 || strcmp (a, "--tool") == 0)
         {
           NEEDS_VALUE ();
-          if (cli_tools_add_spec (ctools, tools, val, &err) < 0)
-            {
-              cli_report (&err);
-              goto out;
-            }
+          specs[n_specs++] = val;
+        }
+      else if (strcmp (a, "--tool-env") == 0)
+        {
+          NEEDS_VALUE ();
+          tool_env[n_env++] = val;
         }
       else if (strcmp (a, "--timeout") == 0)
         {
@@ -521,6 +330,12 @@ cmd_exec (int argc, char **argv)
       fprintf (stderr, "securer exec: give exactly one of -e CODE, -f FILE or -\n");
       goto out;
     }
+  for (size_t i = 0; i < n_specs; i++)
+    if (add_tool_spec (tools, specs[i], tool_env, &err) < 0)
+      {
+        cli_report (&err);
+        goto out;
+      }
   char *owned_code = NULL;
   if (file != NULL)
     {
@@ -626,6 +441,7 @@ cmd_exec (int argc, char **argv)
   securer_session_close (s);
 out:
   securer_tools_unref (tools);
-  cli_tools_free (ctools);
+  free (specs);
+  free (tool_env);
   return status;
 }

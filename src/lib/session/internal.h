@@ -110,6 +110,41 @@ int securer_tool_check_args (const struct tool_def *d, const json_t *args, secur
 /* Tag of a tagged value ("dbl", ...), "NULL" for null. */
 const char *securer_value_tag (const json_t *v);
 
+/* A tool implemented by a host command (securer_tools_add_command). */
+struct tool_command {
+  char *path;                 /* resolved at registration */
+  char **argv;                /* NULL-terminated */
+  char **env;                 /* NULL-terminated NAME=VALUE entries added to the clean env */
+};
+/* NULL for a callback tool. */
+const struct tool_command *securer_tool_command (const struct tool_def *d);
+
+/* ---- toolcmd.c: running a tool command in the event loop ---- */
+#define SECURER_TOOL_PATH "/usr/local/bin:/usr/bin:/bin"
+struct securer_toolcmd;
+struct toolcmd_outcome {
+  bool exited;                /* else killed by `signal` */
+  int code, signal;
+  bool too_large;             /* stdout exceeded max_output; the command was killed */
+  const char *out;            /* stdout (NUL-terminated), out_len bytes */
+  size_t out_len;
+  const char *err;            /* the first 4 KiB of stderr */
+};
+typedef void (*toolcmd_done_fn) (void *data, const struct toolcmd_outcome *o);
+/* Starts path/argv/envp in its own process group with `input` on stdin, and
+ * watches it on loop; done is called once when it has exited and been
+ * reaped, after which the handle is gone.  Fails (ENOENT, ...) when the
+ * command cannot be executed. */
+int securer_toolcmd_start (struct securer_loop *loop, const char *path, char *const argv[],
+                           char *const envp[], const char *input, size_t input_len,
+                           size_t max_output, toolcmd_done_fn done, void *data,
+                           struct securer_toolcmd **out, securer_err_t *err);
+/* SIGKILL to the command's process group, reap, free; done is not called. */
+void securer_toolcmd_cancel (struct securer_toolcmd *c);
+/* An absolute path for a command name (PATH is searched when it has no
+ * '/'); malloc'd, or NULL with *err set. */
+char *securer_toolcmd_resolve (const char *name, securer_err_t *err);
+
 /* ---- audit.c ---- */
 struct securer_audit;
 /* Opens (creating 0600) an append-only JSON-lines log; refuses symlinks,

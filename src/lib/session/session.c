@@ -62,6 +62,8 @@ struct securer_session {
   uint64_t start_timeout_ms;
   void (*on_tool_call) (void *, struct securer_session *, const struct securer_tool_call *);
   void *on_tool_call_data;
+  void (*on_start) (void *, struct securer_session *, const char *);
+  void *on_start_data;
   bool verbose;
   struct securer_loop *loop;
   bool own_loop;
@@ -91,6 +93,7 @@ struct securer_session {
   bool tool_pending;
   uint64_t tool_call_id;
   char *tool_name;
+  struct securer_toolcmd *tool_cmd; /* the command answering the pending call */
   uint64_t tool_t0;
   uint64_t t0;
   unsigned lines;
@@ -373,10 +376,40 @@ secs_since (uint64_t t0)
 
 /* ---- the channel ---------------------------------------------------------------- */
 
+/* "R failed to start: why: what R printed" (malloc'd). */
+static char *
+start_failure (const struct securer_session *s)
+{
+  char *m = NULL;
+  if (asprintf (&m, "R failed to start: %s%s%s",
+                s->start_error ? s->start_error : "it closed the channel",
+                s->start_stderr ? ": " : "", s->start_stderr ? s->start_stderr : "") < 0)
+    return NULL;
+  return m;
+}
+
+/* Tells an on_start listener how the start of R ended. */
+static void
+start_done (struct securer_session *s, bool ok)
+{
+  if (s->on_start == NULL)
+    return;
+  char *m = ok ? NULL : start_failure (s);
+  s->on_start (s->on_start_data, s, ok ? NULL : m ? m : "R failed to start");
+  free (m);
+}
+
 static void
 kill_and_fail (struct securer_session *s, enum securer_exec_status st, const char *why)
 {
+  bool starting = s->state == S_STARTING;
   child_stop (s);
+  if (starting)
+    {
+      if (s->start_error == NULL)
+        s->start_error = strdup (why);
+      start_done (s, false);
+    }
   if (s->job != JOB_NONE && !s->finished)
     finish (s, st, why);
 }
@@ -468,6 +501,161 @@ violation (struct securer_session *s, const char *what)
   free (m);
 }
 
+/* ---- tools run as host commands ------------------------------------------ */
+
+static void
+on_tool_cmd_done (void *data, const struct toolcmd_outcome *o)
+{
+  struct securer_session *s = data;
+  s->tool_cmd = NULL;
+  if (s->state == S_DEAD || !s->tool_pending)
+    return;
+  const char *tool = s->tool_name ? s->tool_name : "?";
+  char *msg = NULL;
+  json_t *value = NULL;
+  if (o->too_large)
+    {
+      if (asprintf (&msg, "tool '%s' printed more than %zu bytes (the message size limit); "
+                          "it was stopped and its output refused", tool, s->max_message) < 0)
+        msg = NULL;
+    }
+  else if (!o->exited)
+    {
+      if (asprintf (&msg, "tool '%s' was killed by signal %d", tool, o->signal) < 0)
+        msg = NULL;
+    }
+  else if (o->code != 0)
+    {
+      size_t n = strcspn (o->err, "\n");
+      if (n > 0)
+        msg = strndup (o->err, n);
+      else if (asprintf (&msg, "tool '%s' failed (exit status %d)", tool, o->code) < 0)
+        msg = NULL;
+    }
+  else
+    {
+      json_error_t je;
+      json_t *p = json_loadb (o->out, o->out_len, JSON_DECODE_ANY, &je);
+      securer_err_t e = NULL;
+      if (p == NULL)
+        {
+          if (asprintf (&msg, "tool '%s' printed invalid JSON: %s", tool, je.text) < 0)
+            msg = NULL;
+        }
+      else if ((value = securer_value_from_plain (p, &e)) == NULL)
+        {
+          if (asprintf (&msg, "tool '%s' printed an unusable value: %s", tool,
+                        securer_error_message (e)) < 0)
+            msg = NULL;
+          securer_error_free (&e);
+        }
+      json_decref (p);
+    }
+  if (value != NULL)
+    reply_tool (s, s->tool_call_id, value, NULL);
+  else
+    reply_tool (s, s->tool_call_id, NULL, msg ? msg : "tool failed");
+  json_decref (value);
+  free (msg);
+}
+
+static bool
+env_has (char *const *env, const char *name)
+{
+  size_t n = strlen (name);
+  for (size_t i = 0; env && env[i]; i++)
+    if (strncmp (env[i], name, n) == 0 && env[i][n] == '=')
+      return true;
+  return false;
+}
+
+static void
+free_strv (char **v)
+{
+  for (size_t i = 0; v && v[i]; i++)
+    free (v[i]);
+  free (v);
+}
+
+/* A clean environment for a tool command: it runs with the host's
+ * privileges, but the host's secrets in its environment are not the tool's
+ * business.  Entries the tool declares win over the defaults. */
+static char **
+tool_env (const struct securer_session *s, const struct tool_command *cmd)
+{
+  static const char *const pass[] = { "HOME", "USER", "LOGNAME", "TZ", "TMPDIR" };
+  size_t n_extra = 0;
+  while (cmd->env[n_extra])
+    n_extra++;
+  char **env = calloc (n_extra + 16, sizeof *env);
+  if (env == NULL)
+    return NULL;
+  size_t n = 0;
+  bool oom = false;
+#define ADD(...)                                                      \
+  do {                                                                \
+    if (asprintf (&env[n], __VA_ARGS__) < 0)                          \
+      {                                                               \
+        env[n] = NULL;                                                \
+        oom = true;                                                   \
+      }                                                               \
+    else                                                              \
+      n++;                                                            \
+  } while (0)
+  if (!env_has (cmd->env, "PATH"))
+    ADD ("PATH=%s", SECURER_TOOL_PATH);
+  if (!env_has (cmd->env, "LANG"))
+    ADD ("LANG=C.UTF-8");
+  for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
+    {
+      const char *val = getenv (pass[i]);
+      if (val != NULL && !env_has (cmd->env, pass[i]))
+        ADD ("%s=%s", pass[i], val);
+    }
+  ADD ("SECURER_TOOL=%s", s->tool_name ? s->tool_name : "");
+  ADD ("SECURER_SESSION_ID=%s", s->id);
+  for (size_t i = 0; i < n_extra; i++)
+    ADD ("%s", cmd->env[i]);
+#undef ADD
+  if (oom)
+    {
+      free_strv (env);
+      return NULL;
+    }
+  return env;
+}
+
+static void
+start_tool_command (struct securer_session *s, const struct tool_command *cmd,
+                    const struct proto_msg *m)
+{
+  json_t *plain = json_object ();
+  const char *key;
+  json_t *v;
+  json_object_foreach (m->args, key, v)
+    json_object_set_new (plain, key, securer_value_to_plain (v));
+  char *input = json_dumps (plain, JSON_COMPACT | JSON_REAL_PRECISION (17));
+  json_decref (plain);
+  char **env = tool_env (s, cmd);
+  securer_err_t e = NULL;
+  if (input == NULL || env == NULL)
+    securer_error_set (&e, ENOMEM, "cannot encode the arguments");
+  else
+    securer_toolcmd_start (s->loop, cmd->path, cmd->argv, env, input, strlen (input),
+                           s->max_message, on_tool_cmd_done, s, &s->tool_cmd, &e);
+  free_strv (env);
+  free (input);
+  if (e != NULL)
+    {
+      char *msg = NULL;
+      if (asprintf (&msg, "tool '%s': %s", m->tool, securer_error_message (e)) < 0)
+        msg = NULL;
+      reply_tool (s, m->id, NULL, msg ? msg : "tool command failed");
+      free (msg);
+      securer_error_free (&e);
+    }
+}
+
 static void
 handle_tool_call (struct securer_session *s, struct proto_msg *m)
 {
@@ -506,6 +694,9 @@ handle_tool_call (struct securer_session *s, struct proto_msg *m)
       securer_error_free (&e);
       return;
     }
+  const struct tool_command *cmd = securer_tool_command (d);
+  if (cmd != NULL)
+    return start_tool_command (s, cmd, m);
   void *ud = NULL;
   securer_tool_fn fn = securer_tool_callback (d, &ud);
   struct securer_tool_call call = { .session_id = s->id, .call_id = m->id, .tool = m->tool,
@@ -606,16 +797,16 @@ handle_line (struct securer_session *s, const char *line, size_t len)
     }
   if (m.type == PROTO_READY)
     {
+      securer_proto_msg_clear (&m);
       if (s->state != S_STARTING)
-        violation (s, "unexpected ready");
-      else
-        s->state = S_IDLE;
-      if (s->job == JOB_NONE && s->state == S_IDLE)
+        return violation (s, "unexpected ready");
+      s->state = S_IDLE;
+      if (s->job == JOB_NONE)
         {
           struct itimerspec off = { { 0, 0 }, { 0, 0 } };
           timerfd_settime (s->timer_fd, 0, &off, NULL);
         }
-      securer_proto_msg_clear (&m);
+      start_done (s, true);
       return;
     }
   if (s->job == JOB_NONE || s->finished || m.id != s->cur_id)
@@ -765,11 +956,7 @@ on_timer (void *data, uint32_t ev)
       return;
     }
   if (s->state == S_STARTING)
-    {
-      if (s->start_error == NULL)
-        s->start_error = strdup ("R did not start in time");
-      child_stop (s);
-    }
+    kill_and_fail (s, SECURER_EXEC_CRASHED, "R did not start in time");
 }
 
 static void
@@ -818,6 +1005,9 @@ child_stop (struct securer_session *s)
   s->pid = 0;
   s->state = S_DEAD;
   s->tool_pending = false;
+  /* A tool command answering R's call is of no use once R is gone. */
+  securer_toolcmd_cancel (s->tool_cmd);
+  s->tool_cmd = NULL;
 }
 
 static int
@@ -916,9 +1106,12 @@ wait_ready (struct securer_session *s, securer_err_t *err)
     if (securer_loop_run_once (s->loop, -1, err) < 0)
       return -1;
   if (s->state != S_IDLE)
-    return securer_error_set (err, ECHILD, "R failed to start: %s%s%s",
-                              s->start_error ? s->start_error : "it closed the channel",
-                              s->start_stderr ? ": " : "", s->start_stderr ? s->start_stderr : "");
+    {
+      char *m = start_failure (s);
+      securer_error_set (err, ECHILD, "%s", m ? m : "R failed to start");
+      free (m);
+      return -1;
+    }
   return 0;
 }
 
@@ -962,6 +1155,8 @@ securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
   s->start_timeout_ms = opts->start_timeout_ms ? opts->start_timeout_ms : DEFAULT_START_TIMEOUT_MS;
   s->on_tool_call = opts->on_tool_call;
   s->on_tool_call_data = opts->on_tool_call_data;
+  s->on_start = opts->on_start;
+  s->on_start_data = opts->on_start_data;
   s->verbose = opts->verbose;
   if (opts->loop != NULL)
     s->loop = opts->loop;

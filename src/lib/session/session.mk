@@ -6,6 +6,7 @@ libsecurer_core_la_SOURCES += \
 	src/lib/session/value.c \
 	src/lib/session/loop.c \
 	src/lib/session/tools.c \
+	src/lib/session/toolcmd.c \
 	src/lib/session/audit.c \
 	src/lib/session/sanitize.c \
 	src/lib/session/prevalidate.c \
@@ -39,7 +40,7 @@ endif
 
 if ENABLE_TESTS
 SESSION_INTEGRATION_TESTS = tests/integration/test-session tests/integration/test-serve \
-	tests/integration/test-session-pool
+	tests/integration/test-session-pool tests/integration/test-session-toolcmd
 check_PROGRAMS += $(SESSION_INTEGRATION_TESTS)
 TESTS += $(SESSION_INTEGRATION_TESTS)
 tests_integration_test_session_SOURCES = tests/integration/test-session.c
@@ -48,6 +49,9 @@ tests_integration_test_session_LDADD = $(TEST_LIBS)
 tests_integration_test_session_pool_SOURCES = tests/integration/test-session-pool.c
 tests_integration_test_session_pool_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_session_pool_LDADD = $(TEST_LIBS)
+tests_integration_test_session_toolcmd_SOURCES = tests/integration/test-session-toolcmd.c
+tests_integration_test_session_toolcmd_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_session_toolcmd_LDADD = $(TEST_LIBS)
 tests_integration_test_serve_SOURCES = tests/integration/test-serve.c
 tests_integration_test_serve_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_serve_LDADD = $(TEST_LIBS)

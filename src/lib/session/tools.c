@@ -15,6 +15,7 @@ struct tool_def {
   size_t n_args;
   securer_tool_fn fn;
   void *userdata;
+  struct tool_command *cmd;        /* or a host command */
 };
 
 struct securer_tools {
@@ -22,6 +23,25 @@ struct securer_tools {
   struct tool_def *defs;
   size_t n;
 };
+
+static void
+free_strv (char **v)
+{
+  for (size_t i = 0; v && v[i]; i++)
+    free (v[i]);
+  free (v);
+}
+
+static void
+command_free (struct tool_command *c)
+{
+  if (c == NULL)
+    return;
+  free (c->path);
+  free_strv (c->argv);
+  free_strv (c->env);
+  free (c);
+}
 
 static const char *const type_names[] = {
   [SECURER_ARG_ANY] = "any",
@@ -80,6 +100,7 @@ securer_tools_unref (struct securer_tools *t)
       for (size_t j = 0; j < d->n_args; j++)
         free ((char *) d->args[j].name);
       free (d->args);
+      command_free (d->cmd);
     }
   free (t->defs);
   free (t);
@@ -91,10 +112,93 @@ securer_tools_count (const struct securer_tools *t)
   return t ? t->n : 0;
 }
 
+static int
+tools_add (struct securer_tools *t, const char *name, const char *description,
+           const struct securer_tool_arg *args, size_t n_args, securer_tool_fn fn,
+           void *userdata, struct tool_command *cmd, securer_err_t *err);
+
 int
 securer_tools_add (struct securer_tools *t, const char *name, const char *description,
                    const struct securer_tool_arg *args, size_t n_args, securer_tool_fn fn,
                    void *userdata, securer_err_t *err)
+{
+  return tools_add (t, name, description, args, n_args, fn, userdata, NULL, err);
+}
+
+static bool
+env_name_ok (const char *s, size_t n)
+{
+  if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z')
+          || (s[i] >= '0' && s[i] <= '9')))
+      return false;
+  return true;
+}
+
+int
+securer_tools_add_command (struct securer_tools *t, const char *name, const char *description,
+                           const struct securer_tool_arg *args, size_t n_args,
+                           const struct securer_tool_command *command, securer_err_t *err)
+{
+  if (t == NULL || name == NULL)
+    return securer_error_set (err, EINVAL, "add tool: no registry or name");
+  if (command == NULL || command->argv == NULL || command->argv[0] == NULL)
+    return securer_error_set (err, EINVAL, "tool '%s': no command", name);
+  struct tool_command *c = calloc (1, sizeof *c);
+  if (c == NULL)
+    return securer_error_set (err, ENOMEM, "tool '%s'", name);
+  size_t n = 0, ne = 0;
+  while (command->argv[n])
+    n++;
+  while (command->env && command->env[ne])
+    ne++;
+  c->argv = calloc (n + 1, sizeof *c->argv);
+  c->env = calloc (ne + 1, sizeof *c->env);
+  bool oom = c->argv == NULL || c->env == NULL;
+  for (size_t i = 0; !oom && i < n; i++)
+    oom = (c->argv[i] = strdup (command->argv[i])) == NULL;
+  for (size_t i = 0, j = 0; !oom && i < ne; i++)
+    {
+      const char *e = command->env[i];
+      size_t nl = strcspn (e, "=");
+      if (!env_name_ok (e, nl))
+        {
+          command_free (c);
+          return securer_error_set (err, EINVAL, "tool '%s': bad environment entry '%s'", name, e);
+        }
+      /* A bare NAME passes the caller's value on (nothing when unset). */
+      const char *v = e[nl] == '=' ? NULL : getenv (e);
+      if (e[nl] == '=')
+        oom = (c->env[j++] = strdup (e)) == NULL;
+      else if (v != NULL && asprintf (&c->env[j++], "%s=%s", e, v) < 0)
+        {
+          c->env[--j] = NULL;
+          oom = true;
+        }
+    }
+  if (oom)
+    {
+      command_free (c);
+      return securer_error_set (err, ENOMEM, "tool '%s'", name);
+    }
+  c->path = securer_toolcmd_resolve (command->argv[0], err);
+  if (c->path == NULL)
+    {
+      command_free (c);
+      return securer_error_prefix (err, "tool '%s'", name);
+    }
+  int rc = tools_add (t, name, description, args, n_args, NULL, NULL, c, err);
+  if (rc < 0)
+    command_free (c);
+  return rc;
+}
+
+static int
+tools_add (struct securer_tools *t, const char *name, const char *description,
+           const struct securer_tool_arg *args, size_t n_args, securer_tool_fn fn,
+           void *userdata, struct tool_command *cmd, securer_err_t *err)
 {
   if (t == NULL || name == NULL)
     return securer_error_set (err, EINVAL, "add tool: no registry or name");
@@ -147,6 +251,7 @@ securer_tools_add (struct securer_tools *t, const char *name, const char *descri
     }
   d->fn = fn;
   d->userdata = userdata;
+  d->cmd = cmd;
   t->n++;
   return 0;
 }
@@ -173,6 +278,12 @@ const char *securer_tool_arg_name (const struct tool_def *d, size_t i) { return 
 enum securer_arg_type securer_tool_arg_type (const struct tool_def *d, size_t i) { return d->args[i].type; }
 const char *securer_tool_name (const struct tool_def *d) { return d->name; }
 const char *securer_tool_description (const struct tool_def *d) { return d->description; }
+
+const struct tool_command *
+securer_tool_command (const struct tool_def *d)
+{
+  return d->cmd;
+}
 
 securer_tool_fn
 securer_tool_callback (const struct tool_def *d, void **userdata)
