@@ -303,14 +303,17 @@ struct securer_pool_opts {
 
 struct securer_pool_status {
   unsigned total, busy, idle, dead;
+  unsigned waiting;                     /* callers blocked in securer_pool_acquire() */
 };
 
 /* Starts `size` sessions (their R start-ups overlap). */
 int securer_pool_new (const struct securer_pool_opts *opts, struct securer_pool **out,
                       securer_err_t *err);
 /* Waits up to timeout_ms (0: do not wait; UINT64_MAX: forever) for an idle
- * session; a dead one is restarted before it is handed out.  ETIMEDOUT when
- * none became free in time. */
+ * session, blocked on a condition variable that securer_pool_release()
+ * signals (no polling; the deadline is on the monotonic clock).  A dead
+ * session is restarted before it is handed out.  ETIMEDOUT when none became
+ * free in time, ESHUTDOWN when the pool is being closed. */
 int securer_pool_acquire (struct securer_pool *p, uint64_t timeout_ms,
                           struct securer_session **out, securer_err_t *err);
 void securer_pool_release (struct securer_pool *p, struct securer_session *s);

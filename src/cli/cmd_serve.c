@@ -13,6 +13,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -29,7 +30,9 @@ cmd_serve_help (FILE *out)
            "Speak the securer JSON-lines protocol (docs/protocol.md): a host in any\n"
            "language opens sandboxed R sessions or pools, executes code, answers tool\n"
            "calls and closes them.  One request per line, one reply per request, plus\n"
-           "events (output lines, tool calls) as they happen.\n"
+           "events (output lines, tool calls) as they happen.  \"open\" replies once R\n"
+           "is ready, or with the reason it could not start; an execute on a busy pool\n"
+           "waits for a free session up to its \"acquire_timeout\" (default 30 s).\n"
            "\n"
            "Options:\n"
            "      --listen PATH      serve on a unix socket at PATH instead of stdin/stdout;\n"
@@ -51,14 +54,38 @@ struct entry {
   char *id;                        /* session id as the client knows it */
   struct securer_session *s;
   json_t *req_id;                  /* id of the pending execute/validate request */
+  json_t *start_id;                /* id of an open/restart waiting for R to be ready */
+  bool opening;                    /* start_id belongs to the open */
   bool plain;                      /* values as ordinary JSON for this execution */
+  bool doomed;                     /* its start failed: freed from the main loop */
   struct pool *pool;               /* member of this pool, or NULL */
   struct entry *next;
 };
 
+/* An execute waiting for an idle member of a pool. */
+struct queued {
+  json_t *id;
+  json_t *req;
+  double wait_s;
+  uint64_t deadline_ns;
+  struct queued *next;
+};
+
+#define POOL_QUEUE_MAX 1024
+#define DEFAULT_ACQUIRE_TIMEOUT_S 30.0
+
 struct pool {
+  struct client *c;
   char *id;
   bool reset;
+  unsigned size;
+  json_t *open_id;                 /* pool_open waiting for every member */
+  unsigned starting;               /* members not yet ready while opening */
+  char *open_error;                /* the first member's start failure */
+  bool doomed;                     /* its opening failed: freed from the main loop */
+  struct queued *queue, **tail;    /* FIFO */
+  unsigned n_queued;
+  int timer_fd;                    /* fires at the earliest queued deadline */
   struct pool *next;
 };
 
@@ -81,6 +108,7 @@ struct server {
   char token[33];
   struct client *clients;
   bool stop;
+  bool reap;                       /* some entry or pool is doomed */
   unsigned counter;
 };
 
@@ -220,6 +248,59 @@ on_done (void *data, struct securer_session *s, const struct securer_result *r)
     }
 }
 
+static void on_pool_member_start (struct entry *e, const char *error);
+
+/* How a start of R ended: answers the open, restart or pool_open waiting
+ * for it.  A session that failed to open is freed later, from the main
+ * loop: the session is still on the stack here. */
+static void
+on_start (void *data, struct securer_session *s, const char *error)
+{
+  struct entry *e = data;
+  if (e->pool != NULL && e->pool->open_id != NULL)
+    return on_pool_member_start (e, error);
+  json_t *id = e->start_id;
+  if (id == NULL)
+    return;  /* a restart nobody waits for (after a timeout, between pool uses) */
+  e->start_id = NULL;
+  bool opening = e->opening;
+  e->opening = false;
+  if (error == NULL)
+    reply_ok (e->c, id, opening ? json_pack ("{s:s}", "session", e->id) : NULL);
+  else
+    {
+      reply_error (e->c, id, "%s", error);
+      if (opening)
+        {
+          e->doomed = true;  /* the client never got its id */
+          srv.reap = true;
+        }
+      /* A failed restart leaves the session dead; the next execute tries again. */
+    }
+  json_decref (id);
+}
+
+static void
+on_pool_member_start (struct entry *e, const char *error)
+{
+  struct pool *p = e->pool;
+  if (error != NULL && p->open_error == NULL)
+    p->open_error = strdup (error);
+  if (p->starting > 0 && --p->starting > 0)
+    return;
+  json_t *id = p->open_id;
+  p->open_id = NULL;
+  if (p->open_error == NULL)
+    reply_ok (e->c, id, json_pack ("{s:s}", "pool", p->id));
+  else
+    {
+      reply_error (e->c, id, "pool_open: %s", p->open_error);
+      p->doomed = true;
+      srv.reap = true;
+    }
+  json_decref (id);
+}
+
 static struct securer_tools *
 tools_from_json (const json_t *arr, securer_err_t *err)
 {
@@ -304,7 +385,7 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
     .max_executions = (unsigned) json_integer_value (json_object_get (req, "max_executions")),
     .sanitize_errors = json_is_true (json_object_get (req, "sanitize_errors")),
     .max_message_size = srv.max_message, .loop = srv.loop, .on_tool_call = on_tool_call,
-    .on_tool_call_data = e, .verbose = srv.verbose,
+    .on_tool_call_data = e, .on_start = on_start, .on_start_data = e, .verbose = srv.verbose,
   };
   int rc = e ? securer_session_open (&o, &e->s, err) : securer_error_set (err, ENOMEM, "open");
   securer_tools_unref (tools);
@@ -333,6 +414,7 @@ close_entry (struct client *c, struct entry *e)
       }
   securer_session_close (e->s);
   json_decref (e->req_id);
+  json_decref (e->start_id);
   free (e->id);
   free (e);
 }
@@ -349,6 +431,23 @@ find_pool (struct client *c, const char *id)
 static void
 close_pool (struct client *c, struct pool *p)
 {
+  /* Every request gets its reply, also those still waiting. */
+  while (p->queue != NULL)
+    {
+      struct queued *q = p->queue;
+      p->queue = q->next;
+      reply_error (c, q->id, "pool '%s' was closed while the request waited", p->id);
+      json_decref (q->id);
+      json_decref (q->req);
+      free (q);
+    }
+  if (p->timer_fd >= 0)
+    {
+      securer_loop_del (srv.loop, p->timer_fd);
+      close (p->timer_fd);
+    }
+  json_decref (p->open_id);
+  free (p->open_error);
   for (struct entry *e = c->entries, *next; e; e = next)
     {
       next = e->next;
@@ -367,32 +466,11 @@ close_pool (struct client *c, struct pool *p)
 
 /* ---- requests --------------------------------------------------------------- */
 
+/* Starts req (an execute) on e; every outcome is answered. */
 static void
-do_execute (struct client *c, json_t *id, const json_t *req)
+run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
 {
-  const char *sid = json_string_value (json_object_get (req, "session"));
-  const char *pid = json_string_value (json_object_get (req, "pool"));
-  struct entry *e = NULL;
-  if (pid != NULL)
-    {
-      struct pool *p = find_pool (c, pid);
-      if (p == NULL)
-        return reply_error (c, id, "no pool '%s'", pid);
-      /* An idle member; a ready one first, so the caller never waits for a
-       * start-up when another session could run now. */
-      for (int pass = 0; pass < 2 && e == NULL; pass++)
-        for (struct entry *x = c->entries; x && e == NULL; x = x->next)
-          if (x->pool == p && !securer_session_busy (x->s) && x->req_id == NULL
-              && (pass == 1 || securer_session_ready (x->s)))
-            e = x;
-      if (e == NULL)
-        return reply_error (c, id, "every session of pool '%s' is busy", pid);
-    }
-  else if ((e = find_entry (c, sid)) == NULL)
-    return reply_error (c, id, "no session '%s'", sid ? sid : "(missing \"session\")");
   const char *code = json_string_value (json_object_get (req, "code"));
-  if (code == NULL)
-    return reply_error (c, id, "execute: \"code\" must be a string");
   double timeout = json_number_value (json_object_get (req, "timeout"));
   struct securer_exec_opts xo = {
     .timeout_ms = timeout > 0 ? (uint64_t) (timeout * 1000.0) : 0,
@@ -413,6 +491,143 @@ do_execute (struct client *c, json_t *id, const json_t *req)
       reply_error (c, id, "%s", securer_error_message (err));
       securer_error_free (&err);
     }
+}
+
+static bool
+member_idle (const struct entry *x)
+{
+  return !x->doomed && x->req_id == NULL && !securer_session_busy (x->s);
+}
+
+static void
+arm_pool_timer (struct pool *p)
+{
+  uint64_t first = UINT64_MAX;
+  for (struct queued *q = p->queue; q; q = q->next)
+    if (q->deadline_ns < first)
+      first = q->deadline_ns;
+  struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+  if (first != UINT64_MAX)
+    {
+      its.it_value.tv_sec = (time_t) (first / 1000000000u);
+      its.it_value.tv_nsec = (long) (first % 1000000000u);
+      if (first == 0)
+        its.it_value.tv_nsec = 1;
+    }
+  timerfd_settime (p->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Hands queued executes, oldest first, to idle members: a ready one first,
+ * so that no request waits for a start-up while another session could run
+ * it now. */
+static void
+dispatch_pool (struct client *c, struct pool *p)
+{
+  while (p->queue != NULL && p->open_id == NULL && !p->doomed)
+    {
+      struct entry *e = NULL;
+      for (int pass = 0; pass < 2 && e == NULL; pass++)
+        for (struct entry *x = c->entries; x && e == NULL; x = x->next)
+          if (x->pool == p && member_idle (x) && (pass == 1 || securer_session_ready (x->s)))
+            e = x;
+      if (e == NULL)
+        break;
+      struct queued *q = p->queue;
+      p->queue = q->next;
+      if (p->queue == NULL)
+        p->tail = &p->queue;
+      p->n_queued--;
+      run_execute (c, e, q->id, q->req);
+      json_decref (q->id);
+      json_decref (q->req);
+      free (q);
+    }
+  arm_pool_timer (p);
+}
+
+static void
+dispatch_all (void)
+{
+  for (struct client *c = srv.clients; c; c = c->next)
+    for (struct pool *p = c->pools; p; p = p->next)
+      if (p->queue != NULL)
+        dispatch_pool (c, p);
+}
+
+/* Answers the queued executes whose acquire timeout has passed. */
+static void
+expire_queue (struct pool *p)
+{
+  uint64_t now = securer_now_ns ();
+  for (struct queued **qq = &p->queue; *qq;)
+    {
+      struct queued *q = *qq;
+      if (q->deadline_ns > now)
+        {
+          qq = &q->next;
+          continue;
+        }
+      *qq = q->next;
+      p->n_queued--;
+      reply_error (p->c, q->id, "no session of pool '%s' became free within %g s (all %u busy; "
+                   "raise \"acquire_timeout\" or the pool's size)", p->id, q->wait_s, p->size);
+      json_decref (q->id);
+      json_decref (q->req);
+      free (q);
+    }
+  p->tail = &p->queue;
+  while (*p->tail)
+    p->tail = &(*p->tail)->next;
+  arm_pool_timer (p);
+}
+
+static void
+on_pool_timer (void *data, uint32_t ev)
+{
+  struct pool *p = data;
+  uint64_t ticks;
+  if (read (p->timer_fd, &ticks, sizeof ticks) == sizeof ticks)
+    expire_queue (p);
+}
+
+static void
+do_execute (struct client *c, json_t *id, const json_t *req)
+{
+  const char *sid = json_string_value (json_object_get (req, "session"));
+  const char *pid = json_string_value (json_object_get (req, "pool"));
+  if (!json_is_string (json_object_get (req, "code")))
+    return reply_error (c, id, "execute: \"code\" must be a string");
+  if (pid == NULL)
+    {
+      struct entry *e = find_entry (c, sid);
+      if (e == NULL)
+        return reply_error (c, id, "no session '%s'", sid ? sid : "(missing \"session\")");
+      return run_execute (c, e, id, req);
+    }
+  struct pool *p = find_pool (c, pid);
+  if (p == NULL)
+    return reply_error (c, id, "no pool '%s'", pid);
+  json_t *at = json_object_get (req, "acquire_timeout");
+  double wait_s = at == NULL ? DEFAULT_ACQUIRE_TIMEOUT_S : json_number_value (at);
+  if ((at != NULL && !json_is_number (at)) || !(wait_s >= 0) || wait_s > 1e7)
+    return reply_error (c, id, "execute: \"acquire_timeout\" must be a number of seconds >= 0");
+  if (p->n_queued >= POOL_QUEUE_MAX)
+    return reply_error (c, id, "pool '%s' already has %d requests waiting", pid, POOL_QUEUE_MAX);
+  /* Every pool execute queues, so that requests are served in order; the
+   * dispatch below starts it at once when a member is idle. */
+  struct queued *q = calloc (1, sizeof *q);
+  if (q == NULL)
+    return reply_error (c, id, "out of memory");
+  q->id = json_incref (id ? id : json_null ());
+  q->req = json_incref ((json_t *) req);
+  q->wait_s = wait_s;
+  q->deadline_ns = securer_now_ns () + (uint64_t) (wait_s * 1e9);
+  *p->tail = q;
+  p->tail = &q->next;
+  p->n_queued++;
+  dispatch_pool (c, p);
+  if (p->queue != NULL && wait_s == 0)
+    expire_queue (p);  /* no wait asked for: the reply comes now */
 }
 
 static void
@@ -483,11 +698,17 @@ handle_request (struct client *c, const char *line, size_t len)
     }
   else if (strcmp (op, "open") == 0)
     {
+      /* The reply waits for R's "ready" (see on_start), so that a session
+       * that cannot start fails here, with the reason, not at its first
+       * execute. */
       struct entry *e = open_entry (c, req, NULL, &err);
       if (e == NULL)
         reply_error (c, id, "%s", securer_error_message (err));
       else
-        reply_ok (c, id, json_pack ("{s:s}", "session", e->id));
+        {
+          e->start_id = json_incref (id ? id : json_null ());
+          e->opening = true;
+        }
     }
   else if (strcmp (op, "execute") == 0)
     do_execute (c, id, req);
@@ -520,8 +741,12 @@ handle_request (struct client *c, const char *line, size_t len)
       struct entry *e = find_entry (c, json_string_value (json_object_get (req, "session")));
       if (e == NULL)
         reply_error (c, id, "no such session");
+      else if (op[0] == 'r' && e->start_id != NULL)
+        reply_error (c, id, "restart: the session is already starting");
       else if (op[0] == 'r' && securer_session_restart (e->s, &err) < 0)
         reply_error (c, id, "%s", securer_error_message (err));
+      else if (op[0] == 'r')
+        e->start_id = json_incref (id ? id : json_null ());  /* answered by on_start */
       else if (op[0] == 'c')
         {
           close_entry (c, e);
@@ -542,11 +767,30 @@ handle_request (struct client *c, const char *line, size_t len)
           struct pool *p = calloc (1, sizeof *p);
           char pid[32];
           snprintf (pid, sizeof pid, "pool_%u", ++srv.counter);
-          p->id = strdup (pid);
+          if (p == NULL || (p->id = strdup (pid)) == NULL)
+            {
+              free (p);
+              reply_error (c, id, "pool_open: out of memory");
+              goto done;
+            }
+          p->c = c;
           p->reset = json_is_true (json_object_get (req, "reset_between_uses"));
+          p->size = (unsigned) size;
+          p->tail = &p->queue;
           p->next = c->pools;
           c->pools = p;
-          bool ok = true;
+          p->timer_fd = timerfd_create (CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+          bool ok = p->timer_fd >= 0;
+          if (!ok)
+            securer_error_set (&err, errno, "timerfd_create");
+          else if (securer_loop_add (srv.loop, p->timer_fd, EPOLLIN, on_pool_timer, p, &err) < 0)
+            {
+              close (p->timer_fd);
+              p->timer_fd = -1;
+              ok = false;
+            }
+          /* Every member starts now (their start-ups overlap); the reply
+           * waits until all are ready, or says why one could not start. */
           for (json_int_t i = 0; i < size && ok; i++)
             ok = open_entry (c, req, p, &err) != NULL;
           if (!ok)
@@ -555,7 +799,10 @@ handle_request (struct client *c, const char *line, size_t len)
               close_pool (c, p);
             }
           else
-            reply_ok (c, id, json_pack ("{s:s}", "pool", p->id));
+            {
+              p->open_id = json_incref (id ? id : json_null ());
+              p->starting = p->size;
+            }
         }
     }
   else if (strcmp (op, "pool_status") == 0 || strcmp (op, "pool_close") == 0)
@@ -582,8 +829,8 @@ handle_request (struct client *c, const char *line, size_t len)
                 else
                   idle++;
               }
-          reply_ok (c, id, json_pack ("{s:I, s:I, s:I, s:I}", "total", total, "busy", busy, "idle",
-                                      idle, "dead", dead));
+          reply_ok (c, id, json_pack ("{s:I, s:I, s:I, s:I, s:I}", "total", total, "busy", busy,
+                                      "idle", idle, "dead", dead, "queued", (json_int_t) p->n_queued));
         }
     }
   else if (strcmp (op, "shutdown") == 0)
@@ -593,11 +840,33 @@ handle_request (struct client *c, const char *line, size_t len)
     }
   else
     reply_error (c, id, "unknown op '%s'", op);
+done:
   securer_error_free (&err);
   json_decref (req);
 }
 
 /* ---- clients ------------------------------------------------------------------ */
+
+static void
+reap_doomed (void)
+{
+  srv.reap = false;
+  for (struct client *c = srv.clients; c; c = c->next)
+    {
+      for (struct entry *e = c->entries, *next; e; e = next)
+        {
+          next = e->next;
+          if (e->doomed)
+            close_entry (c, e);
+        }
+      for (struct pool *p = c->pools, *next; p; p = next)
+        {
+          next = p->next;
+          if (p->doomed)
+            close_pool (c, p);
+        }
+    }
+}
 
 static void
 client_free (struct client *c)
@@ -843,8 +1112,14 @@ cmd_serve (int argc, char **argv)
         goto fail;
     }
   while (!srv.stop)
-    if (securer_loop_run_once (srv.loop, -1, &err) < 0)
-      goto fail;
+    {
+      if (securer_loop_run_once (srv.loop, -1, &err) < 0)
+        goto fail;
+      /* Out here, no session's callback is on the stack. */
+      if (srv.reap)
+        reap_doomed ();
+      dispatch_all ();
+    }
   /* Let the last replies out before closing. */
   for (struct client *c = srv.clients; c; c = c->next)
     while (securer_channel_pending (&c->ch))

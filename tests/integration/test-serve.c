@@ -112,6 +112,31 @@ Test (exec, host_command_tools)
   cr_assert (strstr (out, "unlucky number") != NULL, "%s", out);
   free (out);
   unlink (tool);
+
+  /* A tool that never answers is bounded by --timeout. */
+  snprintf (tool, sizeof tool, "%s/hang.sh", dir);
+  f = fopen (tool, "w");
+  fputs ("#!/bin/sh\nexec sleep 1000\n", f);
+  fclose (f);
+  chmod (tool, 0700);
+  snprintf (spec, sizeof spec, "hang=%s", tool);
+  char *a3[] = { "securer", "exec", "--json", "--timeout", "1", "--tool", spec, "-e", "hang()", NULL };
+  cr_assert_eq (run (a3, NULL, &out), 124);
+  cr_assert (strstr (out, "\"status\":\"timeout\"") != NULL, "%s", out);
+  free (out);
+  unlink (tool);
+  /* One that floods its stdout is stopped and refused. */
+  snprintf (tool, sizeof tool, "%s/flood.sh", dir);
+  f = fopen (tool, "w");
+  fputs ("#!/bin/sh\nexec head -c 10000000 /dev/zero\n", f);
+  fclose (f);
+  chmod (tool, 0700);
+  snprintf (spec, sizeof spec, "flood=%s", tool);
+  char *a4[] = { "securer", "exec", "--json", "--tool", spec, "-e", "flood()", NULL };
+  cr_assert_eq (run (a4, NULL, &out), 1);
+  cr_assert (strstr (out, "printed more than 1048576 bytes") != NULL, "%s", out);
+  free (out);
+  unlink (tool);
   rmdir (dir);
 }
 
@@ -356,4 +381,225 @@ Test (serve, listen_needs_the_token)
   fclose (c.out);
   rmdir (sdir);
   rmdir (dir);
+}
+
+/* ---- start failures and pool queueing ------------------------------------------- */
+
+/* Replies by request id (small integers); the last tool_call event seen. */
+struct replies {
+  json_t *by_id[32];
+  json_t *tool_call;
+};
+
+static json_t *
+reply_to (struct conn *c, struct replies *rs, int id)
+{
+  while (rs->by_id[id] == NULL)
+    {
+      json_t *r = recv_json (c);
+      json_t *rid = json_object_get (r, "id");
+      if (json_is_integer (rid) && json_integer_value (rid) >= 0 && json_integer_value (rid) < 32)
+        {
+          cr_assert_null (rs->by_id[json_integer_value (rid)], "two replies to one request");
+          rs->by_id[json_integer_value (rid)] = r;
+        }
+      else if (json_object_get (r, "event") != NULL)
+        {
+          json_decref (rs->tool_call);
+          rs->tool_call = r;
+        }
+      else
+        json_decref (r);
+    }
+  return rs->by_id[id];
+}
+
+static void
+replies_clear (struct replies *rs)
+{
+  for (int i = 0; i < 32; i++)
+    json_decref (rs->by_id[i]);
+  json_decref (rs->tool_call);
+  memset (rs, 0, sizeof *rs);
+}
+
+/* The shipped r policy with `edit` applied (its includes made absolute). */
+static void
+write_policy (const char *path, const char *from, const char *to)
+{
+  FILE *in = fopen (SECURER_ABS_SRCDIR "/policies/r.policy", "r");
+  cr_assert_not_null (in);
+  FILE *out = fopen (path, "w");
+  cr_assert_not_null (out);
+  char line[1024];
+  bool edited = false;
+  while (fgets (line, sizeof line, in) != NULL)
+    {
+      if (strncmp (line, from, strlen (from)) == 0)
+        {
+          fputs (to, out);
+          edited = true;
+        }
+      else if (strncmp (line, "include \"", 9) == 0)
+        fprintf (out, "include \"%s/policies/%s", SECURER_ABS_SRCDIR, line + 9);
+      else
+        fputs (line, out);
+    }
+  fclose (in);
+  fclose (out);
+  cr_assert (edited, "r.policy has no line starting with '%s'", from);
+}
+
+Test (serve, open_replies_once_r_is_ready_or_says_why_it_could_not_start)
+{
+  char dir[] = "/tmp/securer-serve-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  char small[128], nor[128], req[512];
+  /* R's loader cannot map its libraries in 20 MiB: R is spawned, then dies. */
+  snprintf (small, sizeof small, "%s/small.policy", dir);
+  write_policy (small, "limit as ", "limit as 20M\n");
+  /* No R in the sandbox at all: the spawn itself fails. */
+  snprintf (nor, sizeof nor, "%s/no-r.policy", dir);
+  write_policy (nor, "mount ro   /usr/lib/R\n", "# R left out\n");
+
+  struct conn c;
+  char *argv[] = { "securer", "serve", NULL };
+  start_serve (&c, argv);
+  struct replies rs = { 0 };
+  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":1,\"policy\":\"%s\"}", small);
+  send_line (&c, req);
+  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":2,\"policy\":\"%s\"}", nor);
+  send_line (&c, req);
+  send_line (&c, "{\"op\":\"open\",\"id\":3}");
+  snprintf (req, sizeof req, "{\"op\":\"pool_open\",\"id\":4,\"size\":2,\"policy\":\"%s\"}", small);
+  send_line (&c, req);
+
+  json_t *r = reply_to (&c, &rs, 1);
+  cr_assert (json_is_false (json_object_get (r, "ok")));
+  const char *e = json_string_value (json_object_get (r, "error"));
+  cr_assert (strstr (e, "R failed to start: R exited unexpectedly with status 127") != NULL, "%s", e);
+  cr_assert (strstr (e, "error while loading shared libraries") != NULL, "R's own words: %s", e);
+  r = reply_to (&c, &rs, 2);
+  cr_assert (json_is_false (json_object_get (r, "ok")));
+  e = json_string_value (json_object_get (r, "error"));
+  cr_assert (strstr (e, "/usr/lib/R/bin/exec/R") && strstr (e, "ENOENT"), "%s", e);
+  r = reply_to (&c, &rs, 4);
+  cr_assert (json_is_false (json_object_get (r, "ok")));
+  e = json_string_value (json_object_get (r, "error"));
+  cr_assert (strstr (e, "pool_open: R failed to start") != NULL, "%s", e);
+
+  /* A good open replies when R is ready: it runs code at once. */
+  r = reply_to (&c, &rs, 3);
+  cr_assert (json_is_true (json_object_get (r, "ok")));
+  snprintf (req, sizeof req, "{\"op\":\"status\",\"id\":5,\"session\":\"%s\"}",
+            json_string_value (json_object_get (r, "session")));
+  send_line (&c, req);
+  r = reply_to (&c, &rs, 5);
+  cr_assert (json_is_true (json_object_get (r, "alive")));
+  snprintf (req, sizeof req, "{\"op\":\"restart\",\"id\":6,\"session\":\"%s\"}",
+            json_string_value (json_object_get (rs.by_id[3], "session")));
+  send_line (&c, req);
+  cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 6), "ok")));
+  replies_clear (&rs);
+  fclose (c.in);
+  int st;
+  waitpid (c.pid, &st, 0);
+  cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0);
+  fclose (c.out);
+  unlink (small);
+  unlink (nor);
+  rmdir (dir);
+}
+
+static void
+answer_tool (struct conn *c, struct replies *rs, const char *value)
+{
+  cr_assert_not_null (rs->tool_call);
+  char req[256];
+  snprintf (req, sizeof req, "{\"op\":\"tool_result\",\"session\":\"%s\",\"call_id\":%lld,\"value\":%s}",
+            json_string_value (json_object_get (rs->tool_call, "session")),
+            (long long) json_integer_value (json_object_get (rs->tool_call, "call_id")), value);
+  json_decref (rs->tool_call);
+  rs->tool_call = NULL;
+  send_line (c, req);
+}
+
+static void
+wait_tool_call (struct conn *c, struct replies *rs)
+{
+  while (rs->tool_call == NULL)
+    {
+      json_t *r = recv_json (c);
+      cr_assert_str_eq (json_string_value (json_object_get (r, "event")), "tool_call", "unexpected line");
+      rs->tool_call = r;
+    }
+}
+
+static const char *
+result_value (json_t *reply)
+{
+  json_t *res = json_object_get (reply, "result");
+  cr_assert_str_eq (json_string_value (json_object_get (res, "status")), "ok");
+  return json_string_value (json_object_get (res, "value"));
+}
+
+Test (serve, pool_executes_wait_for_a_free_session)
+{
+  struct conn c;
+  char *argv[] = { "securer", "serve", NULL };
+  start_serve (&c, argv);
+  struct replies rs = { 0 };
+  send_line (&c, "{\"op\":\"pool_open\",\"id\":1,\"size\":1,\"tools\":[{\"name\":\"hold\"}]}");
+  cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 1), "ok")));
+  const char *pool = json_string_value (json_object_get (rs.by_id[1], "pool"));
+  char req[512];
+  /* The only session is busy until the tool call is answered. */
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":2,\"pool\":\"%s\",\"plain\":true,\"code\":\"hold(); 'first'\"}", pool);
+  send_line (&c, req);
+  wait_tool_call (&c, &rs);
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":3,\"pool\":\"%s\",\"plain\":true,\"code\":\"'second'\"}", pool);
+  send_line (&c, req);
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":4,\"pool\":\"%s\",\"code\":\"1\",\"acquire_timeout\":0.2}", pool);
+  send_line (&c, req);
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":5,\"pool\":\"%s\",\"code\":\"1\",\"acquire_timeout\":0}", pool);
+  send_line (&c, req);
+  json_t *r = reply_to (&c, &rs, 4);
+  cr_assert (json_is_false (json_object_get (r, "ok")));
+  cr_assert (strstr (json_string_value (json_object_get (r, "error")),
+                     "no session of pool 'pool_1' became free within 0.2 s (all 1 busy") != NULL,
+             "%s", json_string_value (json_object_get (r, "error")));
+  r = reply_to (&c, &rs, 5);
+  cr_assert (strstr (json_string_value (json_object_get (r, "error")), "within 0 s") != NULL);
+  snprintf (req, sizeof req, "{\"op\":\"pool_status\",\"id\":6,\"pool\":\"%s\"}", pool);
+  send_line (&c, req);
+  r = reply_to (&c, &rs, 6);
+  cr_assert_eq (json_integer_value (json_object_get (r, "queued")), 1, "the default wait keeps #3 queued");
+  cr_assert_eq (json_integer_value (json_object_get (r, "busy")), 1);
+
+  /* Freeing the session runs the queued request on it. */
+  answer_tool (&c, &rs, "null");
+  cr_assert_str_eq (result_value (reply_to (&c, &rs, 2)), "first");
+  cr_assert_str_eq (result_value (reply_to (&c, &rs, 3)), "second");
+  cr_assert_str_eq (json_string_value (json_object_get (rs.by_id[2], "session")),
+                    json_string_value (json_object_get (rs.by_id[3], "session")));
+
+  /* Closing the pool answers what still waits. */
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":7,\"pool\":\"%s\",\"code\":\"hold()\"}", pool);
+  send_line (&c, req);
+  wait_tool_call (&c, &rs);
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":8,\"pool\":\"%s\",\"code\":\"2\"}", pool);
+  send_line (&c, req);
+  snprintf (req, sizeof req, "{\"op\":\"pool_close\",\"id\":9,\"pool\":\"%s\"}", pool);
+  send_line (&c, req);
+  r = reply_to (&c, &rs, 8);
+  cr_assert (strstr (json_string_value (json_object_get (r, "error")), "was closed while the request waited") != NULL);
+  r = reply_to (&c, &rs, 7);
+  cr_assert_str_eq (json_string_value (json_object_get (json_object_get (r, "result"), "status")), "crashed");
+  cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 9), "ok")));
+  replies_clear (&rs);
+  fclose (c.in);
+  int st;
+  waitpid (c.pid, &st, 0);
+  cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0);
+  fclose (c.out);
 }

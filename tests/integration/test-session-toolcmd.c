@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -110,6 +111,18 @@ dead (pid_t pid)
   return z;
 }
 
+static int
+count_fds (void)
+{
+  int n = 0;
+  DIR *d = opendir ("/proc/self/fd");
+  struct dirent *de;
+  while ((de = readdir (d)) != NULL)
+    n += de->d_name[0] != '.';
+  closedir (d);
+  return n;
+}
+
 static bool
 is_our_child (pid_t pid)
 {
@@ -136,6 +149,7 @@ Test (toolcmd, a_hanging_tool_is_killed_at_the_timeout_and_the_session_goes_on)
   add_command (t, "hang", script ("hang.sh", body), NULL, 0, NULL);
   struct securer_session *s = open_with (t);
   free (value_json (s, "x <- 41"));
+  int fds = count_fds ();
 
   struct securer_result r;
   securer_err_t err = NULL;
@@ -161,6 +175,7 @@ Test (toolcmd, a_hanging_tool_is_killed_at_the_timeout_and_the_session_goes_on)
   char *v = value_json (s, "exists('x'); 6 * 7");
   cr_assert_str_eq (v, "{\"t\":\"dbl\",\"v\":[42]}");
   free (v);
+  cr_assert_eq (count_fds (), fds, "descriptors of the tool command leaked");
   securer_session_close (s);
 }
 

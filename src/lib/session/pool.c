@@ -26,6 +26,7 @@ struct securer_pool {
   char *audit_log;
   struct securer_policy *policy;   /* own copy: replacements must not depend on the caller's */
   bool closing;
+  unsigned waiting;                /* threads blocked in acquire */
 };
 
 static int
@@ -123,6 +124,7 @@ securer_pool_acquire (struct securer_pool *p, uint64_t timeout_ms, struct secure
     deadline_from (timeout_ms, &dl);
   pthread_mutex_lock (&p->mu);
   struct slot *got = NULL;
+  bool timed_out = false;
   for (;;)
     {
       if (p->closing)
@@ -135,14 +137,26 @@ securer_pool_acquire (struct securer_pool *p, uint64_t timeout_ms, struct secure
           got = &p->slots[i];
       if (got != NULL)
         break;
-      int rc = forever ? pthread_cond_wait (&p->cv, &p->mu)
-                       : pthread_cond_timedwait (&p->cv, &p->mu, &dl);
-      if (rc == ETIMEDOUT)
+      /* Looked once more after the deadline: a release that raced with
+       * the timeout is not lost. */
+      if (timed_out || timeout_ms == 0)
         {
           pthread_mutex_unlock (&p->mu);
-          return securer_error_set (err, ETIMEDOUT, "no idle session within %llu ms",
-                                    (unsigned long long) timeout_ms);
+          if (timeout_ms == 0)
+            return securer_error_set (err, ETIMEDOUT, "no idle session in the pool (all %u busy)",
+                                      p->n);
+          return securer_error_set (err, ETIMEDOUT,
+                                    "no session of the pool became free within %llu ms (all %u busy)",
+                                    (unsigned long long) timeout_ms, p->n);
         }
+      p->waiting++;
+      int rc = forever ? pthread_cond_wait (&p->cv, &p->mu)
+                       : pthread_cond_timedwait (&p->cv, &p->mu, &dl);
+      p->waiting--;
+      if (p->closing)
+        pthread_cond_broadcast (&p->cv);  /* close waits for the last waiter to leave */
+      if (rc == ETIMEDOUT)
+        timed_out = true;
     }
   got->busy = true;
   pthread_mutex_unlock (&p->mu);
@@ -213,6 +227,7 @@ securer_pool_status (struct securer_pool *p, struct securer_pool_status *st)
   memset (st, 0, sizeof *st);
   pthread_mutex_lock (&p->mu);
   st->total = p->n;
+  st->waiting = p->waiting;
   for (unsigned i = 0; i < p->n; i++)
     {
       if (p->slots[i].busy)
@@ -233,6 +248,9 @@ securer_pool_close (struct securer_pool *p)
   pthread_mutex_lock (&p->mu);
   p->closing = true;
   pthread_cond_broadcast (&p->cv);
+  /* Waiters must be out of pthread_cond_wait before it is destroyed. */
+  while (p->waiting > 0)
+    pthread_cond_wait (&p->cv, &p->mu);
   pthread_mutex_unlock (&p->mu);
   for (unsigned i = 0; i < p->n; i++)
     securer_session_close (p->slots[i].s);

@@ -414,6 +414,25 @@ kill_and_fail (struct securer_session *s, enum securer_exec_status st, const cha
     finish (s, st, why);
 }
 
+/* R is exiting before it was ready (a loader error, a limit): its exit
+ * status, seen on the pollfd, says more than the closed channel, so only the
+ * channel goes now.  The start timer still bounds the wait. */
+static void
+channel_lost_while_starting (struct securer_session *s)
+{
+  s->ch_watch_out = false;
+  if (s->ch.rfd >= 0)
+    securer_loop_del (s->loop, s->ch.rfd);
+  securer_channel_close (&s->ch);
+}
+
+static bool
+peer_gone (const securer_err_t e)
+{
+  int n = securer_error_errno (e);
+  return n == EPIPE || n == ECONNRESET;
+}
+
 /* Asks the loop for EPOLLOUT on the channel while bytes wait to be sent. */
 static int
 watch_out (struct securer_session *s, securer_err_t *err)
@@ -450,6 +469,11 @@ on_sock (void *data, uint32_t ev)
       securer_err_t e = NULL;
       if (securer_channel_flush (&s->ch, &e) < 0 || watch_out (s, &e) < 0)
         {
+          if (s->state == S_STARTING && s->poll_fd >= 0 && peer_gone (e))
+            {
+              securer_error_free (&e);
+              return channel_lost_while_starting (s);
+            }
           char *m = NULL;
           if (asprintf (&m, "R is not reading its requests: %s", securer_error_message (e)) < 0)
             m = NULL;
@@ -887,11 +911,16 @@ on_channel (void *data, uint32_t ev)
             return;
           }
         case CHANNEL_EOF:
-          drain_output (s);
-          kill_and_fail (s, SECURER_EXEC_CRASHED, "R closed the channel (it exited)");
-          return;
         case CHANNEL_ERROR:
-          kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_message (e));
+          if (s->state == S_STARTING && s->poll_fd >= 0)
+            {
+              securer_error_free (&e);
+              channel_lost_while_starting (s);
+              return;
+            }
+          drain_output (s);
+          kill_and_fail (s, SECURER_EXEC_CRASHED,
+                         st == CHANNEL_EOF ? "R closed the channel (it exited)" : securer_error_message (e));
           securer_error_free (&e);
           return;
         }
@@ -1081,14 +1110,26 @@ child_start (struct securer_session *s, securer_err_t *err)
       child_stop (s);
       return securer_error_prefix (err, "start R");
     }
+  arm_timer (s, s->start_timeout_ms);
   char *hello = securer_proto_hello (s->tools, s->max_message);
-  if (securer_channel_send_raw (&s->ch, s->runtime, s->runtime_len, err) < 0
-      || send_msg (s, hello, err) < 0 || watch_out (s, err) < 0)
+  int rc = securer_channel_send_raw (&s->ch, s->runtime, s->runtime_len, err);
+  if (rc == 0)
+    rc = send_msg (s, hello, err);  /* frees hello */
+  else
+    free (hello);
+  if (rc == 0)
+    rc = watch_out (s, err);
+  if (rc < 0)
     {
+      if (peer_gone (*err))
+        {
+          securer_error_free (err);
+          channel_lost_while_starting (s);
+          return 0;
+        }
       child_stop (s);
       return securer_error_prefix (err, "start R");
     }
-  arm_timer (s, s->start_timeout_ms);
   return 0;
 fail:
   for (int *fd = (int[]){ sp[0], sp[1], out[0], out[1], er[0], er[1], -2 };
@@ -1108,7 +1149,7 @@ wait_ready (struct securer_session *s, securer_err_t *err)
   if (s->state != S_IDLE)
     {
       char *m = start_failure (s);
-      securer_error_set (err, ECHILD, "%s", m ? m : "R failed to start");
+      securer_error_set (err, 0, "%s", m ? m : "R failed to start");
       free (m);
       return -1;
     }
@@ -1197,6 +1238,7 @@ securer_session_close (struct securer_session *s)
 {
   if (s == NULL)
     return;
+  s->on_start = NULL;  /* a start cut short by closing is no news */
   if (s->job != JOB_NONE && !s->finished)
     kill_and_fail (s, SECURER_EXEC_CRASHED, "session closed");
   child_stop (s);
