@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include "run-util.h"
 
@@ -140,6 +141,41 @@ Test (run, rlimits_from_policy)
   assert_kv (out, "rlimit.fsize", "1048576:1048576");
   assert_kv (out, "rlimit.core", "0:0");
   free (out);
+}
+
+Test (run, nofile_without_policy_limit_keeps_the_callers_soft_limit)
+{
+  /* No nofile limit in the policy: the command keeps the caller's soft
+   * limit, and the hard limit drops to the sync socket's number (the
+   * caller's hard limit - 1) so the command can never own that fd. */
+  struct rlimit rl;
+  cr_assert_eq (getrlimit (RLIMIT_NOFILE, &rl), 0);
+  cr_assert (rl.rlim_max != RLIM_INFINITY && rl.rlim_max > 200);
+  rl.rlim_cur = 100;
+  cr_assert_eq (setrlimit (RLIMIT_NOFILE, &rl), 0);
+  char *args[] = { probe, "info", NULL };
+  char *out = probe_ok (args);
+  char want[64];
+  snprintf (want, sizeof want, "100:%llu", (unsigned long long) rl.rlim_max - 1);
+  assert_kv (out, "rlimit.nofile", want);
+  free (out);
+}
+
+Test (run, exec_failure_is_reported_under_a_small_address_space_limit)
+{
+  /* The rlimits are set last and nothing is allocated after them, so even
+   * a limit far below what the launcher itself maps leaves the setup able
+   * to report what went wrong. */
+  pol->limits.rlimit[SECURER_RLIMIT_AS] = (struct securer_rlimit) { true, 1 << 20, 1 << 20 };
+  char *args[] = { "securer-no-such-command", NULL };
+  struct securer_spawn_opts o = opts_for (pol, args);
+  struct run_result r;
+  run_in_sandbox (&o, &r);
+  cr_assert_eq (r.spawn_rc, -1);
+  cr_assert_eq (r.spawn_status, 127, "status %d: %s", r.spawn_status, r.spawn_msg);
+  cr_assert_eq (r.spawn_errno, ENOENT);
+  cr_assert (strstr (r.spawn_msg, "execute securer-no-such-command: ENOENT") != NULL, "%s", r.spawn_msg);
+  run_result_clear (&r);
 }
 
 Test (run, file_size_limit_kills_with_sigxfsz)

@@ -214,7 +214,7 @@ Test (session, runtime_bindings_cannot_be_rebound)
 Test (session, timeout_kills_and_the_session_stays_usable)
 {
   struct securer_session *s = open_session (NULL);
-  run_ok (s, "x <- 1");
+  free (run_ok (s, "x <- 1"));
   pid_t before = securer_session_pid (s);
   struct securer_result r;
   securer_err_t err = NULL;
@@ -286,7 +286,7 @@ Test (session, tool_call_cap_halts_the_execution)
 Test (session, garbage_and_floods_on_the_channel_stop_r_and_recover)
 {
   struct securer_session *s = open_session (NULL);
-  run_ok (s, "kept <- 1");
+  free (run_ok (s, "kept <- 1"));
   expect_fail (s, "con <- file('stdin', 'w'); for (i in 1:100000) writeLines('garbage {', con); Sys.sleep(10)",
                SECURER_EXEC_CRASHED, "malformed JSON");
   /* A flood of well-formed tool calls R never waits for. */
@@ -315,7 +315,7 @@ Test (session, oversized_messages)
 Test (session, r_killed_during_a_tool_call)
 {
   struct securer_session *s = open_session (NULL);
-  run_ok (s, "kept <- 1");
+  free (run_ok (s, "kept <- 1"));
   struct securer_result r;
   securer_err_t err = NULL;
   cr_assert_eq (securer_session_execute (s, "die(); 'unreachable'", NULL, &r, &err), -1);
@@ -350,7 +350,7 @@ Test (session, rejections_hook_length_and_execution_cap)
   securer_result_clear (&r);
   expect_fail (s, "stop('cannot read /home/alice/.ssh/id_rsa from 10.1.2.3')", SECURER_EXEC_ERROR,
                "cannot read <path> from <ip>");
-  run_ok (s, "1");
+  free (run_ok (s, "1"));
   expect_fail (s, "2", SECURER_EXEC_REJECTED, "Maximum executions (2)");
   securer_session_close (s);
 }
@@ -358,7 +358,7 @@ Test (session, rejections_hook_length_and_execution_cap)
 Test (session, restart_clears_state)
 {
   struct securer_session *s = open_session (NULL);
-  run_ok (s, "x <- 42");
+  free (run_ok (s, "x <- 42"));
   securer_err_t err = NULL;
   cr_assert_eq (securer_session_restart (s, &err), 0);
   expect_value (s, "exists('x')", "{\"t\":\"lgl\",\"v\":[false]}");
@@ -453,7 +453,7 @@ Test (session, audit_log_records_every_event)
   snprintf (path, sizeof path, "%s/audit.jsonl", dir);
   struct securer_session *s = open_session (path);
   const char *sid = securer_session_id (s);
-  run_ok (s, "add(1, 2)");
+  free (run_ok (s, "add(1, 2)"));
   expect_fail (s, "fail()", SECURER_EXEC_ERROR, "fire");
   struct securer_result r;
   securer_err_t err = NULL;
@@ -465,7 +465,7 @@ Test (session, audit_log_records_every_event)
   for (int i = 0; i < 12000; i += 8)
     memcpy (big + i, "x <- 1; ", 8);
   big[12000] = '\0';
-  run_ok (s, big);
+  free (run_ok (s, big));
   free (big);
   cr_assert_eq (securer_session_restart (s, &err), 0);
   char sid_copy[64];

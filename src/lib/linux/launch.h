@@ -18,7 +18,7 @@
 enum sync_msg_type {
   SYNC_GO = 1,      /* parent -> init: maps written, cgroup placed, go on */
   SYNC_ERROR,       /* init/payload -> parent: a step failed (text, errnum, status) */
-  SYNC_READY,       /* payload -> parent: all steps but seccomp done (landlock report) */
+  SYNC_READY,       /* payload -> parent: all steps but rlimits and seccomp done (landlock report) */
   SYNC_NOTIFY_FD,   /* payload -> parent: seccomp listener attached with SCM_RIGHTS */
   SYNC_EXIT,        /* init -> parent: how the payload ended (exit code or signal) */
 };
