@@ -101,6 +101,12 @@ main (int argc, char **argv)
           fprintf (stderr, "securer: unknown command '%s'; run 'securer --help'\n", argv[2]);
           return 2;
         }
+      /* `securer help policy SUB` is `securer policy SUB --help`. */
+      if (strcmp (c->name, "policy") == 0 && argc > 3)
+        {
+          char *sub[] = { argv[2], argv[3], (char *) "--help", NULL };
+          return c->run (3, sub);
+        }
       c->help (stdout);
       return 0;
     }

@@ -99,6 +99,12 @@ Test (policy_cli, help_for_each_command)
     { "policy check --help", "Usage: securer policy check" },
     { "policy show -h", "Usage: securer policy show" },
     { "help policy", "Usage: securer policy COMMAND" },
+    { "help policy check", "Usage: securer policy check" },
+    { "help policy show", "Usage: securer policy show" },
+    { "help policy compile", "Usage: securer policy compile" },
+    { "help policy import", "Usage: securer policy import" },
+    { "policy compile --help", "Usage: securer policy compile" },
+    { "policy import --help", "Usage: securer policy import" },
   };
   for (size_t i = 0; i < sizeof h / sizeof *h; i++)
     {
