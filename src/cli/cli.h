@@ -30,6 +30,10 @@ void cli_report (securer_err_t *err);
 /* True when argv holds -h/--help before any "--". */
 int cli_wants_help (int argc, char **argv);
 
+/* Finds and loads POLICY (a file or a NAME), printing every diagnostic on
+ * stderr; NULL when it cannot be loaded. */
+struct securer_policy *cli_load_policy (const char *arg);
+
 
 
 /* `securer policy` subcommands implemented in cmd_policy_seccomp.c. */

@@ -68,16 +68,14 @@ cmd_policy_help (FILE *out)
            "The policy language is described in securer-policy(5).\n");
 }
 
-/* Loads POLICY (file or name) printing all diagnostics; NULL on failure. */
-static struct securer_policy *
-load (const char *arg, bool quiet_ok, int *status)
+struct securer_policy *
+cli_load_policy (const char *arg)
 {
   securer_err_t err = NULL;
   char *path = NULL;
   if (securer_policy_find (arg, &path, &err) < 0)
     {
       cli_report (&err);
-      *status = 1;
       return NULL;
     }
   struct securer_diags diags = { NULL, 0, 0 };
@@ -97,16 +95,9 @@ load (const char *arg, bool quiet_ok, int *status)
   securer_error_free (&err);
   securer_diags_free (&diags);
   if (r < 0)
-    {
-      fprintf (stderr, "%s: invalid policy\n", path);
-      *status = 1;
-      free (path);
-      return NULL;
-    }
-  (void) quiet_ok;
+    fprintf (stderr, "%s: invalid policy\n", path);
   free (path);
-  *status = 0;
-  return p;
+  return r < 0 ? NULL : p;
 }
 
 static int
@@ -136,8 +127,7 @@ policy_check (int argc, char **argv)
   int result = 0;
   for (int i = optind; i < argc; i++)
     {
-      int status;
-      struct securer_policy *p = load (argv[i], quiet, &status);
+      struct securer_policy *p = cli_load_policy (argv[i]);
       if (p == NULL)
         {
           result = 1;
@@ -181,10 +171,9 @@ policy_show (int argc, char **argv)
       fprintf (stderr, "securer policy show: --json and --oci exclude each other\n");
       return 2;
     }
-  int status;
-  struct securer_policy *p = load (argv[optind], false, &status);
+  struct securer_policy *p = cli_load_policy (argv[optind]);
   if (p == NULL)
-    return status;
+    return 1;
   if (oci)
     {
       /* The OCI export lives with the seccomp compiler. */

@@ -31,34 +31,6 @@ compile_help (FILE *out)
            "2 for usage errors.\n");
 }
 
-static struct securer_policy *
-load_policy (const char *arg)
-{
-  securer_err_t err = NULL;
-  char *path = NULL;
-  if (securer_policy_find (arg, &path, &err) < 0)
-    {
-      cli_report (&err);
-      return NULL;
-    }
-  struct securer_diags diags = { NULL, 0, 0 };
-  struct securer_policy *p = NULL;
-  int r = securer_policy_load_file (path, &p, &diags, &err);
-  for (size_t i = 0; i < diags.n; i++)
-    {
-      char *s = securer_diag_format (&diags.items[i]);
-      if (s)
-        fprintf (stderr, "%s\n", s);
-      free (s);
-    }
-  if (r < 0 && diags.n_errors == 0)
-    cli_report (&err);
-  securer_error_free (&err);
-  securer_diags_free (&diags);
-  free (path);
-  return r < 0 ? NULL : p;
-}
-
 int
 cmd_policy_compile (int argc, char **argv)
 {
@@ -86,7 +58,7 @@ cmd_policy_compile (int argc, char **argv)
       compile_help (stderr);
       return 2;
     }
-  struct securer_policy *p = load_policy (argv[optind]);
+  struct securer_policy *p = cli_load_policy (argv[optind]);
   if (p == NULL)
     return 1;
   securer_err_t err = NULL;
