@@ -810,24 +810,34 @@ d_mount (struct ctx *c)
   builder_add_mount (c->ps->b, &m);
 }
 
-static void
-d_mask (struct ctx *c)
+/* The rest of the line: absolute paths added to the list *v (mask, exec).
+ * Returns false when there was none. */
+static bool
+path_list (struct ctx *c, const char *expected, const char *what, const char *too_many, char ***v,
+           size_t *n)
 {
   if (peek (c) == NULL)
     {
-      expect (c, "a path to hide");
-      return;
+      expect (c, expected);
+      return false;
     }
-  struct securer_policy *p = builder_policy (c->ps->b);
   const struct token *t;
   while ((t = peek (c)) != NULL)
     {
       c->i++;
-      if (!abs_path_ok (c, t, "path"))
+      if (!abs_path_ok (c, t, what))
         continue;
-      if (builder_add_str (c->ps->b, &p->masks, &p->n_masks, t->text) < 0)
-        error_at (c, t, NULL, "too many masked paths (more than %d)", POLICY_MAX_ITEMS);
+      if (builder_add_str (c->ps->b, v, n, t->text) < 0)
+        error_at (c, t, NULL, "too many %s (more than %d)", too_many, POLICY_MAX_ITEMS);
     }
+  return true;
+}
+
+static void
+d_mask (struct ctx *c)
+{
+  struct securer_policy *p = builder_policy (c->ps->b);
+  path_list (c, "a path to hide", "path", "masked paths", &p->masks, &p->n_masks);
 }
 
 static bool
@@ -1119,22 +1129,10 @@ d_env (struct ctx *c)
 static void
 d_exec (struct ctx *c)
 {
-  if (peek (c) == NULL)
-    {
-      expect (c, "paths that may be executed");
-      return;
-    }
   struct securer_policy *p = builder_policy (c->ps->b);
-  const struct token *t;
-  while ((t = peek (c)) != NULL)
-    {
-      c->i++;
-      if (!abs_path_ok (c, t, "executable path"))
-        continue;
-      if (builder_add_str (c->ps->b, &p->exec, &p->n_exec, t->text) < 0)
-        error_at (c, t, NULL, "too many exec paths (more than %d)", POLICY_MAX_ITEMS);
-    }
-  p->exec_restricted = true;
+  if (path_list (c, "paths that may be executed", "executable path", "exec paths", &p->exec,
+                 &p->n_exec))
+    p->exec_restricted = true;
 }
 
 static void
