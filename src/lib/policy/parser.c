@@ -216,75 +216,78 @@ mul_overflow (uint64_t a, uint64_t b, uint64_t *r)
   return 0;
 }
 
+struct unit {
+  const char *name;
+  uint64_t factor;
+};
+
+/* Decimal digits and one of `units`: 0 with *out = number * factor, -1
+ * when s does not start with a digit, -2 when the result does not fit in
+ * 64 bits, -3 when the unit is not in the table. */
+static int
+scaled_number (const char *s, const struct unit *units, size_t n_units, uint64_t *out,
+               const char **unit)
+{
+  uint64_t n;
+  int r = split_number (s, &n, unit);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; i < n_units; i++)
+    if (strcmp (*unit, units[i].name) == 0)
+      return mul_overflow (n, units[i].factor, out) < 0 ? -2 : 0;
+  return -3;
+}
+
 /* Sizes: bytes, or K M G T (powers of 1024), also written KiB MiB GiB TiB. */
 static bool
 parse_size (struct ctx *c, const struct token *t, uint64_t *out)
 {
-  uint64_t n;
-  const char *unit;
-  int r = split_number (t->text, &n, &unit);
-  if (r == -1)
+  static const struct unit units[] = {
+    { "", 1 }, { "B", 1 }, { "K", 1ULL << 10 }, { "KiB", 1ULL << 10 }, { "M", 1ULL << 20 },
+    { "MiB", 1ULL << 20 }, { "G", 1ULL << 30 }, { "GiB", 1ULL << 30 }, { "T", 1ULL << 40 },
+    { "TiB", 1ULL << 40 },
+  };
+  const char *unit = "";
+  switch (scaled_number (t->text, units, sizeof units / sizeof *units, out, &unit))
     {
+    case 0:
+      return true;
+    case -1:
       error_at (c, t, NULL, "expected a size such as 64M or 512KiB, got '%s'", t->text);
       return false;
-    }
-  static const struct { const char *u; unsigned shift; } units[] = {
-    { "", 0 }, { "B", 0 }, { "K", 10 }, { "KiB", 10 }, { "M", 20 }, { "MiB", 20 },
-    { "G", 30 }, { "GiB", 30 }, { "T", 40 }, { "TiB", 40 },
-  };
-  if (r == 0)
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-      if (strcmp (unit, units[i].u) == 0)
-        {
-          if (mul_overflow (n, (uint64_t) 1 << units[i].shift, out) < 0)
-            break;
-          return true;
-        }
-  if (r == -2 || (r == 0 && (unit[0] == '\0' || strchr ("BKMGT", unit[0]))
-                  && (strcmp (unit, "B") == 0 || strlen (unit) == 1 || strcmp (unit + 1, "iB") == 0)))
-    {
+    case -2:
       error_at (c, t, NULL, "size '%s' is too large", t->text);
       return false;
+    default:
+      error_at (c, t, "sizes take K, M, G or T (powers of 1024), or KiB, MiB, GiB, TiB",
+                "unknown size unit '%s' in '%s'", unit, t->text);
+      return false;
     }
-  error_at (c, t, "sizes take K, M, G or T (powers of 1024), or KiB, MiB, GiB, TiB",
-            "unknown size unit '%s' in '%s'", unit, t->text);
-  return false;
 }
 
 /* Durations in milliseconds: ms, s, m, h; a bare number is seconds. */
 static bool
 parse_duration (struct ctx *c, const struct token *t, uint64_t *ms)
 {
-  uint64_t n;
-  const char *unit;
-  int r = split_number (t->text, &n, &unit);
-  if (r == -1)
-    {
-      error_at (c, t, NULL, "expected a duration such as 60s, 500ms or 5m, got '%s'", t->text);
-      return false;
-    }
-  static const struct { const char *u; uint64_t f; } units[] = {
+  static const struct unit units[] = {
     { "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "h", 3600000 },
   };
-  if (r == 0)
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-      if (strcmp (unit, units[i].u) == 0)
-        {
-          if (mul_overflow (n, units[i].f, ms) < 0)
-            {
-              r = -2;
-              break;
-            }
-          return true;
-        }
-  if (r == -2)
+  const char *unit = "";
+  switch (scaled_number (t->text, units, sizeof units / sizeof *units, ms, &unit))
     {
+    case 0:
+      return true;
+    case -1:
+      error_at (c, t, NULL, "expected a duration such as 60s, 500ms or 5m, got '%s'", t->text);
+      return false;
+    case -2:
       error_at (c, t, NULL, "duration '%s' is too large", t->text);
       return false;
+    default:
+      error_at (c, t, "durations take ms, s, m or h", "unknown duration unit '%s' in '%s'", unit,
+                t->text);
+      return false;
     }
-  error_at (c, t, "durations take ms, s, m or h", "unknown duration unit '%s' in '%s'", unit,
-            t->text);
-  return false;
 }
 
 static bool
