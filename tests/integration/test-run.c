@@ -648,6 +648,28 @@ Test (run, seccomp_compile_error_fails_before_clone)
   run_result_clear (&r);
 }
 
+Test (run, seccomp_generation_error_after_clone_is_reported)
+{
+  /* The rules are checked before clone; libseccomp's work is done while
+   * the child sets up.  A filter that only turns out too large then must
+   * still fail the launch (125, naming seccomp) before the command runs. */
+  pol->seccomp.enabled = true;
+  add_syscall_rule (pol, "ioctl", SECURER_ACT_ERRNO, EPERM);
+  struct securer_syscall_rule *r = &pol->seccomp.rules[pol->seccomp.n_rules - 1];
+  r->n_conds = 2;
+  r->conds[0] = (struct securer_arg_cond) { .arg = 1, .op = SECURER_CMP_NE, .value = 0x5412 };
+  r->conds[1] = (struct securer_arg_cond) { .arg = 2, .op = SECURER_CMP_NE, .value = 7 };
+  char *args[] = { probe, "exit", "0", NULL };
+  struct securer_spawn_opts o = opts_for (pol, args);
+  struct run_result r2;
+  run_in_sandbox (&o, &r2);
+  cr_assert_eq (r2.spawn_rc, -1);
+  cr_assert_eq (r2.spawn_status, 125);
+  cr_assert_eq (r2.spawn_errno, E2BIG, "%s", r2.spawn_msg);
+  cr_assert (strncmp (r2.spawn_msg, "seccomp: ", 9) == 0, "%s", r2.spawn_msg);
+  run_result_clear (&r2);
+}
+
 Test (run, sync_socket_sits_above_the_nofile_limit)
 {
   /* The filter lets the payload sendmsg on its sync socket's number; after

@@ -886,3 +886,33 @@ Test (report, needs_the_hand_over_fd)
   cr_assert_eq (securer_seccomp_compile (&x.p, 0x80, -1, &prog, &err), -1);
   securer_error_free (&err);
 }
+
+/* ---- deferred generation (what the launcher uses) ---------------------------- */
+
+Test (compile, deferred_program_loads_only_once_generated)
+{
+  struct pol x;
+  pol_init (&x, ERRNO (ENOSYS));
+  allow_exit (&x);
+  rule (&x, "getpid", ALLOW);
+  struct securer_seccomp_prog *prog = compile_ok (&x, SECURER_SECCOMP_DEFER_BPF, -1);
+  /* Checked and evaluable, but nothing to load or export yet. */
+  uint64_t args[6] = { 0 };
+  cr_assert_eq (securer_seccomp_eval (prog, 0, SYS_getppid, args).type, SECURER_ACT_ERRNO);
+  const struct sock_filter *insns;
+  unsigned n;
+  unsigned long flags;
+  cr_assert_eq (securer_seccomp_bpf (prog, &insns, &n, &flags), -1);
+  int lfd;
+  cr_assert_eq (securer_seccomp_install (prog, &lfd), -EINVAL);
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_seccomp_export_bpf (prog, 1, &err), -1);
+  securer_error_free (&err);
+
+  cr_assert_eq (securer_seccomp_generate (prog, &x.p, &err), 0, "%s", securer_error_message (err));
+  cr_assert_eq (securer_seccomp_bpf (prog, &insns, &n, &flags), 0);
+  cr_assert_gt (n, 0);
+  assert_exit (outcome (prog, SYS_getpid, 0, 0, 0), 0);
+  assert_exit (outcome (prog, SYS_getppid, 0, 0, 0), ENOSYS);
+  securer_seccomp_free (prog);
+}

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <linux/filter.h>
 #include <sys/types.h>
 
 #include "securer/error.h"
@@ -21,6 +22,7 @@ enum sync_msg_type {
   SYNC_READY,       /* payload -> parent: all steps but rlimits and seccomp done (landlock report) */
   SYNC_NOTIFY_FD,   /* payload -> parent: seccomp listener attached with SCM_RIGHTS */
   SYNC_EXIT,        /* init -> parent: how the payload ended (exit code or signal) */
+  SYNC_FILTER,      /* parent -> payload, after READY: the seccomp BPF program */
 };
 
 #define SYNC_TEXT_MAX 2048
@@ -44,6 +46,11 @@ int sync_send (int sock, const struct sync_msg *m, int fd);
 int sync_recv (int sock, struct sync_msg *m, int *fd_out, pid_t *pid_out, bool nonblock);
 /* Reports a failed step to the parent: text is the error message. */
 void sync_send_error (int sock, int status, const securer_err_t e);
+/* The seccomp program (at most BPF_MAXINSNS instructions) and its seccomp(2)
+ * flags, as one datagram.  recv fills insns (room for BPF_MAXINSNS) and
+ * returns 1, 0 on EOF, -1 on error or a malformed message. */
+int sync_send_filter (int sock, const struct sock_filter *insns, unsigned n, unsigned long flags);
+int sync_recv_filter (int sock, struct sock_filter *insns, unsigned *n, unsigned long *flags);
 
 /* ---- userns.c ---------------------------------------------------------- */
 struct id_plan {
@@ -108,7 +115,7 @@ struct launch_plan {
   char **exec_paths;        /* candidates for argv[0], tried in order */
   int setup_sock_at;        /* fd number of setup_sock in the payload (see spawn.c) */
   struct rlimit_plan rlimits;
-  struct securer_seccomp_prog *seccomp;
+  struct securer_seccomp_prog *seccomp;   /* compiled, BPF generated after clone and sent (SYNC_FILTER) */
   unsigned seccomp_flags;
   bool unshare_cgroup;
   bool verbose;

@@ -161,6 +161,20 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
   if (sync_send (sock, &m, -1) < 0)
     _exit (SECURER_EXIT_SETUP);
 
+  /* The parent generated the filter while we were being set up and sends
+   * it in answer to READY. */
+  static struct sock_filter filter[BPF_MAXINSNS];
+  unsigned n_insns = 0;
+  unsigned long filter_flags = 0;
+  if (lp->seccomp != NULL)
+    {
+      int r = sync_recv_filter (sock, filter, &n_insns, &filter_flags);
+      if (r == 0)
+        _exit (SECURER_EXIT_SETUP);   /* the parent gave up */
+      if (r < 0)
+        payload_fail_noalloc (lp, SECURER_EXIT_SETUP, errno, "seccomp: receive the filter");
+    }
+
   /* From here to execve nothing allocates (docs/design-launch.md): the
    * rlimits (RLIMIT_AS above all) apply to this process already, and every
    * value, the filter and the exec paths were prepared before clone. */
@@ -175,7 +189,7 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
   if (lp->seccomp != NULL)
     {
       int nfd = -1;
-      rc = securer_seccomp_install (lp->seccomp, &nfd);
+      rc = securer_seccomp_install_bpf (filter, n_insns, filter_flags, &nfd);
       if (rc == -EPERM)
         payload_fail_noalloc (lp, SECURER_EXIT_SETUP, EPERM,
                               "seccomp: load seccomp filter: no_new_privs is not set");
@@ -458,6 +472,19 @@ await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_e
           securer_error_set_status (err, m.status > 0 ? m.status : SECURER_EXIT_SETUP);
           return -1;
         case SYNC_READY:
+          if (sb->prog != NULL)
+            {
+              const struct sock_filter *insns;
+              unsigned n;
+              unsigned long flags;
+              if (securer_seccomp_bpf (sb->prog, &insns, &n, &flags) < 0
+                  || sync_send_filter (sock, insns, n, flags) < 0)
+                {
+                  if (fd >= 0)
+                    close (fd);
+                  return securer_error_set (err, errno ? errno : EINVAL, "send the seccomp filter");
+                }
+            }
           sb->payload_pid = from;
           sb->ll_known = true;
           sb->ll.abi = m.ll_abi;
@@ -636,15 +663,18 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
   if (sync_fd_number (p, opts->n_pass_fds, &lp.setup_sock_at, err) < 0
       || securer_linux_plan_rlimits (p, lp.setup_sock_at, &lp.rlimits, err) < 0)
     goto fail;
-  /* Compiled here, before clone, so a bad rule is reported before anything
-   * runs and the payload only has to load it.  Denials go through user
-   * notification (when the kernel has it) so the status can name the call. */
+  /* Checked here, before clone, so a bad rule is reported before anything
+   * runs; the libseccomp work (most of the cost) is done after clone, while
+   * the child sets up the sandbox, and the program is sent to the payload.
+   * Denials go through user notification (when the kernel has it) so the
+   * status can name the call. */
   if (p->seccomp.enabled)
     {
       if (opts->verbose)
         fprintf (stderr, "securer: compile the seccomp filter\n");
       lp.seccomp_flags = policy_can_kill (&p->seccomp) ? SECURER_SECCOMP_REPORT_DENIALS : 0;
-      if (securer_seccomp_compile (p, lp.seccomp_flags, lp.setup_sock_at, &sb->prog, err) < 0)
+      if (securer_seccomp_compile (p, lp.seccomp_flags | SECURER_SECCOMP_DEFER_BPF, lp.setup_sock_at,
+                                   &sb->prog, err) < 0)
         {
           securer_error_prefix (err, "seccomp");
           goto fail;
@@ -712,6 +742,11 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
   if (sync_send (socks_setup[0], &go, -1) < 0)
     {
       securer_error_set (err, errno, "release the sandbox");
+      goto fail_child;
+    }
+  if (sb->prog != NULL && securer_seccomp_generate (sb->prog, p, err) < 0)
+    {
+      securer_error_prefix (err, "seccomp");
       goto fail_child;
     }
   uint64_t timeout_ms = opts->timeout_ms ? opts->timeout_ms : p->limits.timeout_ms;

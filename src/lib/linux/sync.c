@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "linux/launch.h"
@@ -120,4 +121,51 @@ sync_send_error (int sock, int status, const securer_err_t e)
   memcpy (m.text, s, l);
   m.text[l] = '\0';
   (void) sync_send (sock, &m, -1);
+}
+
+struct filter_hdr {
+  uint32_t type;
+  uint32_t n;
+  uint64_t flags;
+};
+
+int
+sync_send_filter (int sock, const struct sock_filter *insns, unsigned n, unsigned long flags)
+{
+  if (n == 0 || n > BPF_MAXINSNS)
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  struct filter_hdr h = { SYNC_FILTER, n, flags };
+  struct iovec iov[2] = { { &h, sizeof h }, { (void *) insns, n * sizeof *insns } };
+  struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+  ssize_t r;
+  do
+    r = sendmsg (sock, &mh, MSG_NOSIGNAL);
+  while (r < 0 && errno == EINTR);
+  return r < 0 ? -1 : 0;
+}
+
+int
+sync_recv_filter (int sock, struct sock_filter *insns, unsigned *n, unsigned long *flags)
+{
+  struct filter_hdr h;
+  struct iovec iov[2] = { { &h, sizeof h }, { insns, BPF_MAXINSNS * sizeof *insns } };
+  struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+  ssize_t r;
+  do
+    r = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0)
+    return (int) r;
+  if ((size_t) r < sizeof h || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || h.type != SYNC_FILTER
+      || h.n == 0 || h.n > BPF_MAXINSNS || (size_t) r != sizeof h + h.n * sizeof *insns)
+    {
+      errno = EPROTO;
+      return -1;
+    }
+  *n = h.n;
+  *flags = (unsigned long) h.flags;
+  return 1;
 }

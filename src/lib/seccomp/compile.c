@@ -717,12 +717,72 @@ derive_load_flags (struct securer_seccomp_prog *prog, securer_err_t *err)
 }
 
 int
+securer_seccomp_generate (struct securer_seccomp_prog *prog, const struct securer_policy *p,
+                          securer_err_t *err)
+{
+  if (!prog->enabled || prog->bpf.filter != NULL)
+    return 0;
+  prog->ctx = seccomp_init (scmp_action (prog, prog->def));
+  if (prog->ctx == NULL)
+    goto oom;
+  uint32_t badarch = scmp_action (prog, prog->foreign);
+  int rc;
+  if ((rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_ACT_BADARCH, badarch)) < 0
+      /* NO_NEW_PRIVS is the launcher's explicit step; load checks it. */
+      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0
+      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0
+      /* Binary search over syscall numbers instead of a linear chain:
+       * an allowlist of ~300 syscalls costs ~9 comparisons, not ~300. */
+      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0
+      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_API_SYSRAWRC, 1)) < 0)
+    {
+      securer_error_set (err, -rc, "seccomp: set filter attributes");
+      goto fail;
+    }
+
+  /* Group the rules by syscall, keeping policy order inside each group. */
+  struct srule **order = malloc ((prog->n_rules ? prog->n_rules : 1) * sizeof *order);
+  if (order == NULL)
+    goto oom;
+  for (size_t i = 0; i < prog->n_rules; i++)
+    order[i] = &prog->rules[i];
+  qsort (order, prog->n_rules, sizeof *order, cmp_rule_nr);
+  for (size_t i = 0; i < prog->n_rules;)
+    {
+      size_t j = i;
+      while (j < prog->n_rules && order[j]->nr == order[i]->nr)
+        j++;
+      if (compile_syscall (prog, order + i, j - i, p, emit_regions, NULL, err) < 0)
+        {
+          free (order);
+          goto fail;
+        }
+      i = j;
+    }
+  free (order);
+  if (generate_bpf (prog, err) < 0 || derive_load_flags (prog, err) < 0)
+    goto fail;
+  return 0;
+
+oom:
+  securer_error_set (err, ENOMEM, "seccomp compile");
+fail:
+  if (prog->ctx)
+    seccomp_release (prog->ctx);
+  prog->ctx = NULL;
+  free (prog->bpf.filter);
+  prog->bpf.filter = NULL;
+  prog->bpf.len = 0;
+  return -1;
+}
+
+int
 securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int notify_send_fd,
                          struct securer_seccomp_prog **out, securer_err_t *err)
 {
   const struct securer_seccomp *sc = &p->seccomp;
   *out = NULL;
-  if (flags & ~(unsigned) SECURER_SECCOMP_REPORT_DENIALS)
+  if (flags & ~(unsigned) (SECURER_SECCOMP_REPORT_DENIALS | SECURER_SECCOMP_DEFER_BPF))
     return securer_error_set (err, EINVAL, "seccomp compile: unknown flags 0x%x", flags);
 
   struct securer_seccomp_prog *prog = calloc (1, sizeof *prog);
@@ -820,45 +880,7 @@ securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int not
         goto oom;
     }
 
-  prog->ctx = seccomp_init (scmp_action (prog, prog->def));
-  if (prog->ctx == NULL)
-    goto oom;
-  uint32_t badarch = scmp_action (prog, prog->foreign);
-  int rc;
-  if ((rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_ACT_BADARCH, badarch)) < 0
-      /* NO_NEW_PRIVS is the launcher's explicit step; load checks it. */
-      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0
-      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0
-      /* Binary search over syscall numbers instead of a linear chain:
-       * an allowlist of ~300 syscalls costs ~9 comparisons, not ~300. */
-      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0
-      || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_API_SYSRAWRC, 1)) < 0)
-    {
-      securer_error_set (err, -rc, "seccomp: set filter attributes");
-      goto fail;
-    }
-
-  /* Group the rules by syscall, keeping policy order inside each group. */
-  struct srule **order = malloc ((prog->n_rules ? prog->n_rules : 1) * sizeof *order);
-  if (order == NULL)
-    goto oom;
-  for (size_t i = 0; i < prog->n_rules; i++)
-    order[i] = &prog->rules[i];
-  qsort (order, prog->n_rules, sizeof *order, cmp_rule_nr);
-  for (size_t i = 0; i < prog->n_rules;)
-    {
-      size_t j = i;
-      while (j < prog->n_rules && order[j]->nr == order[i]->nr)
-        j++;
-      if (compile_syscall (prog, order + i, j - i, p, emit_regions, NULL, err) < 0)
-        {
-          free (order);
-          goto fail;
-        }
-      i = j;
-    }
-  free (order);
-  if (generate_bpf (prog, err) < 0 || derive_load_flags (prog, err) < 0)
+  if (!(flags & SECURER_SECCOMP_DEFER_BPF) && securer_seccomp_generate (prog, p, err) < 0)
     goto fail;
   *out = prog;
   return 0;
@@ -875,6 +897,8 @@ securer_seccomp_export_bpf (const struct securer_seccomp_prog *prog, int fd, sec
 {
   if (!prog->enabled)
     return securer_error_set (err, EINVAL, "export BPF: the policy disables seccomp");
+  if (prog->ctx == NULL)
+    return securer_error_set (err, EINVAL, "export BPF: the filter was not generated");
   int rc = seccomp_export_bpf (prog->ctx, fd);
   if (rc < 0)
     return securer_error_set (err, -rc, "export BPF");
@@ -886,9 +910,46 @@ securer_seccomp_export_pfc (const struct securer_seccomp_prog *prog, int fd, sec
 {
   if (!prog->enabled)
     return securer_error_set (err, EINVAL, "export filter text: the policy disables seccomp");
+  if (prog->ctx == NULL)
+    return securer_error_set (err, EINVAL, "export filter text: the filter was not generated");
   int rc = seccomp_export_pfc (prog->ctx, fd);
   if (rc < 0)
     return securer_error_set (err, -rc, "export filter text");
+  return 0;
+}
+
+int
+securer_seccomp_bpf (const struct securer_seccomp_prog *prog, const struct sock_filter **insns,
+                     unsigned *n_insns, unsigned long *flags)
+{
+  if (!prog->enabled || prog->bpf.filter == NULL)
+    return -1;
+  *insns = prog->bpf.filter;
+  *n_insns = prog->bpf.len;
+  *flags = prog->load_flags;
+  return 0;
+}
+
+int
+securer_seccomp_install_bpf (const struct sock_filter *insns, unsigned n_insns, unsigned long flags,
+                             int *listener)
+{
+  *listener = -1;
+  if (n_insns == 0 || n_insns > BPF_MAXINSNS)
+    return -EINVAL;
+  int nnp = prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+  if (nnp != 1)
+    return nnp < 0 ? -errno : -EPERM;
+  struct sock_fprog fp = { .len = (unsigned short) n_insns, .filter = (struct sock_filter *) insns };
+  long rc = syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fp);
+  if (rc < 0)
+    return -errno;
+  if (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)
+    *listener = (int) rc;
+  else if (rc > 0)
+    /* TSYNC without TSYNC_ESRCH: rc is the thread that could not be
+     * synchronised (the filter is then not loaded). */
+    return -ESRCH;
   return 0;
 }
 
@@ -898,19 +959,9 @@ securer_seccomp_install (const struct securer_seccomp_prog *prog, int *listener)
   *listener = -1;
   if (!prog->enabled)
     return 0;
-  int nnp = prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-  if (nnp != 1)
-    return nnp < 0 ? -errno : -EPERM;
-  long rc = syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, prog->load_flags, &prog->bpf);
-  if (rc < 0)
-    return -errno;
-  if (prog->load_flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)
-    *listener = (int) rc;
-  else if (rc > 0)
-    /* TSYNC without TSYNC_ESRCH: rc is the thread that could not be
-     * synchronised (the filter is then not loaded). */
-    return -ESRCH;
-  return 0;
+  if (prog->bpf.filter == NULL)
+    return -EINVAL;  /* compiled with SECURER_SECCOMP_DEFER_BPF and never generated */
+  return securer_seccomp_install_bpf (prog->bpf.filter, prog->bpf.len, prog->load_flags, listener);
 }
 
 int

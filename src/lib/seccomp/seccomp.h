@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/filter.h>
 
 #include "securer/error.h"
 #include "securer/policy.h"
@@ -80,6 +81,12 @@ enum {
    * SECCOMP_USER_NOTIF_FLAG_CONTINUE) the flag is ignored: kills stay
    * in-kernel kills, `notify` rules become `log`, and load hands back -1. */
   SECURER_SECCOMP_REPORT_DENIALS = 1u << 0,
+  /* Check the rules and decide the program's shape, but leave the
+   * libseccomp work (rules, BPF generation: most of the cost) to
+   * securer_seccomp_generate, so a launcher can do it while the sandbox is
+   * being set up.  Until then the program can be evaluated but not loaded
+   * or exported. */
+  SECURER_SECCOMP_DEFER_BPF = 1u << 1,
 };
 
 /* Compiles the policy's seccomp section.  Errors name the rule (file:line).
@@ -87,6 +94,10 @@ enum {
  * When the policy disables seccomp, *out is a program that loads nothing. */
 int securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int notify_send_fd,
                              struct securer_seccomp_prog **out, securer_err_t *err);
+/* Builds the filter with libseccomp and generates its BPF program (no-op
+ * when already done).  p is the policy it was compiled from (for messages). */
+int securer_seccomp_generate (struct securer_seccomp_prog *prog, const struct securer_policy *p,
+                              securer_err_t *err);
 int securer_seccomp_export_bpf (const struct securer_seccomp_prog *prog, int fd, securer_err_t *err);
 int securer_seccomp_export_pfc (const struct securer_seccomp_prog *prog, int fd, securer_err_t *err);
 /* Loads the filter into the calling thread (tsync).  NO_NEW_PRIVS must be
@@ -98,6 +109,13 @@ int securer_seccomp_load (struct securer_seccomp_prog *prog, int *notify_fd, sec
  * generated at compile time.  Returns 0 (*listener = the notification fd or
  * -1) or -errno; -EPERM when no_new_privs is not set. */
 int securer_seccomp_install (const struct securer_seccomp_prog *prog, int *listener);
+/* The generated program and its seccomp(2) flags, to hand to another
+ * process (-1 when disabled or not generated); and the load of such a copy,
+ * with the same contract as securer_seccomp_install. */
+int securer_seccomp_bpf (const struct securer_seccomp_prog *prog, const struct sock_filter **insns,
+                         unsigned *n_insns, unsigned long *flags);
+int securer_seccomp_install_bpf (const struct sock_filter *insns, unsigned n_insns, unsigned long flags,
+                                 int *listener);
 void securer_seccomp_free (struct securer_seccomp_prog *prog);
 /* True when the compiled program routes events through user notification
  * (REPORT_DENIALS was honoured or the policy has `notify` rules). */
