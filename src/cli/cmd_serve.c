@@ -114,6 +114,50 @@ struct server {
 
 static struct server srv;
 
+/* SIGTERM, SIGINT and SIGHUP end the server as "shutdown" does (sessions
+ * closed, socket and token file removed): the handler only writes to a
+ * pipe the loop watches.  A handler, unlike a blocked signal for signalfd,
+ * is not inherited by the processes the server starts. */
+static int sig_pipe[2] = { -1, -1 };
+
+static void
+on_signal (int sig)
+{
+  int saved = errno;
+  char c = (char) sig;
+  if (write (sig_pipe[1], &c, 1) < 0)
+    {
+    }
+  errno = saved;
+}
+
+static void
+on_sig_pipe (void *data, uint32_t ev)
+{
+  char buf[16];
+  while (read (sig_pipe[0], buf, sizeof buf) > 0)
+    ;
+  srv.stop = true;
+}
+
+static int
+setup_signals (securer_err_t *err)
+{
+  if (pipe2 (sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+    return securer_error_set (err, errno, "pipe");
+  if (securer_loop_add (srv.loop, sig_pipe[0], EPOLLIN, on_sig_pipe, NULL, err) < 0)
+    return -1;
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset (&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+  return 0;
+}
+
 /* ---- output to a client ---------------------------------------------------- */
 
 static void
@@ -1096,7 +1140,7 @@ cmd_serve (int argc, char **argv)
       free (path);
     }
   int status = 0;
-  if (securer_loop_new (&srv.loop, &err) < 0)
+  if (securer_loop_new (&srv.loop, &err) < 0 || setup_signals (&err) < 0)
     goto fail;
   if (listen_path != NULL)
     {
@@ -1147,6 +1191,15 @@ out:
       snprintf (tokpath, sizeof tokpath, "%s.token", listen_path);
       unlink (tokpath);
     }
+  signal (SIGTERM, SIG_DFL);
+  signal (SIGINT, SIG_DFL);
+  signal (SIGHUP, SIG_DFL);
+  for (int i = 0; i < 2; i++)
+    if (sig_pipe[i] >= 0)
+      {
+        close (sig_pipe[i]);
+        sig_pipe[i] = -1;
+      }
   securer_loop_free (srv.loop);
   securer_policy_free (srv.policy);
   return status;

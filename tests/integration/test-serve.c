@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -33,6 +34,9 @@ run (char *const *argv, const char *input, char **out)
   pid_t pid = fork ();
   if (pid == 0)
     {
+      /* A failing test must not leave a server behind (--listen never
+       * sees EOF on stdin). */
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
       dup2 (in[0], 0);
       dup2 (o[1], 1);
       close (in[0]);
@@ -156,6 +160,7 @@ start_serve (struct conn *c, char *const *argv)
   c->pid = fork ();
   if (c->pid == 0)
     {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
       dup2 (in[0], 0);
       dup2 (o[1], 1);
       close (in[1]);
@@ -602,4 +607,29 @@ Test (serve, pool_executes_wait_for_a_free_session)
   waitpid (c.pid, &st, 0);
   cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0);
   fclose (c.out);
+}
+
+Test (serve, sigterm_ends_the_server_cleanly)
+{
+  char dir[] = "/tmp/securer-serve-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  char sock[200], tokpath[220], sdir[128];
+  snprintf (sdir, sizeof sdir, "%s/s", dir);
+  snprintf (sock, sizeof sock, "%s/serve.sock", sdir);
+  snprintf (tokpath, sizeof tokpath, "%s.token", sock);
+  struct conn c;
+  char *argv[] = { "securer", "serve", "--listen", sock, NULL };
+  start_serve (&c, argv);
+  json_decref (recv_json (&c));  /* listening */
+  cr_assert_eq (access (tokpath, F_OK), 0);
+  kill (c.pid, SIGTERM);
+  int status;
+  waitpid (c.pid, &status, 0);
+  cr_assert (WIFEXITED (status) && WEXITSTATUS (status) == 0, "status %d", status);
+  cr_assert_eq (access (sock, F_OK), -1, "socket removed");
+  cr_assert_eq (access (tokpath, F_OK), -1, "token removed");
+  fclose (c.in);
+  fclose (c.out);
+  rmdir (sdir);
+  rmdir (dir);
 }
