@@ -430,10 +430,12 @@ v2_apply (struct securer_cgroup *cg, const struct securer_limits *l, struct repo
         }
       else
         {
-          /* Swap would let the sandbox exceed its memory limit. */
+          /* Swap would let the sandbox exceed its memory limit, so a
+           * swap limit the kernel offers but refuses fails the memory limit
+           * (a refusal in required mode). */
           if (file_exists (cg->v2_dir, "memory.swap.max")
               && write_file (cg->v2_dir, "memory.swap.max", "0") < 0)
-            note (rep, false, "memory.swap.max not set: %s", strerror (errno));
+            note (rep, true, "memory.swap.max not set: %s", strerror (errno));
           /* Kill the whole group on OOM, not one process of it. */
           if (file_exists (cg->v2_dir, "memory.oom.group"))
             write_file (cg->v2_dir, "memory.oom.group", "1");
@@ -497,7 +499,7 @@ v1_setup_one (struct securer_cgroup *cg, int c, const char *name, const struct s
       rc = write_file (dir, what, buf);
       if (rc == 0 && file_exists (dir, "memory.memsw.limit_in_bytes")
           && write_file (dir, "memory.memsw.limit_in_bytes", buf) < 0)
-        note (rep, false, "memory.memsw.limit_in_bytes not set (swap not limited): %s",
+        note (rep, true, "memory.memsw.limit_in_bytes not set (swap not limited): %s",
               strerror (errno));
       break;
     case CG_PIDS:
