@@ -477,12 +477,14 @@ await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_e
               const struct sock_filter *insns;
               unsigned n;
               unsigned long flags;
-              if (securer_seccomp_bpf (sb->prog, &insns, &n, &flags) < 0
-                  || sync_send_filter (sock, insns, n, flags) < 0)
+              int e = EINVAL;
+              if (securer_seccomp_bpf (sb->prog, &insns, &n, &flags) == 0)
+                e = sync_send_filter (sock, insns, n, flags) == 0 ? 0 : errno;
+              if (e != 0)
                 {
                   if (fd >= 0)
                     close (fd);
-                  return securer_error_set (err, errno ? errno : EINVAL, "send the seccomp filter");
+                  return securer_error_set (err, e, "send the seccomp filter");
                 }
             }
           sb->payload_pid = from;
