@@ -631,12 +631,12 @@ generate_bpf (struct securer_seccomp_prog *prog, securer_err_t *err)
 {
   int fd = memfd_create ("securer-seccomp-bpf", MFD_CLOEXEC);
   if (fd < 0)
-    return securer_error_set (err, errno, "seccomp: generate the filter: memfd_create");
+    return securer_error_set (err, errno, "generate the filter: memfd_create");
   int rc = seccomp_export_bpf (prog->ctx, fd);
   struct stat st;
   if (rc < 0 || fstat (fd, &st) < 0)
     {
-      securer_error_set (err, rc < 0 ? -rc : errno, "seccomp: generate the filter");
+      securer_error_set (err, rc < 0 ? -rc : errno, "generate the filter");
       close (fd);
       return -1;
     }
@@ -644,20 +644,20 @@ generate_bpf (struct securer_seccomp_prog *prog, securer_err_t *err)
   if (insns > BPF_MAXINSNS)
     {
       close (fd);
-      return securer_error_set (err, E2BIG, "seccomp: the compiled filter has %zu instructions, more than the kernel's %d; "
+      return securer_error_set (err, E2BIG, "the compiled filter has %zu instructions, more than the kernel's %d; "
                                 "simplify the argument conditions (ranges and != expand the most)",
                                 insns, BPF_MAXINSNS);
     }
   if (insns == 0 || size % sizeof (struct sock_filter) != 0)
     {
       close (fd);
-      return securer_error_set (err, EINVAL, "seccomp: generate the filter: %zu bytes is not a BPF program", size);
+      return securer_error_set (err, EINVAL, "generate the filter: %zu bytes is not a BPF program", size);
     }
   struct sock_filter *buf = malloc (size);
   if (buf == NULL)
     {
       close (fd);
-      return securer_error_set (err, ENOMEM, "seccomp: generate the filter");
+      return securer_error_set (err, ENOMEM, "generate the filter");
     }
   size_t got = 0;
   while (got < size)
@@ -667,7 +667,7 @@ generate_bpf (struct securer_seccomp_prog *prog, securer_err_t *err)
         continue;
       if (n <= 0)
         {
-          securer_error_set (err, n < 0 ? errno : EIO, "seccomp: read back the generated filter");
+          securer_error_set (err, n < 0 ? errno : EIO, "read back the generated filter");
           free (buf);
           close (fd);
           return -1;
@@ -692,10 +692,10 @@ derive_load_flags (struct securer_seccomp_prog *prog, securer_err_t *err)
       || (rc = seccomp_attr_get (prog->ctx, SCMP_FLTATR_CTL_LOG, &log)) < 0
       || (rc = seccomp_attr_get (prog->ctx, SCMP_FLTATR_CTL_SSB, &ssb)) < 0
       || (rc = seccomp_attr_get (prog->ctx, SCMP_FLTATR_CTL_NNP, &nnp)) < 0)
-    return securer_error_set (err, -rc, "seccomp: read filter attributes");
+    return securer_error_set (err, -rc, "read filter attributes");
   /* The launcher sets NO_NEW_PRIVS itself, as its own step; load checks it. */
   if (nnp)
-    return securer_error_set (err, EINVAL, "seccomp: the filter would set no_new_privs itself");
+    return securer_error_set (err, EINVAL, "the filter would set no_new_privs itself");
   unsigned long f = 0;
   /* API level 6: the kernel has TSYNC_ESRCH, so TSYNC can go with a
    * listener and reports a thread it cannot synchronise as ESRCH. */
@@ -705,7 +705,7 @@ derive_load_flags (struct securer_seccomp_prog *prog, securer_err_t *err)
   if (prog->notify)
     {
       if (tsync && !esrch)
-        return securer_error_set (err, EOPNOTSUPP, "seccomp: this kernel cannot combine thread sync with a listener");
+        return securer_error_set (err, EOPNOTSUPP, "this kernel cannot combine thread sync with a listener");
       f |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
     }
   if (log)
@@ -736,7 +736,7 @@ securer_seccomp_generate (struct securer_seccomp_prog *prog, const struct secure
       || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0
       || (rc = seccomp_attr_set (prog->ctx, SCMP_FLTATR_API_SYSRAWRC, 1)) < 0)
     {
-      securer_error_set (err, -rc, "seccomp: set filter attributes");
+      securer_error_set (err, -rc, "set filter attributes");
       goto fail;
     }
 
