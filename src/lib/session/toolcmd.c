@@ -234,11 +234,14 @@ on_exit_ev (void *data, uint32_t ev)
 }
 
 static void
-child_exec (const char *path, char *const argv[], char *const envp[], int fds[3], int status_fd)
+child_exec (const char *path, char *const argv[], char *const envp[], int fds[3], int status_fd,
+            pid_t parent)
 {
   /* Own process group: a cancel kills everything the command started in it. */
   setpgid (0, 0);
   prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () != parent)
+    _exit (127);  /* the host died before the death signal was armed */
   sigset_t none;
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
@@ -306,6 +309,7 @@ securer_toolcmd_start (struct securer_loop *loop, const char *path, char *const 
       securer_error_set (err, errno, "tool command: pipe");
       goto fail;
     }
+  pid_t parent = getpid ();
   pid_t pid = fork ();
   if (pid < 0)
     {
@@ -313,7 +317,7 @@ securer_toolcmd_start (struct securer_loop *loop, const char *path, char *const 
       goto fail;
     }
   if (pid == 0)
-    child_exec (path, argv, envp, (int[]){ in[0], o[1], e[1] }, st[1]);
+    child_exec (path, argv, envp, (int[]){ in[0], o[1], e[1] }, st[1], parent);
   c->pid = pid;
   /* Also set from here: a cancel may come before the child ran setpgid. */
   setpgid (pid, pid);
