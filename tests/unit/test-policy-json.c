@@ -105,6 +105,9 @@ static const struct json_case jcases[] = {
     "e.json: error: $.seccomp.rules[1].conditions[0].op: a masked comparison takes \"==\" only\n" },
   { "consistency", "\"network\": \"host\"", "\"network\": \"none\"",
     "e.json: error: $.namespaces: network 'none' needs the net namespace (add 'net' to namespaces, or say 'network host')\n" },
+  { "link target on two lines", "\"source\": \"usr/bin\"", "\"source\": \"usr\\nbin\"",
+    "e.json: error: $.mounts[7].source: expected a non-empty path shorter than 4096 bytes, on one line "
+    "as the link target\n" },
   { "version", "\"securer_policy\": 1", "\"securer_policy\": 2",
     "e.json: error: $.securer_policy: unsupported format version 2 (expected 1)\n" },
   { "syntax", "\"securer_policy\": 1,", "\"securer_policy\": 1,,",
@@ -128,6 +131,42 @@ Test (policy_json, input_errors_name_the_json_path)
       securer_policy_free (p);
       free (diags);
       free (doc);
+    }
+  free (valid);
+}
+
+/* The JSON form takes no value the text form would refuse. */
+Test (policy_json, env_value_as_long_as_the_text_form_allows)
+{
+  char *valid = json_of_file ("tests/unit/data/policy/everything.policy");
+  const char *from = "\"value\": \"hello world\"";
+  const char *at = strstr (valid, from);
+  cr_assert_not_null (at);
+  for (size_t len = 32768; len <= 32769; len++)
+    {
+      char *big = malloc (len + 1);
+      cr_assert_not_null (big);
+      memset (big, 'x', len);
+      big[len] = '\0';
+      char *doc = NULL;
+      cr_assert_geq (asprintf (&doc, "%.*s\"value\": \"%s\"%s", (int) (at - valid), valid, big,
+                               at + strlen (from)), 0);
+      char *diags = NULL;
+      struct securer_policy *p = load_text ("e.json", doc, &diags);
+      if (len == 32768)
+        {
+          cr_expect_not_null (p, "%s", diags);
+          cr_expect_str_eq (diags, "");
+        }
+      else
+        {
+          cr_expect_null (p);
+          cr_expect_str_eq (diags, "e.json: error: $.env.set[1].value: expected a value of at most 32768 bytes\n");
+        }
+      securer_policy_free (p);
+      free (diags);
+      free (doc);
+      free (big);
     }
   free (valid);
 }

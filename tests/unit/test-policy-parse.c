@@ -59,7 +59,7 @@ static const struct diag_case cases[] = {
   { "mount proc proc", "t.policy:1:12: error: invalid mount point 'proc': expected an absolute path\n" },
   { "mount symlink /bin usr/bin", "t.policy:1:20: error: expected '->' between the link and its target, got 'usr/bin'\n" },
   { "mount symlink /bin ->", "t.policy:1:22: error: expected the link's target after '->'\n" },
-  { "mount symlink /bin -> \"\"", "t.policy:1:23: error: invalid link target '': expected a non-empty path\n" },
+  { "mount symlink /bin -> \"\"", "t.policy:1:23: error: invalid link target '': expected a non-empty path shorter than 4096 bytes, on one line\n" },
   { "mount dir", "t.policy:1:10: error: expected a path inside the sandbox after 'dir'\n" },
   { "mask", "t.policy:1:5: error: expected a path to hide after 'mask'\n" },
   { "mask /ok rel", "t.policy:1:10: error: invalid path 'rel': expected an absolute path\n" },

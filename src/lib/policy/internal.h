@@ -73,6 +73,8 @@ int parse_uint (const char *s, uint64_t *out);
 const char *check_abs_path (const char *s);
 const char *check_env_name (const char *s);
 const char *check_hostname (const char *s);
+const char *check_link_target (const char *s);
+const char *check_env_value (const char *s);
 
 /* ---- the builder (resolve.c) -------------------------------------------- */
 struct builder;

@@ -650,9 +650,9 @@ read_mount (struct jr *j, const char *path, json_t *o, struct securer_mount *m)
       jerr (j, sp.s, NULL, "expected %s", why);
       ok = false;
     }
-  else if (m->source && m->source[0] == '\0')
+  else if (m->source && m->type == SECURER_MOUNT_SYMLINK && (why = check_link_target (m->source)) != NULL)
     {
-      jerr (j, sp.s, NULL, "expected a non-empty link target");
+      jerr (j, sp.s, NULL, "expected %s as the link target", why);
       ok = false;
     }
   if (m->optional && m->type != SECURER_MOUNT_RO && m->type != SECURER_MOUNT_RW)
@@ -778,6 +778,12 @@ read_env (struct jr *j, json_t *root, struct securer_policy *p)
         {
           struct jpath np = jp_key (ep.s, "name");
           jerr (j, np.s, NULL, "expected %s", why);
+          ok = false;
+        }
+      if (p->env_set[i].value && (why = check_env_value (p->env_set[i].value)) != NULL)
+        {
+          struct jpath vp = jp_key (ep.s, "value");
+          jerr (j, vp.s, NULL, "expected %s", why);
           ok = false;
         }
       for (size_t k = 0; k < i && p->env_set[i].name; k++)

@@ -709,10 +709,10 @@ d_mount (struct ctx *c)
         const struct token *tt = expect (c, "the link's target");
         if (tt == NULL)
           return;
-        if (tt->text[0] == '\0' || strlen (tt->text) >= POLICY_MAX_PATH
-            || strpbrk (tt->text, "\n\t\r") != NULL)
+        const char *bad = check_link_target (tt->text);
+        if (bad != NULL)
           {
-            error_at (c, tt, NULL, "invalid link target '%s': expected a non-empty path", tt->text);
+            error_at (c, tt, NULL, "invalid link target '%s': expected %s", tt->text, bad);
             return;
           }
         src = tt->text;
@@ -1111,8 +1111,8 @@ d_env (struct ctx *c)
       const char *why = check_env_name (name);
       if (why)
         error_at (c, v, NULL, "invalid variable name '%s': expected %s", name, why);
-      else if (set && strlen (value) > POLICY_MAX_PATH * 8)
-        error_at (c, v, NULL, "value of %s is too long", name);
+      else if (set && check_env_value (value) != NULL)
+        error_at (c, v, NULL, "value of %s is too long: expected %s", name, check_env_value (value));
       else if (set)
         {
           if (builder_env_set (b, name, value) < 0)

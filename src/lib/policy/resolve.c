@@ -77,6 +77,22 @@ check_hostname (const char *s)
   return NULL;
 }
 
+const char *
+check_link_target (const char *s)
+{
+  if (s == NULL || s[0] == '\0' || strlen (s) >= POLICY_MAX_PATH || strpbrk (s, "\n\t\r") != NULL)
+    return "a non-empty path shorter than 4096 bytes, on one line";
+  return NULL;
+}
+
+const char *
+check_env_value (const char *s)
+{
+  if (s == NULL || strlen (s) > POLICY_MAX_PATH * 8)
+    return "a value of at most 32768 bytes";
+  return NULL;
+}
+
 /* ---- consistency ---------------------------------------------------------- */
 
 int
