@@ -34,6 +34,11 @@ int cli_wants_help (int argc, char **argv);
  * stderr; NULL when it cannot be loaded. */
 struct securer_policy *cli_load_policy (const char *arg);
 
+/* Runs the sandbox to completion (fills *st), passing each signal read
+ * from sigfd (-1: none) on to it. */
+int cli_supervise (struct securer_sandbox *sb, int sigfd, struct securer_status *st,
+                   securer_err_t *err);
+
 
 
 /* `securer policy` subcommands implemented in cmd_policy_seccomp.c. */

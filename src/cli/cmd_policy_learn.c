@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -149,50 +148,6 @@ load_base (const char *arg, securer_err_t *err)
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
-/* Event loop: every readable pollfd is one or more notifications (each
- * recorded by the callback inside dispatch) or the end of the sandbox. */
-static int
-supervise (struct securer_sandbox *sb, int sigfd, struct securer_status *st, securer_err_t *err)
-{
-  int ep = epoll_create1 (EPOLL_CLOEXEC);
-  if (ep < 0)
-    return securer_error_set (err, errno, "epoll_create1");
-  struct epoll_event ev = { .events = EPOLLIN, .data.fd = securer_sandbox_pollfd (sb) };
-  if (epoll_ctl (ep, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
-    {
-      close (ep);
-      return securer_error_set (err, errno, "epoll_ctl");
-    }
-  if (sigfd >= 0)
-    {
-      ev.data.fd = sigfd;
-      (void) epoll_ctl (ep, EPOLL_CTL_ADD, sigfd, &ev);
-    }
-  int r;
-  for (;;)
-    {
-      r = securer_sandbox_dispatch (sb, st, err);
-      if (r != 0)
-        break;
-      struct epoll_event got[2];
-      int n = epoll_wait (ep, got, 2, -1);
-      if (n < 0 && errno != EINTR)
-        {
-          r = securer_error_set (err, errno, "epoll_wait");
-          break;
-        }
-      for (int i = 0; i < n; i++)
-        if (got[i].data.fd == sigfd)
-          {
-            struct signalfd_siginfo si;
-            while (read (sigfd, &si, sizeof si) == (ssize_t) sizeof si)
-              securer_sandbox_signal (sb, (int) si.ssi_signo, NULL);
-          }
-    }
-  close (ep);
-  return r < 0 ? -1 : 0;
-}
-
 static void
 report_status (const char *cmd, const struct securer_status *st)
 {
@@ -285,7 +240,9 @@ cmd_policy_learn (int argc, char **argv)
       rc = err && err->status ? err->status : SECURER_EXIT_SETUP;
       goto out;
     }
-  if (supervise (sb, sigfd, &st, &err) < 0)
+  /* Every readable pollfd is one or more notifications (each recorded by
+   * the callback inside dispatch) or the end of the sandbox. */
+  if (cli_supervise (sb, sigfd, &st, &err) < 0)
     {
       rc = SECURER_EXIT_SETUP;
       goto out;

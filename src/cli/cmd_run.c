@@ -203,19 +203,26 @@ fail_setup (securer_err_t *err, int status_fd)
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
-/* Runs the sandbox to completion, passing the caller's signals on. */
-static int
-supervise (struct securer_sandbox *sb, int sigfd, struct securer_status *st, securer_err_t *err)
+int
+cli_supervise (struct securer_sandbox *sb, int sigfd, struct securer_status *st, securer_err_t *err)
 {
   int ep = epoll_create1 (EPOLL_CLOEXEC);
   if (ep < 0)
     return securer_error_set (err, errno, "epoll_create1");
   struct epoll_event ev = { .events = EPOLLIN, .data.fd = securer_sandbox_pollfd (sb) };
-  epoll_ctl (ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+  if (epoll_ctl (ep, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
+    {
+      close (ep);
+      return securer_error_set (err, errno, "epoll_ctl");
+    }
   if (sigfd >= 0)
     {
       ev.data.fd = sigfd;
-      epoll_ctl (ep, EPOLL_CTL_ADD, sigfd, &ev);
+      if (epoll_ctl (ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
+        {
+          close (ep);
+          return securer_error_set (err, errno, "epoll_ctl");
+        }
     }
   int r;
   for (;;)
@@ -275,6 +282,18 @@ cmd_run (int argc, char **argv)
     sigaddset (&set, forwarded[i]);
   sigprocmask (SIG_BLOCK, &set, &old);
   int sigfd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sigfd < 0)
+    {
+      /* Without it the blocked signals would never reach CMD: a ^C would
+       * do nothing until the timeout. */
+      securer_error_set (&err, errno, "signalfd for the forwarded signals");
+      rc = fail_setup (&err, status_fd);
+      sigprocmask (SIG_SETMASK, &old, NULL);
+      securer_policy_free (policy);
+      if (status_fd >= 0)
+        close (status_fd);
+      return rc;
+    }
 
   struct securer_spawn_opts o = {
     .policy = policy,
@@ -288,7 +307,7 @@ cmd_run (int argc, char **argv)
   memset (&st, 0, sizeof st);
   if (securer_sandbox_spawn (&o, &sb, &err) < 0)
     rc = fail_setup (&err, status_fd);
-  else if (supervise (sb, sigfd, &st, &err) < 0)
+  else if (cli_supervise (sb, sigfd, &st, &err) < 0)
     rc = fail_setup (&err, status_fd);
   else
     {
