@@ -17,6 +17,16 @@ void
 diag_add (struct securer_diags *d, enum securer_diag_severity sev, const char *file,
           unsigned line, unsigned col, const char *hint, const char *fmt, ...)
 {
+  va_list ap;
+  va_start (ap, fmt);
+  diag_addv (d, sev, file, line, col, hint, fmt, ap);
+  va_end (ap);
+}
+
+void
+diag_addv (struct securer_diags *d, enum securer_diag_severity sev, const char *file,
+           unsigned line, unsigned col, const char *hint, const char *fmt, va_list ap)
+{
   if (d == NULL)
     return;
   if (sev == SECURER_DIAG_ERROR)
@@ -31,11 +41,8 @@ diag_add (struct securer_diags *d, enum securer_diag_severity sev, const char *f
   d->items = items;
   struct securer_diag *x = &items[d->n];
   memset (x, 0, sizeof *x);
-  va_list ap;
-  va_start (ap, fmt);
   if (vasprintf (&x->message, fmt, ap) < 0)
     x->message = NULL;
-  va_end (ap);
   if (x->message == NULL)
     return;
   x->severity = sev;

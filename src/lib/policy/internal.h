@@ -4,6 +4,7 @@
 #ifndef SECURER_POLICY_INTERNAL_H
 #define SECURER_POLICY_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,9 @@
 void diag_add (struct securer_diags *d, enum securer_diag_severity sev, const char *file,
                unsigned line, unsigned col, const char *hint, const char *fmt, ...)
   __attribute__ ((format (printf, 7, 8)));
+void diag_addv (struct securer_diags *d, enum securer_diag_severity sev, const char *file,
+                unsigned line, unsigned col, const char *hint, const char *fmt, va_list ap)
+  __attribute__ ((format (printf, 7, 0)));
 /* True once no more diagnostics are kept (only counted): suggestions,
  * which cost an edit-distance scan, are then not computed. */
 bool diag_full (const struct securer_diags *d);

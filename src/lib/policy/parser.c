@@ -48,15 +48,10 @@ error_at (struct ctx *c, const struct token *t, const char *hint, const char *fm
 static void
 error_at (struct ctx *c, const struct token *t, const char *hint, const char *fmt, ...)
 {
-  char *msg = NULL;
   va_list ap;
   va_start (ap, fmt);
-  if (vasprintf (&msg, fmt, ap) < 0)
-    msg = NULL;
+  diag_addv (c->ps->diags, SECURER_DIAG_ERROR, c->file, t->line, t->col, hint, fmt, ap);
   va_end (ap);
-  diag_add (c->ps->diags, SECURER_DIAG_ERROR, c->file, t->line, t->col, hint, "%s",
-            msg ? msg : "out of memory");
-  free (msg);
 }
 
 /* Suggestion against a fixed list; the hint is malloc'd. */
@@ -68,17 +63,12 @@ static void
 error_suggest (struct ctx *c, const struct token *t, const char *const *cands, size_t n,
                const char *fmt, ...)
 {
-  char *msg = NULL;
+  char *hint = diag_full (c->ps->diags) ? NULL : diag_suggest (t->text, cands, n);
   va_list ap;
   va_start (ap, fmt);
-  if (vasprintf (&msg, fmt, ap) < 0)
-    msg = NULL;
+  diag_addv (c->ps->diags, SECURER_DIAG_ERROR, c->file, t->line, t->col, hint, fmt, ap);
   va_end (ap);
-  char *hint = diag_full (c->ps->diags) ? NULL : diag_suggest (t->text, cands, n);
-  diag_add (c->ps->diags, SECURER_DIAG_ERROR, c->file, t->line, t->col, hint, "%s",
-            msg ? msg : "out of memory");
   free (hint);
-  free (msg);
 }
 
 static size_t
@@ -1369,15 +1359,10 @@ cerr (struct cond_lexer *cl, const struct ctok *t, const char *hint, const char 
   if (cl->bad)
     return;
   cl->bad = true;
-  char *msg = NULL;
   va_list ap;
   va_start (ap, fmt);
-  if (vasprintf (&msg, fmt, ap) < 0)
-    msg = NULL;
+  diag_addv (cl->c->ps->diags, SECURER_DIAG_ERROR, cl->c->file, t->line, t->col, hint, fmt, ap);
   va_end (ap);
-  diag_add (cl->c->ps->diags, SECURER_DIAG_ERROR, cl->c->file, t->line, t->col, hint, "%s",
-            msg ? msg : "out of memory");
-  free (msg);
 }
 
 static const char *
