@@ -34,6 +34,8 @@ static const struct diag_case cases[] = {
   { "hostname -bad", "t.policy:1:10: error: invalid host name '-bad': expected a host name of 1 to 64 letters, digits, '-' and '.'\n" },
   { "uid 1000 hots=1", "t.policy:1:10: error: unexpected 'hots=1': expected host=ID or host=caller\n" },
   { "gid 1000 host=x", "t.policy:1:10: error: expected host=ID (a number below 4294967295) or host=caller, got 'host=x'\n" },
+  { "uid 1000 host=0", "t.policy:1:10: error: host=0 would make the sandbox host root: expected another id or host=caller\n" },
+  { "gid 0 host=0", "t.policy:1:7: error: host=0 would make the sandbox host root: expected another id or host=caller\n" },
   { "uid 4294967295", "t.policy:1:5: error: number '4294967295' is too large (at most 4294967294)\n" },
   { "uid abc", "t.policy:1:5: error: expected a number, got 'abc'\n" },
   { "cwd tmp", "t.policy:1:5: error: invalid directory 'tmp': expected an absolute path\n" },

@@ -576,13 +576,14 @@ get_host (struct jr *j, const char *path, json_t *obj, const char *key, int64_t 
       *out = -1;
       return true;
     }
-  if (json_is_integer (v) && json_integer_value (v) >= 0 && json_integer_value (v) <= 4294967294LL)
+  if (json_is_integer (v) && json_integer_value (v) >= 1 && json_integer_value (v) <= 4294967294LL)
     {
       *out = json_integer_value (v);
       return true;
     }
   struct jpath p = jp_key (path, key);
-  jerr (j, p.s, NULL, "expected an id from 0 to 4294967294 or \"caller\"");
+  /* 0 would make the sandbox host root, which the launcher refuses. */
+  jerr (j, p.s, NULL, "expected an id from 1 to 4294967294 or \"caller\"");
   return false;
 }
 

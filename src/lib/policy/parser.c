@@ -535,6 +535,13 @@ d_id (struct ctx *c)
                         o->text);
               return;
             }
+          if (h == 0)
+            {
+              /* The launcher refuses it too; say so where it is written. */
+              error_at (c, o, NULL, "host=0 would make the sandbox host root: expected another id "
+                        "or host=caller");
+              return;
+            }
           host = (int64_t) h;
         }
     }
