@@ -222,6 +222,13 @@ cmd_policy_learn (int argc, char **argv)
     sigaddset (&set, forwarded[i]);
   sigprocmask (SIG_BLOCK, &set, NULL);
   sigfd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sigfd < 0)
+    {
+      /* The blocked signals would never reach CMD. */
+      securer_error_set (&err, errno, "signalfd for the forwarded signals");
+      rc = SECURER_EXIT_SETUP;
+      goto out;
+    }
 
   struct securer_spawn_opts o = {
     .policy = p,
