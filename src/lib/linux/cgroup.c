@@ -437,8 +437,10 @@ v2_apply (struct securer_cgroup *cg, const struct securer_limits *l, struct repo
               && write_file (cg->v2_dir, "memory.swap.max", "0") < 0)
             note (rep, true, "memory.swap.max not set: %s", strerror (errno));
           /* Kill the whole group on OOM, not one process of it. */
-          if (file_exists (cg->v2_dir, "memory.oom.group"))
-            write_file (cg->v2_dir, "memory.oom.group", "1");
+          if (file_exists (cg->v2_dir, "memory.oom.group")
+              && write_file (cg->v2_dir, "memory.oom.group", "1") < 0)
+            note (rep, false, "memory.oom.group not set (an OOM kills one process, not the "
+                  "sandbox): %s", strerror (errno));
         }
     }
   if (cg->version[CG_PIDS] == 2)
