@@ -107,6 +107,13 @@ main (void)
   securer_err_t err = NULL;
   struct securer_tools *tools = securer_tools_new ();
   securer_tools_add (tools, "noop", "does nothing", NULL, 0, noop, NULL, &err);
+  /* A host command per call (fork + exec + pipes + pidfd), and one that
+   * never answers, to see how soon a timeout frees the session. */
+  const char *echo_argv[] = { "echo", "null", NULL }, *hang_argv[] = { "sleep", "1000", NULL };
+  struct securer_tool_command echo_cmd = { .argv = echo_argv }, hang_cmd = { .argv = hang_argv };
+  if (securer_tools_add_command (tools, "cmd_noop", "", NULL, 0, &echo_cmd, &err) < 0
+      || securer_tools_add_command (tools, "cmd_hang", "", NULL, 0, &hang_cmd, &err) < 0)
+    die (&err, "tool commands");
   struct securer_session_opts so = { .tools = tools };
 
   double bare[COLD], cold[COLD];
@@ -145,6 +152,33 @@ main (void)
       exec_ok (s, code);
       tool[i] = (now () - t0) / TOOLN;
     }
+  enum { CMDN = 50, HANGREP = 10 };
+  double cmd[TOOLREP];
+  snprintf (code, sizeof code, "for (i in 1:%d) cmd_noop()", CMDN);
+  exec_ok (s, code);
+  for (int i = 0; i < TOOLREP; i++)
+    {
+      double t0 = now ();
+      exec_ok (s, code);
+      cmd[i] = (now () - t0) / CMDN;
+    }
+  /* Past the 200 ms timeout: until the result is back (tool group killed
+   * and reaped, R killed), then until the fresh R answers again. */
+  double over[HANGREP], usable[HANGREP];
+  for (int i = 0; i < HANGREP; i++)
+    {
+      struct securer_exec_opts xo = { .timeout_ms = 200 };
+      struct securer_result r;
+      double t0 = now ();
+      if (securer_session_execute (s, "cmd_hang()", &xo, &r, &err) == 0
+          || r.status != SECURER_EXEC_TIMEOUT)
+        die (&err, "cmd_hang did not time out");
+      securer_error_free (&err);
+      securer_result_clear (&r);
+      over[i] = now () - t0 - 0.2;
+      exec_ok (s, "1");
+      usable[i] = now () - t0 - 0.2;
+    }
   securer_session_close (s);
 
   struct securer_pool_opts po = { .size = 2, .session = so };
@@ -168,6 +202,9 @@ main (void)
   printf ("| cold session: open + first `1` result | %.1f ms | %.2f x bare R |\n", mc * 1e3, mc / mb);
   printf ("| warm `execute(\"1+1\")` round trip | %.3f ms | %d runs |\n", median (warm, WARM) * 1e3, WARM);
   printf ("| one tool-call round trip | %.3f ms | %d x %d calls |\n", median (tool, TOOLREP) * 1e3, TOOLREP, TOOLN);
+  printf ("| one tool-command call (`echo null`) | %.3f ms | %d x %d calls |\n", median (cmd, TOOLREP) * 1e3, TOOLREP, CMDN);
+  printf ("| hanging tool command: timeout result after the 200 ms timeout | +%.1f ms | %d runs |\n", median (over, HANGREP) * 1e3, HANGREP);
+  printf ("| ... and next result from the fresh R | +%.1f ms | %d runs |\n", median (usable, HANGREP) * 1e3, HANGREP);
   printf ("| pool of 2, 2 threads, `1+1` | %.0f executions/s | %.1f s |\n",
           (double) (w[0].done + w[1].done) / el, el);
   return 0;

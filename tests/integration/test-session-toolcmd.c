@@ -264,6 +264,28 @@ Test (toolcmd, arguments_values_errors_environment_and_descriptors)
   close (57);
 }
 
+Test (toolcmd, a_command_that_does_not_read_its_input_does_not_kill_the_host)
+{
+  /* echo exits without reading: writing the rest of a big argument gets
+   * EPIPE, which must not become a SIGPIPE for the host (default
+   * disposition here). */
+  cr_assert_eq (signal (SIGPIPE, SIG_DFL), SIG_DFL);
+  struct securer_tools *t = securer_tools_new ();
+  struct securer_tool_arg x[] = { { "x", SECURER_ARG_CHARACTER } };
+  const char *argv[] = { "echo", "1", NULL };
+  struct securer_tool_command c = { .argv = argv };
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_tools_add_command (t, "ignore", "", x, 1, &c, &err), 0);
+  struct securer_session *s = open_with (t);
+  char *v = value_json (s, "big <- strrep('a', 300000); s <- 0L; for (i in 1:20) s <- s + ignore(big); s");
+  cr_assert_str_eq (v, "{\"t\":\"int\",\"v\":[20]}");
+  free (v);
+  sigset_t pending;
+  sigpending (&pending);
+  cr_assert (!sigismember (&pending, SIGPIPE), "no SIGPIPE left pending");
+  securer_session_close (s);
+}
+
 Test (toolcmd, commands_are_checked_at_registration)
 {
   struct securer_tools *t = securer_tools_new ();

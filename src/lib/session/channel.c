@@ -142,8 +142,8 @@ securer_channel_send (struct securer_channel *c, const char *msg, size_t len, se
 /* write() to a pipe whose reader is gone raises SIGPIPE; a library must
  * not die of it nor change the process's disposition, so the signal is
  * blocked in this thread for the write and a SIGPIPE it caused is consumed. */
-static ssize_t
-write_nosigpipe (int fd, const void *buf, size_t n)
+ssize_t
+securer_write_nosigpipe (int fd, const void *buf, size_t n)
 {
   sigset_t pipe_set, old, pending;
   sigemptyset (&pipe_set);
@@ -169,7 +169,7 @@ securer_channel_flush (struct securer_channel *c, securer_err_t *err)
 {
   while (c->out_off < c->out_len)
     {
-      ssize_t w = write_nosigpipe (c->wfd, c->out + c->out_off, c->out_len - c->out_off);
+      ssize_t w = securer_write_nosigpipe (c->wfd, c->out + c->out_off, c->out_len - c->out_off);
       if (w < 0)
         {
           if (errno == EINTR)

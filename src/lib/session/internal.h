@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -55,6 +56,9 @@ int securer_channel_send_raw (struct securer_channel *c, const char *data, size_
 /* Writes queued bytes; returns 1 when everything is out, 0 when some remain. */
 int securer_channel_flush (struct securer_channel *c, securer_err_t *err);
 bool securer_channel_pending (const struct securer_channel *c);
+/* write() that neither dies of SIGPIPE nor leaves one pending when the
+ * reader is gone (EPIPE), without touching the process's disposition. */
+ssize_t securer_write_nosigpipe (int fd, const void *buf, size_t n);
 void securer_channel_close (struct securer_channel *c);
 
 /* ---- protocol.c: messages between the host and the R runtime ---- */

@@ -198,7 +198,7 @@ on_in (void *data, uint32_t ev)
   struct securer_toolcmd *c = data;
   while (c->in_off < c->in_len)
     {
-      ssize_t w = write (c->in_fd, c->input + c->in_off, c->in_len - c->in_off);
+      ssize_t w = securer_write_nosigpipe (c->in_fd, c->input + c->in_off, c->in_len - c->in_off);
       if (w < 0 && errno == EINTR)
         continue;
       if (w < 0 && errno == EAGAIN)
