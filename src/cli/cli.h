@@ -2,6 +2,7 @@
 #ifndef SECURER_CLI_H
 #define SECURER_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "securer.h"
@@ -29,6 +30,15 @@ void cli_report (securer_err_t *err);
 
 /* True when argv holds -h/--help before any "--". */
 int cli_wants_help (int argc, char **argv);
+
+/* Prints "securer CMD: <message>" and a pointer to CMD's --help on stderr;
+ * returns status. */
+int cli_usage (const char *cmd, int status, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+/* A positive number of seconds (fractions allowed) as milliseconds,
+ * rounded up; -1 when s is not one. */
+int cli_parse_timeout (const char *s, uint64_t *ms);
 
 /* Finds and loads POLICY (a file or a NAME), printing every diagnostic on
  * stderr; NULL when it cannot be loaded. */

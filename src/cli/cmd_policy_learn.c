@@ -65,17 +65,7 @@ struct learn_args {
   char **argv;
 };
 
-static int __attribute__ ((format (printf, 1, 2)))
-usage (const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  fprintf (stderr, "securer policy learn: ");
-  vfprintf (stderr, fmt, ap);
-  fprintf (stderr, "\nRun 'securer policy learn --help' for usage.\n");
-  va_end (ap);
-  return 2;
-}
+#define usage(...) cli_usage ("policy learn", 2, __VA_ARGS__)
 
 static int
 parse_args (int argc, char **argv, struct learn_args *a)
@@ -117,14 +107,9 @@ parse_args (int argc, char **argv, struct learn_args *a)
             break;
           }
         case 't':
-          {
-            errno = 0;
-            double v = strtod (optarg, &end);
-            if (errno || end == optarg || *end != '\0' || !(v > 0) || v > 1e9)
-              return usage ("--timeout wants a positive number of seconds, not '%s'", optarg);
-            a->timeout_ms = (uint64_t) (v * 1000.0) + 1;
-            break;
-          }
+          if (cli_parse_timeout (optarg, &a->timeout_ms) < 0)
+            return usage ("--timeout wants a positive number of seconds, not '%s'", optarg);
+          break;
         case 'h': learn_help (stdout); return -1;
         default: return usage ("%s", "bad option");
         }

@@ -54,20 +54,23 @@ struct run_args {
   char **argv;
 };
 
-static int __attribute__ ((format (printf, 1, 2)))
-usage_error (const char *fmt, ...)
+int
+cli_usage (const char *cmd, int status, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  fprintf (stderr, "securer run: ");
+  fprintf (stderr, "securer %s: ", cmd);
   vfprintf (stderr, fmt, ap);
-  fprintf (stderr, "\nRun 'securer run --help' for usage.\n");
+  fprintf (stderr, "\nRun 'securer %s --help' for usage.\n", cmd);
   va_end (ap);
-  return SECURER_EXIT_SETUP;
+  return status;
 }
 
-static int
-parse_timeout (const char *s, uint64_t *ms)
+/* run's usage errors are setup errors (125), as for env(1) and timeout(1). */
+#define usage_error(...) cli_usage ("run", SECURER_EXIT_SETUP, __VA_ARGS__)
+
+int
+cli_parse_timeout (const char *s, uint64_t *ms)
 {
   char *end = NULL;
   errno = 0;
@@ -118,7 +121,7 @@ parse_args (int argc, char **argv, struct run_args *a)
         a->policy = val;
       else if (strcmp (o, "-t") == 0 || strcmp (o, "--timeout") == 0)
         {
-          if (parse_timeout (val, &a->timeout_ms) < 0)
+          if (cli_parse_timeout (val, &a->timeout_ms) < 0)
             return usage_error ("--timeout wants a positive number of seconds, not '%s'", val);
         }
       else if (strcmp (o, "--json-status") == 0)
