@@ -75,6 +75,24 @@ Test (run, uid_gid_maps_and_ids)
   free (out);
 }
 
+Test (run, init_memory_is_out_of_the_payloads_reach)
+{
+  /* Same uid and user namespace as init, and here no Landlock and no
+   * seccomp either: what keeps the payload out is that init holds
+   * capabilities the payload lacks (the kernel refuses ptrace access then,
+   * dumpable or not).  An init that dropped its capabilities would need
+   * PR_SET_DUMPABLE 0 instead. */
+  char *args[] = { probe, "open", "/proc/1/mem", "open", "/proc/1/environ", NULL };
+  char *out = probe_ok (args);
+  char *v = kv (out, "open");
+  cr_assert_not_null (v, "%s", out);
+  cr_assert_str_eq (v, "EACCES", "%s", out);
+  cr_assert (strstr (out, "open=OK") == NULL, "%s", out);
+  cr_assert (strstr (out, "open=EACCES\nopen=EACCES\n") != NULL, "%s", out);
+  free (v);
+  free (out);
+}
+
 Test (run, ids_outside_the_map_do_not_exist)
 {
   /* Host root (or anyone else) has no name inside: only 1000 is mapped. */
