@@ -1146,7 +1146,13 @@ cmd_serve (int argc, char **argv)
     {
       if (setup_listen (listen_path, &err) < 0)
         goto fail;
-      printf ("{\"listen\":\"%s\",\"token\":\"%s\"}\n", listen_path, srv.token);
+      /* Through jansson: the path may hold characters JSON must escape. */
+      json_t *hello = json_pack ("{s:s, s:s}", "listen", listen_path, "token", srv.token);
+      char *line = hello ? json_dumps (hello, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+      if (line != NULL)
+        printf ("%s\n", line);
+      free (line);
+      json_decref (hello);
       fflush (stdout);
     }
   else
