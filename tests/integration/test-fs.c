@@ -57,12 +57,12 @@ Test (fs, view_through_the_launcher)
 {
   struct securer_policy *p = test_policy ();
   char *d = host_dir ();
-  add_mount (p, SECURER_MOUNT_RW, d, "/work");
+  add_mount (p, SECURER_MOUNT_RW, d, "/data");
   struct run_result r;
   const char *cmds[] = {
-    "statvfs", "/", "statvfs", "/usr", "statvfs", "/tmp", "statvfs", "/work",
+    "statvfs", "/", "statvfs", "/usr", "statvfs", "/tmp", "statvfs", "/data",
     "write", "/usr/x", "write", "/x", "write", "/tmp/x", "exec", "/tmp/x",
-    "write", "/work/x", "exec", "/work/x", "exec", "/usr/bin/true",
+    "write", "/data/x", "exec", "/data/x", "exec", "/usr/bin/true",
     "read", "/proc/keys", "write", "/dev/x", "connect-lo", "mounts", NULL,
   };
   run_fsprobe (p, cmds, &r);
@@ -71,13 +71,13 @@ Test (fs, view_through_the_launcher)
   assert_kv (r.out, "statvfs:/", "ro,nosuid,nodev,");
   assert_kv (r.out, "statvfs:/usr", "ro,nosuid,nodev,");
   assert_kv (r.out, "statvfs:/tmp", "rw,nosuid,nodev,noexec,");
-  assert_kv (r.out, "statvfs:/work", "rw,nosuid,nodev,noexec,");
+  assert_kv (r.out, "statvfs:/data", "rw,nosuid,nodev,noexec,");
   assert_kv (r.out, "write:/usr/x", "EROFS");
   assert_kv (r.out, "write:/x", "EROFS");
   assert_kv (r.out, "write:/tmp/x", "OK");
   assert_kv (r.out, "exec:/tmp/x", "EACCES");
-  assert_kv (r.out, "write:/work/x", "OK");
-  assert_kv (r.out, "exec:/work/x", "EACCES");
+  assert_kv (r.out, "write:/data/x", "OK");
+  assert_kv (r.out, "exec:/data/x", "EACCES");
   assert_kv (r.out, "exec:/usr/bin/true", "exit:0");
   assert_kv (r.out, "read:/proc/keys", "0");
   assert_kv (r.out, "write:/dev/x", "EROFS");
@@ -89,7 +89,7 @@ Test (fs, view_through_the_launcher)
     {
       char *h = helpers_dir ();
       bool ours = strcmp (mp, "/") == 0 || strcmp (mp, "/usr") == 0 || strcmp (mp, "/tmp") == 0
-                  || strcmp (mp, "/work") == 0 || strcmp (mp, h) == 0
+                  || strcmp (mp, "/data") == 0 || strcmp (mp, h) == 0
                   || strncmp (mp, "/proc", 5) == 0 || strncmp (mp, "/dev", 4) == 0;
       free (h);
       cr_expect (ours, "unexpected mount %s in the sandbox", mp);
