@@ -178,6 +178,9 @@ struct securer_landlock {
 };
 
 /* ---- the policy --------------------------------------------------------- */
+#define SECURER_HOST_CALLER (-1)
+#define SECURER_HOST_POOL (-2)
+
 struct securer_policy {
   char *name;                 /* file stem, e.g. "r" */
   char *path;                 /* file it was loaded from, NULL if built in code */
@@ -185,9 +188,10 @@ struct securer_policy {
   unsigned namespaces;        /* enum securer_ns bits */
   char *hostname;             /* NULL = leave as is (only with SECURER_NS_UTS) */
 
-  /* Identity inside the sandbox, and the host ids it maps to.  host_uid of
-   * -1 means "the caller's uid, or the overflow uid when the caller is
-   * root", so the sandbox is never host root. */
+  /* Identity inside the sandbox, and the host ids it maps to: an id, or
+   * SECURER_HOST_CALLER ("the caller's id; for a root caller an id of the
+   * sandbox's own, as with POOL", so the sandbox is never host root), or
+   * SECURER_HOST_POOL (an id no other live sandbox has; root callers only). */
   uint32_t uid, gid;
   int64_t host_uid, host_gid;
 

@@ -109,7 +109,7 @@ static const struct json_case jcases[] = {
     "e.json: error: $.mounts[7].source: expected a non-empty path shorter than 4096 bytes, on one line "
     "as the link target\n" },
   { "host root", "\"host_uid\": 1234", "\"host_uid\": 0",
-    "e.json: error: $.host_uid: expected an id from 1 to 4294967294 or \"caller\"\n" },
+    "e.json: error: $.host_uid: expected an id from 1 to 4294967294, \"caller\" or \"pool\"\n" },
   { "version", "\"securer_policy\": 1", "\"securer_policy\": 2",
     "e.json: error: $.securer_policy: unsupported format version 2 (expected 1)\n" },
   { "syntax", "\"securer_policy\": 1,", "\"securer_policy\": 1,,",

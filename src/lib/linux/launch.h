@@ -21,6 +21,7 @@ enum sync_msg_type {
   SYNC_ERROR,       /* init/payload -> parent: a step failed (text, errnum, status) */
   SYNC_READY,       /* payload -> parent: all steps but rlimits and seccomp done (landlock report) */
   SYNC_NOTIFY_FD,   /* payload -> parent: seccomp listener attached with SCM_RIGHTS */
+  SYNC_NOTIFY_OFFER,  /* payload -> parent: the listener's fd number (status), to take with pidfd_getfd */
   SYNC_EXIT,        /* init -> parent: how the payload ended (exit code or signal) */
   SYNC_FILTER,      /* parent -> payload, after READY: the seccomp BPF program */
 };
@@ -59,7 +60,31 @@ struct id_plan {
   bool privileged;              /* caller is root: setgroups stays allowed so
                                    init can drop the caller's groups */
 };
-int securer_userns_plan (const struct securer_policy *p, struct id_plan *plan, securer_err_t *err);
+/* ---- hostids.c: one host uid/gid per live sandbox (root callers) ---- */
+struct host_id_lease {
+  int fd;                       /* holds the lease; -1 when none */
+  uint32_t id;
+};
+/* The range ids are leased from: SECURER_HOST_IDS=FIRST-LAST, or the default. */
+int securer_hostids_range (uint32_t *first, uint32_t *count, securer_err_t *err);
+/* Leases an id no other live sandbox holds; ends with release or the
+ * holder's death. */
+int securer_hostids_acquire (struct host_id_lease *lease, securer_err_t *err);
+void securer_hostids_release (struct host_id_lease *lease);
+
+/* Resolves host=caller/pool/N; leases an id into *lease (fd -1 before) when
+ * the sandbox needs one of its own. */
+int securer_userns_plan (const struct securer_policy *p, struct id_plan *plan, struct host_id_lease *lease,
+                         securer_err_t *err);
+/* Parent, around clone: the calling thread takes the sandbox's host ids as
+ * its effective ids, so the new user namespace is owned by them. */
+struct owner_switch {
+  bool active;
+  gid_t egid;
+  int dumpable;
+};
+int securer_userns_owner_enter (const struct id_plan *plan, struct owner_switch *sw, securer_err_t *err);
+void securer_userns_owner_leave (struct owner_switch *sw);
 /* Parent: writes setgroups, uid_map and gid_map of the child. */
 int securer_userns_write_maps (pid_t pid, const struct id_plan *plan, securer_err_t *err);
 /* Child: becomes the inside ids while keeping its capabilities. */
@@ -132,6 +157,7 @@ struct securer_sandbox {
   int pidfd, epfd, timerfd, notify_fd, status_sock;
   struct securer_cgroup *cg;
   char *cg_report;
+  struct host_id_lease host_ids;    /* this sandbox's own host uid/gid, if leased */
   struct securer_seccomp_prog *prog;
   struct securer_landlock_report ll;
   bool ll_known;                    /* the payload sent its landlock report */

@@ -36,6 +36,7 @@ libsecurer_core_la_SOURCES += \
 	src/lib/linux/spawn.c \
 	src/lib/linux/sync.c \
 	src/lib/linux/userns.c \
+	src/lib/linux/hostids.c \
 	src/lib/linux/init.c \
 	src/lib/linux/caps.c \
 	src/lib/linux/rlimit.c \

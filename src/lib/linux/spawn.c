@@ -199,8 +199,9 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
         {
           /* Until the parent holds the listener, a denied call would wait
            * for an answer nobody can give. */
-          if (securer_seccomp_send_listener (sock, nfd, NULL) < 0)
-            _exit (SECURER_EXIT_SETUP);
+          rc = securer_seccomp_offer_listener (sock, nfd);
+          if (rc < 0)
+            payload_fail_noalloc (lp, SECURER_EXIT_SETUP, -rc, "seccomp: hand the listener to the supervisor");
           close (nfd);
         }
     }
@@ -369,6 +370,9 @@ sandbox_destroy (struct securer_sandbox *sb)
   sandbox_release (sb);
   if (sb->cg != NULL)
     securer_cgroup_destroy (sb->cg);
+  /* Only now, with every process of the sandbox gone, may another sandbox
+   * get its host ids. */
+  securer_hostids_release (&sb->host_ids);
   free (sb->cg_report);
   if (sb->prog != NULL)
     securer_seccomp_free (sb->prog);
@@ -412,6 +416,34 @@ handle_notify (struct securer_sandbox *sb)
         }
       kill_everything (sb);
     }
+}
+
+/* The payload offered its seccomp listener by number: take a copy with
+ * pidfd_getfd, or, where the kernel has none (before 5.6) or refuses, ask
+ * for it over the socket (it then arrives as SYNC_NOTIFY_FD). */
+static int
+answer_listener_offer (struct securer_sandbox *sb, int sock, int fdnum)
+{
+  char answer = SECURER_LISTENER_SEND;
+  if (sb->notify_fd < 0 && sb->payload_pid > 0)
+    {
+      int pfd = (int) syscall (SYS_pidfd_open, sb->payload_pid, 0);
+      if (pfd >= 0)
+        {
+          int fd = (int) syscall (SYS_pidfd_getfd, pfd, fdnum, 0);
+          close (pfd);
+          if (fd >= 0)
+            {
+              sb->notify_fd = fd;
+              answer = SECURER_LISTENER_TAKEN;
+            }
+        }
+    }
+  ssize_t n;
+  do
+    n = send (sock, &answer, 1, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  return n == 1 ? 0 : -1;
 }
 
 /* Blocks until the payload has exec'd (EOF on the setup socket) or a step
@@ -496,6 +528,10 @@ await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_e
           sb->ll.scoped = m.ll_scoped;
           free (sb->ll.summary);
           sb->ll.summary = m.text[0] ? strdup (m.text) : NULL;
+          break;
+        case SYNC_NOTIFY_OFFER:
+          if (answer_listener_offer (sb, sock, m.status) < 0)
+            return securer_error_set (err, errno, "answer the payload's seccomp listener offer");
           break;
         case SYNC_NOTIFY_FD:
           if (fd >= 0 && sb->notify_fd < 0)
@@ -633,6 +669,7 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
   sb->on_syscall = opts->on_syscall;
   sb->on_syscall_ctx = opts->on_syscall_ctx;
   sb->pidfd = sb->epfd = sb->timerfd = sb->notify_fd = sb->status_sock = -1;
+  sb->host_ids.fd = -1;
 
   struct launch_plan lp;
   memset (&lp, 0, sizeof lp);
@@ -647,7 +684,7 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
   lp.unshare_cgroup = (p->namespaces & SECURER_NS_CGROUP) != 0;
   int socks_setup[2] = { -1, -1 }, socks_status[2] = { -1, -1 };
 
-  if (check_policy (p, err) < 0 || securer_userns_plan (p, &lp.ids, err) < 0)
+  if (check_policy (p, err) < 0 || securer_userns_plan (p, &lp.ids, &sb->host_ids, err) < 0)
     goto fail;
   if (!(p->namespaces & SECURER_NS_USER))
     {
@@ -710,14 +747,20 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
   if (opts->verbose)
     fprintf (stderr, "securer: clone the sandbox\n");
   sb->start_ns = launch_now_ns ();
+  struct owner_switch owner;
+  if ((p->namespaces & SECURER_NS_USER) && securer_userns_owner_enter (&lp.ids, &owner, err) < 0)
+    goto fail;
   pid_t pid = clone_child (clone_flags (p), &sb->pidfd);
-  if (pid < 0)
-    {
-      securer_error_set (err, errno, "clone the sandbox's namespaces");
-      goto fail;
-    }
   if (pid == 0)
     securer_init_main (&lp);
+  int clone_errno = errno;
+  if (p->namespaces & SECURER_NS_USER)
+    securer_userns_owner_leave (&owner);
+  if (pid < 0)
+    {
+      securer_error_set (err, clone_errno, "clone the sandbox's namespaces");
+      goto fail;
+    }
 
   sb->init_pid = pid;
   close (socks_setup[1]);

@@ -83,8 +83,17 @@ sync_recv (int sock, struct sync_msg *m, int *fd_out, pid_t *pid_out, bool nonbl
     }
   if (n == 0)
     return 0;
-  /* The seccomp area's securer_seccomp_send_listener sends one byte 'L'
-   * with the listener attached. */
+  /* The seccomp area's listener hand-over: an offer ('O' and the fd
+   * number), or one byte 'L' with the listener attached. */
+  if (n == 1 + (ssize_t) sizeof (int) && ((char *) m)[0] == 'O')
+    {
+      int fdnum;
+      memcpy (&fdnum, (char *) m + 1, sizeof fdnum);
+      memset (m, 0, offsetof (struct sync_msg, text) + 1);
+      m->type = SYNC_NOTIFY_OFFER;
+      m->status = fdnum;
+      return 1;
+    }
   if (n == 1 && ((char *) m)[0] == 'L')
     {
       m->type = SYNC_NOTIFY_FD;

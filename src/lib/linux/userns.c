@@ -5,23 +5,31 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "linux/launch.h"
 
-/* The kernel's default overflow ids; a root caller's sandbox runs as this
- * host id so it never acts as host root and per-user limits still hold. */
-#define OVERFLOW_ID 65534u
-
+/* host=caller from a root caller, or host=pool: the id leased for this
+ * sandbox.  Root's own ids would make the sandbox host root, and one shared
+ * id (such as the overflow id) would let one sandbox use up per-user kernel
+ * counters of all the others. */
 static int
-resolve_host_id (int64_t want, uint32_t caller, const char *what, uint32_t *out, securer_err_t *err)
+resolve_host_id (int64_t want, uint32_t caller, const char *what, uint32_t pool_id, uint32_t *out,
+                 securer_err_t *err)
 {
-  if (want == -1)
+  if (want == SECURER_HOST_POOL || (want == SECURER_HOST_CALLER && caller == 0))
     {
-      *out = caller == 0 ? OVERFLOW_ID : caller;
+      *out = pool_id;
+      return 0;
+    }
+  if (want == SECURER_HOST_CALLER)
+    {
+      *out = caller;
       return 0;
     }
   if (want < 0 || want >= (int64_t) UINT32_MAX)
@@ -32,8 +40,15 @@ resolve_host_id (int64_t want, uint32_t caller, const char *what, uint32_t *out,
   return 0;
 }
 
+static bool
+needs_pool (int64_t want, uid_t euid)
+{
+  return want == SECURER_HOST_POOL || (want == SECURER_HOST_CALLER && euid == 0);
+}
+
 int
-securer_userns_plan (const struct securer_policy *p, struct id_plan *plan, securer_err_t *err)
+securer_userns_plan (const struct securer_policy *p, struct id_plan *plan, struct host_id_lease *lease,
+                     securer_err_t *err)
 {
   memset (plan, 0, sizeof *plan);
   plan->uid = p->uid;
@@ -42,13 +57,63 @@ securer_userns_plan (const struct securer_policy *p, struct id_plan *plan, secur
     return securer_error_set (err, EINVAL, "inside uid/gid %u/%u is not a valid id", p->uid, p->gid);
   uid_t euid = geteuid ();
   gid_t egid = getegid ();
-  if (resolve_host_id (p->host_uid, euid, "uid", &plan->host_uid, err) < 0)
+  plan->privileged = euid == 0;
+  if ((p->namespaces & SECURER_NS_USER) && (needs_pool (p->host_uid, euid) || needs_pool (p->host_gid, euid)))
+    {
+      if (euid != 0)
+        return securer_error_set (err, EPERM, "host=pool: only a root caller can give each sandbox a "
+                                  "host uid of its own (this caller is uid %u)", (unsigned) euid);
+      if (securer_hostids_acquire (lease, err) < 0)
+        return -1;
+    }
+  if (resolve_host_id (p->host_uid, euid, "uid", lease->id, &plan->host_uid, err) < 0)
     return -1;
   /* A root caller's gid is 0 too; map it away like the uid. */
-  if (resolve_host_id (p->host_gid, euid == 0 ? 0 : egid, "gid", &plan->host_gid, err) < 0)
+  if (resolve_host_id (p->host_gid, euid == 0 ? 0 : egid, "gid", lease->id, &plan->host_gid, err) < 0)
     return -1;
-  plan->privileged = euid == 0;
   return 0;
+}
+
+/* Only the calling thread's credentials change (the raw syscall, not libc's
+ * wrapper, which would change every thread of a multi-threaded caller):
+ * the clone in between creates the user namespace, and so charges every
+ * per-user counter inside it, to the sandbox's host ids instead of root.
+ * The real and saved ids stay root's, so the switch back is allowed and
+ * brings the capabilities back. */
+int
+securer_userns_owner_enter (const struct id_plan *plan, struct owner_switch *sw, securer_err_t *err)
+{
+  sw->active = false;
+  if (!plan->privileged || plan->host_uid == 0)
+    return 0;
+  sw->egid = getegid ();
+  sw->dumpable = prctl (PR_GET_DUMPABLE, 0, 0, 0, 0);
+  if (syscall (SYS_setresgid, -1, plan->host_gid, -1) < 0)
+    return securer_error_set (err, errno, "become host gid %u to create the user namespace", plan->host_gid);
+  if (syscall (SYS_setresuid, -1, plan->host_uid, -1) < 0)
+    {
+      int e = errno;
+      (void) syscall (SYS_setresgid, -1, sw->egid, -1);
+      return securer_error_set (err, e, "become host uid %u to create the user namespace", plan->host_uid);
+    }
+  sw->active = true;
+  return 0;
+}
+
+void
+securer_userns_owner_leave (struct owner_switch *sw)
+{
+  if (!sw->active)
+    return;
+  /* Cannot fail: the real uid is 0.  Should it ever, the process must not
+   * go on with another identity than the one its caller gave it. */
+  if (syscall (SYS_setresuid, -1, 0, -1) < 0 || syscall (SYS_setresgid, -1, sw->egid, -1) < 0)
+    abort ();
+  /* An effective-id change made the process undumpable; put back what the
+   * caller had. */
+  if (sw->dumpable > 0)
+    (void) prctl (PR_SET_DUMPABLE, sw->dumpable, 0, 0, 0);
+  sw->active = false;
 }
 
 static int

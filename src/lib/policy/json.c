@@ -78,7 +78,9 @@ jaction (const struct securer_action *a)
 static json_t *
 jhost (int64_t id)
 {
-  return id < 0 ? json_string ("caller") : json_integer (id);
+  if (id >= 0)
+    return json_integer (id);
+  return json_string (id == SECURER_HOST_POOL ? "pool" : "caller");
 }
 
 static json_t *
@@ -573,7 +575,12 @@ get_host (struct jr *j, const char *path, json_t *obj, const char *key, int64_t 
     return false;
   if (json_is_string (v) && strcmp (json_string_value (v), "caller") == 0)
     {
-      *out = -1;
+      *out = SECURER_HOST_CALLER;
+      return true;
+    }
+  if (json_is_string (v) && strcmp (json_string_value (v), "pool") == 0)
+    {
+      *out = SECURER_HOST_POOL;
       return true;
     }
   if (json_is_integer (v) && json_integer_value (v) >= 1 && json_integer_value (v) <= 4294967294LL)
@@ -583,7 +590,7 @@ get_host (struct jr *j, const char *path, json_t *obj, const char *key, int64_t 
     }
   struct jpath p = jp_key (path, key);
   /* 0 would make the sandbox host root, which the launcher refuses. */
-  jerr (j, p.s, NULL, "expected an id from 1 to 4294967294 or \"caller\"");
+  jerr (j, p.s, NULL, "expected an id from 1 to 4294967294, \"caller\" or \"pool\"");
   return false;
 }
 

@@ -503,7 +503,7 @@ d_hostname (struct ctx *c)
   builder_mark (c->ps->b, SET_HOSTNAME, c->file, c->ln->line, c->ln->col);
 }
 
-/* uid N [host=N|caller] and gid likewise. */
+/* uid N [host=N|caller|pool] and gid likewise. */
 static void
 d_id (struct ctx *c)
 {
@@ -514,32 +514,34 @@ d_id (struct ctx *c)
   uint64_t v;
   if (!parse_count (c, t, 4294967294u, &v))
     return;
-  int64_t host = -1;
+  int64_t host = SECURER_HOST_CALLER;
   const struct token *o = peek (c);
   if (o != NULL)
     {
       c->i++;
       if (o->quoted || strncmp (o->text, "host=", 5) != 0)
         {
-          error_at (c, o, NULL, "unexpected '%s': expected host=ID or host=caller", o->text);
+          error_at (c, o, NULL, "unexpected '%s': expected host=ID, host=caller or host=pool", o->text);
           return;
         }
       const char *hv = o->text + 5;
       uint64_t h;
-      if (strcmp (hv, "caller") != 0)
+      if (strcmp (hv, "pool") == 0)
+        host = SECURER_HOST_POOL;
+      else if (strcmp (hv, "caller") != 0)
         {
           const char *unit;
           if (split_number (hv, &h, &unit) != 0 || *unit != '\0' || h > 4294967294u)
             {
-              error_at (c, o, NULL, "expected host=ID (a number below 4294967295) or host=caller, got '%s'",
+              error_at (c, o, NULL, "expected host=ID (a number below 4294967295), host=caller or host=pool, got '%s'",
                         o->text);
               return;
             }
           if (h == 0)
             {
               /* The launcher refuses it too; say so where it is written. */
-              error_at (c, o, NULL, "host=0 would make the sandbox host root: expected another id "
-                        "or host=caller");
+              error_at (c, o, NULL, "host=0 would make the sandbox host root: expected another id, "
+                        "host=caller or host=pool");
               return;
             }
           host = (int64_t) h;

@@ -191,8 +191,8 @@ builder_new (struct securer_diags *diags)
    * builder_finish, where they depend on what was said. */
   p->uid = 1000;
   p->gid = 1000;
-  p->host_uid = -1;
-  p->host_gid = -1;
+  p->host_uid = SECURER_HOST_CALLER;
+  p->host_gid = SECURER_HOST_CALLER;
   p->network = SECURER_NET_NONE;
   p->landlock.mode = SECURER_ENFORCE_BEST_EFFORT;
   p->landlock.scope_abstract_unix = true;

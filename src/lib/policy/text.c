@@ -31,6 +31,15 @@ needs_quotes (const char *s)
 }
 
 static void
+print_host (FILE *f, int64_t host)
+{
+  if (host >= 0)
+    fprintf (f, " host=%" PRId64 "\n", host);
+  else
+    fputs (host == SECURER_HOST_POOL ? " host=pool\n" : " host=caller\n", f);
+}
+
+static void
 word (FILE *f, const char *s)
 {
   if (!needs_quotes (s))
@@ -142,15 +151,9 @@ securer_policy_to_text (const struct securer_policy *p)
       fputc ('\n', f);
     }
   fprintf (f, "uid %" PRIu32, p->uid);
-  if (p->host_uid >= 0)
-    fprintf (f, " host=%" PRId64 "\n", p->host_uid);
-  else
-    fputs (" host=caller\n", f);
+  print_host (f, p->host_uid);
   fprintf (f, "gid %" PRIu32, p->gid);
-  if (p->host_gid >= 0)
-    fprintf (f, " host=%" PRId64 "\n", p->host_gid);
-  else
-    fputs (" host=caller\n", f);
+  print_host (f, p->host_gid);
   fputs ("cwd ", f);
   word (f, p->cwd ? p->cwd : "/");
   fprintf (f, "\nnetwork %s\n\n", policy_net_name (p->network) ? policy_net_name (p->network) : "?");

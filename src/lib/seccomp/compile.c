@@ -824,15 +824,22 @@ securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int not
           goto fail;
         }
       prog->send_fd = notify_send_fd;
-      /* The hand-over exception comes first, so no policy rule can shadow it. */
-      struct securer_syscall_rule ex = {
-        .name = (char *) "sendmsg",
-        .action = { SECURER_ACT_ALLOW, 0 },
-        .n_conds = 1,
-        .conds = { { .arg = 0, .op = SECURER_CMP_EQ, .value = (uint64_t) notify_send_fd } },
-      };
-      if (add_srule (prog, &ex, seccomp_syscall_resolve_name ("sendmsg")) < 0)
-        goto oom;
+      /* The hand-over exceptions come first, so no policy rule can shadow
+       * them: the offer goes out with sendmsg and the supervisor's answer
+       * comes back with recvmsg, both on that one fd, which the command
+       * can never own after exec (it is above its NOFILE limit). */
+      static const char *const handover[] = { "sendmsg", "recvmsg" };
+      for (size_t h = 0; h < 2; h++)
+        {
+          struct securer_syscall_rule ex = {
+            .name = (char *) handover[h],
+            .action = { SECURER_ACT_ALLOW, 0 },
+            .n_conds = 1,
+            .conds = { { .arg = 0, .op = SECURER_CMP_EQ, .value = (uint64_t) notify_send_fd } },
+          };
+          if (add_srule (prog, &ex, seccomp_syscall_resolve_name (handover[h])) < 0)
+            goto oom;
+        }
     }
 
   for (size_t i = 0; i < sc->n_rules; i++)

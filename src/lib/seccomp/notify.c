@@ -46,6 +46,40 @@ securer_seccomp_send_listener (int sock, int listener, securer_err_t *err)
 }
 
 int
+securer_seccomp_offer_listener (int sock, int listener)
+{
+  /* By number, not by SCM_RIGHTS: a descriptor in flight is charged to a
+   * per-user counter that another process of the same user could have used
+   * up, and taking the listener must not depend on anyone else. */
+  unsigned char offer[1 + sizeof (int)] = { 'O' };
+  memcpy (offer + 1, &listener, sizeof listener);
+  struct iovec iov = { .iov_base = offer, .iov_len = sizeof offer };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+  ssize_t n;
+  do
+    n = sendmsg (sock, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t) sizeof offer)
+    return n < 0 ? -errno : -EIO;
+  char answer = 0;
+  iov.iov_base = &answer;
+  iov.iov_len = 1;
+  do
+    n = recvmsg (sock, &msg, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return -errno;
+  if (n == 0)
+    return -EPIPE;
+  if (answer == SECURER_LISTENER_TAKEN)
+    return 0;
+  if (answer == SECURER_LISTENER_SEND)
+    /* No error value here: nothing may allocate after the rlimits. */
+    return securer_seccomp_send_listener (sock, listener, NULL) < 0 ? -(errno ? errno : EIO) : 0;
+  return -EPROTO;
+}
+
+int
 securer_seccomp_recv_listener (int sock, int *listener, securer_err_t *err)
 {
   char byte;

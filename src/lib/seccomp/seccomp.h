@@ -160,6 +160,14 @@ char *securer_seccomp_import_oci (const char *name, const char *text, size_t len
  * is sendmsg on `sock`, which the filter allows when sock is the
  * notify_send_fd given to compile) and closes nothing. */
 int securer_seccomp_send_listener (int sock, int listener, securer_err_t *err);
+/* Payload side, what the launcher uses: offers the listener by its fd
+ * number (sendmsg on `sock`) and waits for the supervisor's answer (recvmsg
+ * on `sock`; both allowed by the filter): SECURER_LISTENER_TAKEN when it
+ * took a copy with pidfd_getfd, SECURER_LISTENER_SEND when it could not and
+ * wants it sent as above.  Allocates nothing; returns 0 or -errno. */
+#define SECURER_LISTENER_TAKEN 'T'
+#define SECURER_LISTENER_SEND 'S'
+int securer_seccomp_offer_listener (int sock, int listener);
 /* Supervisor side: receives the listener sent above (CLOEXEC). */
 int securer_seccomp_recv_listener (int sock, int *listener, securer_err_t *err);
 
