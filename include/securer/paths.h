@@ -20,6 +20,11 @@ char *securer_data_find (const char *relpath, securer_err_t *err);
 /* The directories searched, NULL-terminated; static storage. */
 const char *const *securer_data_dirs (void);
 
+/* Where the helper programs are (securer-init, the sandbox's pid 1): the
+ * build directory when the running program lives in the build tree,
+ * otherwise $(pkglibexecdir).  Static storage. */
+const char *securer_libexec_dir (void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -74,3 +74,12 @@ securer_data_find (const char *relpath, securer_err_t *err)
   securer_error_set (err, ENOENT, "%s not found (searched %s)", relpath, searched);
   return NULL;
 }
+
+const char *
+securer_libexec_dir (void)
+{
+  static int in_tree = -1;
+  if (in_tree < 0)
+    in_tree = running_from_build_tree ();
+  return in_tree ? SECURER_ABS_BUILDDIR : SECURER_LIBEXECDIR;
+}

@@ -1,16 +1,19 @@
 /* The sandbox's first process (pid 1 of its pid namespace): finishes the
- * setup that needs the new namespaces, forks the payload, then stays as a
- * small init that reaps orphans, forwards signals and reports how the
- * payload ended.  When it exits the kernel kills everything left inside. */
+ * setup that needs the new namespaces, forks the payload, then executes
+ * securer-init (src/init/), the small init that reaps orphans, forwards
+ * signals and reports how the payload ended.  When it exits the kernel
+ * kills everything left inside. */
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +42,49 @@ step (struct launch_plan *lp, const char *what)
 {
   if (lp->verbose)
     dprintf (2, "securer: [%d] %s\n", (int) getpid (), what);
+}
+
+/* Replaces this process, a copy of the caller, by securer-init: from here on
+ * pid 1 holds a fixed argv, an empty environment, the status socket on fd 3
+ * and the payload's gate on fd 4, and nothing else of the caller. */
+static __attribute__ ((noreturn)) void
+exec_init (struct launch_plan *lp, pid_t payload, int gate_w)
+{
+  securer_err_t err = NULL;
+  step (lp, "become securer-init");
+  /* Lifted above 4 first, so placing fds 3 and 4 cannot clobber them. */
+  int status = fcntl (lp->status_sock, F_DUPFD_CLOEXEC, 10);
+  int gate = fcntl (gate_w, F_DUPFD_CLOEXEC, 10);
+  int setup = fcntl (lp->setup_sock, F_DUPFD_CLOEXEC, 10);
+  int prog = fcntl (lp->init_fd, F_DUPFD_CLOEXEC, 10);
+  if (status < 0 || gate < 0 || setup < 0 || prog < 0)
+    {
+      securer_error_set (&err, errno, "securer-init: move descriptors");
+      fail (lp, &err);
+    }
+  lp->setup_sock = setup;
+  if (dup2 (status, 3) < 0 || dup2 (gate, 4) < 0)
+    {
+      securer_error_set (&err, errno, "securer-init: place descriptors");
+      fail (lp, &err);
+    }
+  /* The caller's stdio and every other inherited descriptor: closed by the
+   * exec (the setup socket too: EOF then tells the parent that only the
+   * payload's copy is left). */
+  close (0);
+  close (1);
+  close (2);
+  if (close_range (5, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+    for (int fd = 5; fd < 65536; fd++)
+      if (fd != setup && fd != prog)
+        close (fd);
+  char pid[24];
+  snprintf (pid, sizeof pid, "%d", (int) payload);
+  char *argv[] = { (char *) "securer-init", pid, NULL };
+  char *envp[] = { NULL };
+  syscall (SYS_execveat, prog, "", argv, envp, AT_EMPTY_PATH);
+  securer_error_set (&err, errno, "execute securer-init");
+  fail (lp, &err);
 }
 
 void
@@ -92,13 +138,21 @@ securer_init_main (struct launch_plan *lp)
         fail (lp, &err);
     }
 
-  /* Every signal we care about is blocked before the fork and taken with
-   * sigwaitinfo: pid 1 gets no default actions, and nothing is lost
-   * between the fork and the loop. */
+  /* Every signal is blocked before the fork and stays blocked across the
+   * exec below: securer-init takes them with sigwaitinfo, pid 1 gets no
+   * default actions, and nothing is lost in between. */
   sigset_t all;
   sigfillset (&all);
   sigprocmask (SIG_BLOCK, &all, NULL);
 
+  /* The payload waits at this gate until securer-init has made itself
+   * undumpable: before that it could be ptraced by the command. */
+  int gate[2];
+  if (pipe2 (gate, O_CLOEXEC) < 0)
+    {
+      securer_error_set (&err, errno, "pipe for the payload's gate");
+      fail (lp, &err);
+    }
   pid_t self = getpid ();
   pid_t payload = fork ();
   if (payload < 0)
@@ -107,42 +161,11 @@ securer_init_main (struct launch_plan *lp)
       fail (lp, &err);
     }
   if (payload == 0)
-    securer_payload_main (lp, self);
-
-  /* From here on only the payload may hold the setup socket, so EOF tells
-   * the parent that exec happened. */
-  close (lp->setup_sock);
-
-  for (;;)
     {
-      siginfo_t si;
-      int sig = sigwaitinfo (&all, &si);
-      if (sig < 0)
-        continue;
-      if (sig == SIGCHLD)
-        {
-          int st;
-          pid_t w;
-          while ((w = waitpid (-1, &st, WNOHANG)) > 0)
-            if (w == payload)
-              {
-                struct sync_msg out;
-                memset (&out, 0, sizeof out);
-                out.type = SYNC_EXIT;
-                if (WIFSIGNALED (st))
-                  {
-                    out.signal = WTERMSIG (st);
-                    out.status = 128 + out.signal;
-                  }
-                else
-                  out.status = WEXITSTATUS (st);
-                (void) sync_send (lp->status_sock, &out, -1);
-                _exit (out.status);
-              }
-          continue;
-        }
-      /* Anything else was sent to the sandbox as a whole (SIGTERM from
-       * the caller, SIGHUP, ...): pass it on to the payload. */
-      kill (payload, sig);
+      close (gate[1]);
+      lp->gate_fd = gate[0];
+      securer_payload_main (lp, self);
     }
+  close (gate[0]);
+  exec_init (lp, payload, gate[1]);
 }

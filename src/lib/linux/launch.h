@@ -144,6 +144,8 @@ struct launch_plan {
   unsigned seccomp_flags;
   bool unshare_cgroup;
   bool verbose;
+  int init_fd;              /* securer-init, opened (O_PATH) before clone */
+  int gate_fd;              /* payload: EOF once securer-init is undumpable */
 };
 
 /* ---- spawn.c: the payload ------------------------------------------------ */

@@ -59,3 +59,17 @@ tests_integration_test_fs_cli_SOURCES = tests/integration/test-fs-cli.c
 tests_integration_test_fs_cli_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_fs_cli_LDADD = $(TEST_LIBS)
 endif
+
+# Tenants: per-sandbox host ids and per-user kernel counters, two sandboxes at once.
+if ENABLE_TESTS
+check_PROGRAMS += tests/helpers/tenant-probe
+tests_helpers_tenant_probe_SOURCES = tests/helpers/tenant-probe.c
+# Without the sanitizers, like attack-probe: it runs under sandbox limits.
+tests_helpers_tenant_probe_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+tests_helpers_tenant_probe_LDFLAGS =
+check_PROGRAMS += tests/integration/test-tenants
+TESTS += tests/integration/test-tenants
+tests_integration_test_tenants_SOURCES = tests/integration/test-tenants.c tests/integration/run-util.h
+tests_integration_test_tenants_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_tenants_LDADD = $(TEST_LIBS)
+endif

@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -29,6 +30,7 @@
 
 #include "linux/launch.h"
 #include "seccomp/seccomp.h"
+#include "securer/paths.h"
 
 extern char **environ;
 
@@ -116,6 +118,18 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
       securer_error_set (&err, errno, "chdir %s", cwd);
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
     }
+  /* Wait until pid 1 has become securer-init and undumpable: from the
+   * moment the command runs, pid 1 must hold nothing of the caller and be
+   * out of the command's reach. */
+  char gate_byte;
+  ssize_t gate_n;
+  while ((gate_n = read (lp->gate_fd, &gate_byte, 1)) != 0)
+    if (gate_n < 0 && errno != EINTR)
+      {
+        securer_error_set (&err, errno, "wait for securer-init");
+        payload_fail (lp, SECURER_EXIT_SETUP, &err);
+      }
+  close (lp->gate_fd);
   /* The sync socket goes to a fixed number at the payload's NOFILE hard
    * limit: the seccomp filter allows sendmsg on exactly that fd number, and
    * after exec (CLOEXEC) the command can never own an fd that high.  The
@@ -492,6 +506,14 @@ await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_e
       r = sync_recv (sock, &m, &fd, &from, false);
       if (r < 0)
         return securer_error_set (err, errno, "read from the sandbox");
+      if (r == 0 && !sb->ll_known)
+        {
+          /* Every setup step reports its failure; only a process killed
+           * from outside (or by the OOM killer) ends without a word. */
+          securer_error_set (err, EPIPE, "the sandbox ended during setup, before its payload was ready "
+                             "(killed from outside or out of memory?)");
+          return -1;
+        }
       if (r == 0)
         return 0;
       switch (m.type)
@@ -631,6 +653,35 @@ sync_fd_number (const struct securer_policy *p, unsigned n_pass, int *out, secur
   return 0;
 }
 
+/* securer-init, opened before clone: after pivot_root its path may not
+ * exist in the sandbox's root, and the descriptor cannot be redirected.
+ * Whoever could write it would run code as the sandbox's pid 1, outside
+ * its Landlock domain and filter, so it must be as trusted as the caller. */
+static int
+open_init (int *out, securer_err_t *err)
+{
+  char path[PATH_MAX];
+  snprintf (path, sizeof path, "%s/securer-init", securer_libexec_dir ());
+  int fd = open (path, O_PATH | O_CLOEXEC);
+  if (fd < 0)
+    return securer_error_set (err, errno, "open the sandbox's init program %s", path);
+  struct stat st;
+  if (fstat (fd, &st) < 0)
+    {
+      int e = errno;
+      close (fd);
+      return securer_error_set (err, e, "stat %s", path);
+    }
+  if (!S_ISREG (st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid ()) || (st.st_mode & 022) != 0)
+    {
+      close (fd);
+      return securer_error_set (err, EPERM, "%s must be a regular file owned by root or the caller and "
+                                "writable by its owner alone", path);
+    }
+  *out = fd;
+  return 0;
+}
+
 static int
 check_policy (const struct securer_policy *p, securer_err_t *err)
 {
@@ -673,6 +724,7 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
 
   struct launch_plan lp;
   memset (&lp, 0, sizeof lp);
+  lp.init_fd = lp.gate_fd = -1;
   lp.p = p;
   lp.argv = opts->argv;
   lp.stdin_fd = opts->stdin_fd;
@@ -726,6 +778,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       goto fail;
     }
 
+  if (open_init (&lp.init_fd, err) < 0)
+    goto fail;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_setup) < 0
       || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_status) < 0)
     {
@@ -763,6 +817,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
     }
 
   sb->init_pid = pid;
+  close (lp.init_fd);
+  lp.init_fd = -1;
   close (socks_setup[1]);
   close (socks_status[1]);
   socks_setup[1] = socks_status[1] = -1;
@@ -811,6 +867,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
 fail_child:
   abort_child (sb);
 fail:
+  if (lp.init_fd >= 0)
+    close (lp.init_fd);
   for (int i = 0; i < 2; i++)
     {
       if (socks_setup[i] >= 0)

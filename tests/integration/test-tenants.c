@@ -1,0 +1,327 @@
+/* Tenants are strangers: sandboxes running at the same time must not share
+ * a host identity, and one that uses up a per-user kernel counter must not
+ * stop another sandbox, or the host, from using it. */
+#include <config.h>
+
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <criterion/criterion.h>
+
+#include "run-util.h"
+
+/* A sandbox left running while the test looks at it from outside. */
+struct held {
+  struct securer_sandbox *sb;
+  int in_w;       /* its stdin: closing it ends tenant-probe */
+  int out_r;
+  char out[4096];
+};
+
+static char *
+tenant_probe (void)
+{
+  char *p = NULL;
+  if (asprintf (&p, "%s/tests/helpers/tenant-probe", builddir ()) < 0)
+    abort ();
+  return p;
+}
+
+/* Starts tenant-probe ARGS under p and reads its report up to "ready". */
+static void
+hold (struct held *h, const struct securer_policy *p, const char *what, const char *n)
+{
+  memset (h, 0, sizeof *h);
+  int in[2], out[2];
+  cr_assert_eq (pipe2 (in, O_CLOEXEC), 0);
+  cr_assert_eq (pipe2 (out, O_CLOEXEC), 0);
+  char *argv[] = { tenant_probe (), (char *) what, (char *) n, NULL };
+  struct securer_spawn_opts o = opts_for (p, argv);
+  o.stdin_fd = in[0];
+  o.stdout_fd = out[1];
+  o.timeout_ms = 60000;
+  securer_err_t err = NULL;
+  int rc = securer_sandbox_spawn (&o, &h->sb, &err);
+  free (argv[0]);
+  close (in[0]);
+  close (out[1]);
+  cr_assert_eq (rc, 0, "spawn: %s", securer_error_message (err));
+  h->in_w = in[1];
+  h->out_r = out[0];
+  size_t len = 0;
+  while (strstr (h->out, "ready\n") == NULL)
+    {
+      ssize_t k = read (h->out_r, h->out + len, sizeof h->out - 1 - len);
+      cr_assert_gt (k, 0, "tenant-probe %s ended before it was ready:\n%s", what, h->out);
+      len += (size_t) k;
+      h->out[len] = '\0';
+    }
+}
+
+static void
+release (struct held *h)
+{
+  close (h->in_w);
+  struct securer_status st;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_sandbox_wait (h->sb, &st, &err), 1, "%s", securer_error_message (err));
+  cr_assert (st.exited && st.exit_code == 0, "tenant-probe: exited=%d code=%d signal=%d", st.exited,
+             st.exit_code, st.signal);
+  securer_status_clear (&st);
+  securer_sandbox_free (h->sb);
+  close (h->out_r);
+}
+
+static long
+count_of (const struct held *h, const char *key)
+{
+  char *v = kv (h->out, key);
+  cr_assert_not_null (v, "no %s in:\n%s", key, h->out);
+  long n = strtol (v, NULL, 10);
+  free (v);
+  return n;
+}
+
+/* The host uid the sandbox's payload runs as. */
+static unsigned
+host_uid_of (const struct held *h)
+{
+  char path[64], buf[4096];
+  snprintf (path, sizeof path, "/proc/%d/status", (int) securer_sandbox_pid (h->sb));
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  cr_assert_geq (fd, 0, "%s", path);
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  cr_assert_gt (n, 0);
+  buf[n] = '\0';
+  const char *u = strstr (buf, "\nUid:");
+  cr_assert_not_null (u);
+  unsigned r, e, s, f;
+  cr_assert_eq (sscanf (u + 5, "%u %u %u %u", &r, &e, &s, &f), 4);
+  cr_assert (r == e && e == s && s == f, "mixed host uids %u %u %u %u", r, e, s, f);
+  return r;
+}
+
+static long
+read_long (const char *path)
+{
+  FILE *f = fopen (path, "re");
+  cr_assert_not_null (f, "%s", path);
+  long v = -1;
+  cr_assert_eq (fscanf (f, "%ld", &v), 1);
+  fclose (f);
+  return v;
+}
+
+Test (tenants, two_sandboxes_never_share_a_host_id)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only a root caller leases host ids (an unprivileged caller's sandbox is the caller)");
+  struct securer_policy *p = test_policy ();
+  struct held a, b;
+  hold (&a, p, "ids", NULL);
+  hold (&b, p, "ids", NULL);
+  unsigned ua = host_uid_of (&a), ub = host_uid_of (&b);
+  cr_assert_neq (ua, ub, "both sandboxes run as host uid %u", ua);
+  cr_assert (ua != 0 && ua != 65534 && ub != 0 && ub != 65534);
+  /* Inside, both are the policy's uid. */
+  cr_assert_eq (count_of (&a, "uid"), 1000);
+  cr_assert_eq (count_of (&b, "uid"), 1000);
+  release (&a);
+  release (&b);
+  test_policy_free (p);
+}
+
+/* Before: the user namespace was created by root, so every inotify
+ * instance inside was also charged to host root, and 128 of them left root
+ * unable to create any. */
+Test (tenants, inotify_instances_are_charged_to_the_sandbox_alone)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("an unprivileged caller's sandboxes share the caller's counters by design");
+  long max = read_long ("/proc/sys/fs/inotify/max_user_instances");
+  cr_assert_lt (max, 100000, "max_user_instances %ld is too large to use up in a test", max);
+  struct securer_policy *p = test_policy ();
+  char n[32];
+  snprintf (n, sizeof n, "%ld", max + 20);
+  struct held a;
+  hold (&a, p, "inotify", n);
+  cr_assert_eq (count_of (&a, "inotify"), max, "%s", a.out);
+  char *e = kv (a.out, "inotify_err");
+  cr_assert_str_eq (e, "EMFILE");
+  free (e);
+  /* The host, and another sandbox, are unaffected while a holds them. */
+  int fd = inotify_init1 (IN_CLOEXEC);
+  cr_assert_geq (fd, 0, "host root cannot create an inotify instance: %s", strerror (errno));
+  close (fd);
+  struct held b;
+  hold (&b, p, "inotify", "5");
+  cr_assert_eq (count_of (&b, "inotify"), 5, "%s", b.out);
+  release (&b);
+  release (&a);
+  test_policy_free (p);
+}
+
+/* Before: all of root's sandboxes were host uid 65534, and the launcher
+ * handed the seccomp listener over with SCM_RIGHTS, which fails with
+ * ETOOMANYREFS once that user has more descriptors in flight than the new
+ * payload's NOFILE limit: one tenant stopped every later launch. */
+Test (tenants, descriptors_in_flight_do_not_stop_another_launch)
+{
+  struct securer_policy *p = test_policy ();
+  struct held a;
+  hold (&a, p, "inflight", "4000");
+  long inflight = count_of (&a, "inflight");
+  cr_assert_gt (inflight, 256, "%s", a.out);
+
+  /* A policy whose filter has a kill rule, so the launch hands a listener
+   * over, with a NOFILE limit below what a holds in flight. */
+  struct securer_policy *q = test_policy ();
+  q->seccomp.enabled = true;
+  add_syscall_rule (q, "ptrace", SECURER_ACT_KILL_PROCESS, 0);
+  q->limits.rlimit[SECURER_RLIMIT_NOFILE].set = true;
+  q->limits.rlimit[SECURER_RLIMIT_NOFILE].soft = 64;
+  q->limits.rlimit[SECURER_RLIMIT_NOFILE].hard = 64;
+  char *argv[] = { (char *) "/bin/true", NULL };
+  struct securer_spawn_opts o = opts_for (q, argv);
+  struct run_result r;
+  run_in_sandbox (&o, &r);
+  cr_assert_eq (r.spawn_rc, 0, "a launch failed while another sandbox holds %ld fds in flight: %s", inflight,
+                r.spawn_msg);
+  cr_assert (r.st.exited && r.st.exit_code == 0);
+  run_result_clear (&r);
+  release (&a);
+  test_policy_free (q);
+  test_policy_free (p);
+}
+
+/* Before: pending signals inside were charged to host root as well. */
+Test (tenants, pending_signals_are_charged_to_the_sandbox_alone)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("an unprivileged caller's sandboxes share the caller's counters by design");
+  struct rlimit rl;
+  cr_assert_eq (getrlimit (RLIMIT_SIGPENDING, &rl), 0);
+  cr_assert (rl.rlim_cur < 10000000, "RLIMIT_SIGPENDING %llu is too large to use up in a test",
+             (unsigned long long) rl.rlim_cur);
+  struct securer_policy *p = test_policy ();
+  char n[32];
+  snprintf (n, sizeof n, "%llu", (unsigned long long) rl.rlim_cur + 10);
+  struct held a;
+  hold (&a, p, "sigqueue", n);
+  char *e = kv (a.out, "sigqueue_err");
+  cr_assert_str_eq (e, "EAGAIN", "%s", a.out);
+  free (e);
+  sigset_t s;
+  sigemptyset (&s);
+  sigaddset (&s, SIGRTMIN + 1);
+  sigprocmask (SIG_BLOCK, &s, NULL);
+  union sigval v = { 0 };
+  cr_assert_eq (sigqueue (getpid (), SIGRTMIN + 1, v), 0, "host root cannot queue a signal: %s",
+                strerror (errno));
+  struct timespec zero = { 0, 0 };
+  cr_assert_eq (sigtimedwait (&s, NULL, &zero), SIGRTMIN + 1);
+  release (&a);
+  test_policy_free (p);
+}
+
+Test (tenants, an_exhausted_id_range_refuses_with_the_reason)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only a root caller leases host ids");
+  /* One id, outside the default range so no other test takes it. */
+  char range[64];
+  unsigned id = 3000000000u + (unsigned) getpid () % 1000000u;
+  snprintf (range, sizeof range, "%u-%u", id, id);
+  cr_assert_eq (setenv ("SECURER_HOST_IDS", range, 1), 0);
+  struct securer_policy *p = test_policy ();
+  struct held a;
+  hold (&a, p, "ids", NULL);
+  cr_assert_eq (host_uid_of (&a), id);
+  char *argv[] = { (char *) "/bin/true", NULL };
+  struct securer_spawn_opts o = opts_for (p, argv);
+  struct run_result r;
+  run_in_sandbox (&o, &r);
+  cr_assert_eq (r.spawn_rc, -1, "a second sandbox started with the only id in use");
+  cr_assert_eq (r.spawn_status, SECURER_EXIT_SETUP);
+  cr_assert_eq (r.spawn_errno, EAGAIN);
+  cr_assert_not_null (strstr (r.spawn_msg, "in use by running sandboxes"), "%s", r.spawn_msg);
+  run_result_clear (&r);
+  release (&a);
+  /* Released with the sandbox: the id can be had again. */
+  run_in_sandbox (&o, &r);
+  cr_assert_eq (r.spawn_rc, 0, "%s", r.spawn_msg);
+  run_result_clear (&r);
+  unsetenv ("SECURER_HOST_IDS");
+  test_policy_free (p);
+}
+
+static char *
+slurp (const char *path, size_t *len)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  cr_assert_geq (fd, 0, "%s: %s", path, strerror (errno));
+  char *buf = malloc (65536);
+  ssize_t n = read (fd, buf, 65535);
+  close (fd);
+  cr_assert_geq (n, 0, "%s", path);
+  buf[n] = '\0';
+  *len = (size_t) n;
+  return buf;
+}
+
+/* pid 1 used to be a fork of the caller that never executed anything: its
+ * argv (with --tool-env secrets), environment and memory were the caller's. */
+Test (tenants, pid1_holds_nothing_of_the_caller)
+{
+  const char *secret = "SECURER_TEST_SECRET=swordfish-caller-only";
+  cr_assert_eq (putenv ((char *) secret), 0);
+  struct securer_policy *p = test_policy ();
+  struct held a;
+  hold (&a, p, "ids", NULL);
+  char path[64];
+  size_t len;
+  snprintf (path, sizeof path, "/proc/%d/status", (int) securer_sandbox_pid (a.sb));
+  char *st = slurp (path, &len);
+  const char *pp = strstr (st, "\nPPid:");
+  cr_assert_not_null (pp);
+  int init = atoi (pp + 6);
+  free (st);
+  cr_assert_gt (init, 1);
+
+  snprintf (path, sizeof path, "/proc/%d/cmdline", init);
+  char *cmd = slurp (path, &len);
+  char want[64];
+  int wl = snprintf (want, sizeof want, "securer-init%c%d", '\0', 2);
+  cr_assert_eq (len, (size_t) wl + 1, "pid 1's command line has %zu bytes", len);
+  cr_assert_eq (memcmp (cmd, want, (size_t) wl + 1), 0, "pid 1's command line is not securer-init's");
+  free (cmd);
+  snprintf (path, sizeof path, "/proc/%d/environ", init);
+  char *env = slurp (path, &len);
+  cr_assert_eq (len, 0, "pid 1 has an environment: %.*s", (int) len, env);
+  free (env);
+  snprintf (path, sizeof path, "/proc/%d/status", init);
+  st = slurp (path, &len);
+  cr_assert_not_null (strstr (st, "\nCapEff:\t0000000000000000\n"), "pid 1 kept capabilities:\n%s", st);
+  free (st);
+
+  /* Only the status socket is open in pid 1: none of the caller's files,
+   * its stdio included. */
+  snprintf (path, sizeof path, "/proc/%d/fd", init);
+  DIR *d = opendir (path);
+  cr_assert_not_null (d);
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir (d)) != NULL)
+    if (e->d_name[0] != '.')
+      {
+        cr_assert_str_eq (e->d_name, "3", "pid 1 holds fd %s", e->d_name);
+        n++;
+      }
+  closedir (d);
+  cr_assert_eq (n, 1);
+  release (&a);
+  test_policy_free (p);
+  unsetenv ("SECURER_TEST_SECRET");
+}
