@@ -3,6 +3,7 @@
 #define SECURER_PROBE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "securer/error.h"
 
@@ -24,7 +25,13 @@ struct securer_probe {
   bool cgroup_v1_writable;   /* the caller's v1 memory/pids groups accept children */
   bool clone3;
   bool pidfd;
+  bool pidfd_getfd;          /* the seccomp listener is taken without SCM_RIGHTS */
   bool close_range;
+  /* Each sandbox gets a host uid/gid of its own (root callers): the range
+   * and, when not, why (e.g. an unprivileged caller). */
+  bool host_ids;
+  uint32_t host_ids_first, host_ids_count;
+  char host_ids_why[256];
 };
 
 /* Fills *pr by asking the kernel; never fails for a missing feature. */

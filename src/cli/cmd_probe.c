@@ -17,8 +17,10 @@ cmd_probe_help (FILE *out)
            "Reports what the running kernel offers to a sandbox: user namespaces (and\n"
            "whether an unprivileged user may create them), the Landlock ABI, seccomp\n"
            "actions and user notification, cgroup version and whether the caller's\n"
-           "group can hold sandboxes, clone3, pidfd and close_range.  Each feature is\n"
-           "tried, not guessed from version numbers.\n"
+           "group can hold sandboxes, clone3, pidfd, pidfd_getfd and close_range, and\n"
+           "whether each sandbox can get a host uid of its own (root callers; the range\n"
+           "comes from SECURER_HOST_IDS or the default).  Each feature is tried, not\n"
+           "guessed from version numbers.\n"
            "\n"
            "Options:\n"
            "  --json      one JSON object instead of text\n"
@@ -79,6 +81,17 @@ cmd_probe (int argc, char **argv)
                              "cgroup", "version", pr.cgroup_version, "v2_writable", pr.cgroup_v2_writable,
                              "v1_writable", pr.cgroup_v1_writable,
                              "clone3", pr.clone3, "pidfd", pr.pidfd, "close_range", pr.close_range);
+      json_t *ids = json_pack ("{s:b, s:I, s:I}", "available", pr.host_ids, "first",
+                               (json_int_t) pr.host_ids_first, "count", (json_int_t) pr.host_ids_count);
+      if (ids != NULL && !pr.host_ids)
+        json_object_set_new (ids, "why", json_string (pr.host_ids_why));
+      if (o != NULL)
+        {
+          json_object_set_new (o, "pidfd_getfd", json_boolean (pr.pidfd_getfd));
+          json_object_set_new (o, "host_ids", ids);
+        }
+      else
+        json_decref (ids);
       char *s = o ? json_dumps (o, JSON_INDENT (2)) : NULL;
       if (s == NULL)
         {
@@ -109,6 +122,12 @@ cmd_probe (int argc, char **argv)
     printf ("  v1 groups writable (memory, pids): %s\n", yes_no (pr.cgroup_v1_writable));
   printf ("clone3:              %s\n", yes_no (pr.clone3));
   printf ("pidfd:               %s\n", yes_no (pr.pidfd));
+  printf ("pidfd_getfd:         %s\n", yes_no (pr.pidfd_getfd));
   printf ("close_range:         %s\n", yes_no (pr.close_range));
+  if (pr.host_ids)
+    printf ("host ids:            one per sandbox, from %u-%u\n", pr.host_ids_first,
+            pr.host_ids_first + pr.host_ids_count - 1);
+  else
+    printf ("host ids:            not per sandbox: %s\n", pr.host_ids_why);
   return 0;
 }

@@ -377,7 +377,8 @@ Test (run_cli, probe_json_reports_every_feature)
   json_error_t je;
   json_t *o = json_loads (r.out, 0, &je);
   cr_assert_not_null (o, "%s", je.text);
-  const char *keys[] = { "user_namespaces", "landlock_abi", "seccomp", "cgroup", "clone3", "pidfd", "close_range" };
+  const char *keys[] = { "user_namespaces", "landlock_abi", "seccomp", "cgroup", "clone3", "pidfd", "close_range",
+                         "pidfd_getfd", "host_ids" };
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     cr_assert_not_null (json_object_get (o, keys[i]), "%s missing", keys[i]);
   /* The sandboxes above ran, so this kernel has what they used. */
@@ -385,6 +386,12 @@ Test (run_cli, probe_json_reports_every_feature)
   cr_assert (json_is_true (json_object_get (json_object_get (json_object_get (o, "seccomp"), "actions"),
                                             "kill_process")));
   cr_assert (json_is_true (json_object_get (o, "pidfd")));
+  /* A root caller's sandboxes ran with host ids of their own; anyone else
+   * is told why not. */
+  json_t *ids = json_object_get (o, "host_ids");
+  cr_assert_eq (json_is_true (json_object_get (ids, "available")), geteuid () == 0);
+  if (geteuid () != 0)
+    cr_assert (json_is_string (json_object_get (ids, "why")));
   json_decref (o);
   cli_clear (&r);
 }

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "linux/linux.h"
+#include "linux/launch.h"
 #include "securer/probe.h"
 
 static long
@@ -103,6 +103,29 @@ own_group_writable (const char *mount, const char *ctrl)
   return ok;
 }
 
+static void
+probe_host_ids (struct securer_probe *pr)
+{
+  securer_err_t e = NULL;
+  if (securer_hostids_range (&pr->host_ids_first, &pr->host_ids_count, &e) < 0)
+    goto no;
+  if (geteuid () != 0)
+    {
+      snprintf (pr->host_ids_why, sizeof pr->host_ids_why,
+                "the caller is not root: its sandboxes run as its own uid, host=pool is refused");
+      return;
+    }
+  struct host_id_lease l = { -1, 0 };
+  if (securer_hostids_acquire (&l, &e) < 0)
+    goto no;
+  securer_hostids_release (&l);
+  pr->host_ids = true;
+  return;
+no:
+  snprintf (pr->host_ids_why, sizeof pr->host_ids_why, "%s", securer_error_message (e));
+  securer_error_free (&e);
+}
+
 int
 securer_probe_kernel (struct securer_probe *pr, securer_err_t *err)
 {
@@ -147,7 +170,15 @@ securer_probe_kernel (struct securer_probe *pr, securer_err_t *err)
   int pfd = pidfd_open (getpid (), 0);
   pr->pidfd = pfd >= 0;
   if (pfd >= 0)
-    close (pfd);
+    {
+      /* Our own fd 0..2 may be closed; pfd itself is always there. */
+      int dup = (int) syscall (SYS_pidfd_getfd, pfd, pfd, 0);
+      pr->pidfd_getfd = dup >= 0;
+      if (dup >= 0)
+        close (dup);
+      close (pfd);
+    }
+  probe_host_ids (pr);
   /* An empty range far above any open fd: supported kernels return 0. */
   pr->close_range = syscall (SYS_close_range, 1u << 30, 1u << 30, 0) == 0;
   (void) err;
