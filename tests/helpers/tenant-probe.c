@@ -6,6 +6,8 @@
  *   tenant-probe inflight N    puts up to N descriptors in flight on a unix
  *                              socket (sent, never received)
  *   tenant-probe sigqueue N    queues up to N real-time signals to itself
+ *   tenant-probe pipes N       makes up to N pipes of 1 MiB each, then reports
+ *                              the size of a fresh pipe ("pipe_size=")
  *   tenant-probe ids           prints its real uid and gid as seen inside
  *
  * Prints "NAME=K" (how many succeeded), "NAME_err=ERRNAME" when one failed,
@@ -14,6 +16,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -107,6 +110,27 @@ do_sigqueue (long n, int *err)
   return k;
 }
 
+/* Pipe buffers are counted per user: past pipe-user-pages-soft, every new
+ * pipe of that user gets two pages instead of sixteen. */
+static long
+do_pipes (long n, int *err)
+{
+  long k = 0;
+  for (; k < n; k++)
+    {
+      int p[2];
+      if (pipe2 (p, O_CLOEXEC) < 0 || fcntl (p[0], F_SETPIPE_SZ, 1 << 20) < 0)
+        {
+          *err = errno;
+          break;
+        }
+    }
+  int p[2];
+  if (pipe2 (p, O_CLOEXEC) == 0)
+    printf ("pipe_size=%d\n", fcntl (p[0], F_GETPIPE_SZ));
+  return k;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -117,7 +141,8 @@ main (int argc, char **argv)
   static const struct {
     const char *name;
     long (*fn) (long, int *);
-  } probes[] = { { "inotify", do_inotify }, { "inflight", do_inflight }, { "sigqueue", do_sigqueue } };
+  } probes[] = { { "inotify", do_inotify }, { "inflight", do_inflight }, { "sigqueue", do_sigqueue },
+                 { "pipes", do_pipes } };
   bool known = strcmp (what, "ids") == 0;
   if (known)
     printf ("uid=%u\ngid=%u\n", (unsigned) getuid (), (unsigned) getgid ());

@@ -325,3 +325,31 @@ Test (tenants, pid1_holds_nothing_of_the_caller)
   test_policy_free (p);
   unsetenv ("SECURER_TEST_SECRET");
 }
+
+/* Before: one sandbox's pipe buffers past pipe-user-pages-soft shrank every
+ * new pipe of every other sandbox (same host uid) to two pages. */
+Test (tenants, pipe_buffers_are_counted_per_sandbox)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("an unprivileged caller's sandboxes share the caller's counters by design");
+  long soft = read_long ("/proc/sys/fs/pipe-user-pages-soft");
+  long max = read_long ("/proc/sys/fs/pipe-max-size");
+  if (soft == 0 || max < (1 << 20))
+    cr_skip_test ("pipe-user-pages-soft is 0 or pipe-max-size below 1 MiB: nothing to use up");
+  /* 1 MiB pipes are 256 pages each. */
+  char n[32];
+  snprintf (n, sizeof n, "%ld", soft / 256 + 8);
+  struct securer_policy *p = test_policy ();
+  struct held a;
+  hold (&a, p, "pipes", n);
+  char *e = kv (a.out, "pipes_err");
+  cr_assert_str_eq (e, "EPERM", "%s", a.out);
+  free (e);
+  cr_assert_eq (count_of (&a, "pipe_size"), 8192, "%s", a.out);
+  struct held b;
+  hold (&b, p, "pipes", "0");
+  cr_assert_eq (count_of (&b, "pipe_size"), 65536, "a fresh pipe in another sandbox:\n%s", b.out);
+  release (&b);
+  release (&a);
+  test_policy_free (p);
+}
