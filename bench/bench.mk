@@ -8,7 +8,7 @@ bench: all
 # Spawn latency of `securer run` next to bubblewrap, unshare and the bare
 # command (results: docs/benchmarks.md).
 .PHONY: bench-spawn
-bench-spawn: securer
+bench-spawn: securer securer-init
 	@SECURER_BIN=$(abs_top_builddir)/securer $(SHELL) $(srcdir)/bench/spawn.sh
 EXTRA_DIST += bench/spawn.sh bench/bwrap-equivalent.policy
 

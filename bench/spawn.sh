@@ -4,6 +4,8 @@
 # out of the sandbox.  Uses hyperfine when installed, else a timing loop.
 #
 #   SECURER_BIN   the securer binary (default: ./securer)
+#   BASELINE_BIN  another securer binary (e.g. a build of an earlier commit)
+#                 to time next to it, for a before/after in the same run
 #   RUNS          runs per command (default: 200; R: RUNS/4)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +21,11 @@ set -- \
   "securer minimal|$securer run --policy minimal -- /bin/true" \
   "securer bwrap-equivalent|$securer run --policy $here/bwrap-equivalent.policy -- /bin/true" \
   "securer r (loader --version)|$securer run --policy r -- /lib64/ld-linux-x86-64.so.2 --version"
+if [ -n "${BASELINE_BIN:-}" ]; then
+  set -- "$@" \
+    "baseline minimal|$BASELINE_BIN run --policy minimal -- /bin/true" \
+    "baseline bwrap-equivalent|$BASELINE_BIN run --policy $here/bwrap-equivalent.policy -- /bin/true"
+fi
 command -v bwrap >/dev/null 2>&1 && set -- "$@" "bwrap|$bwrap_cmd"
 command -v unshare >/dev/null 2>&1 && set -- "$@" "unshare -Urpfmn|unshare -Urpfmn --mount-proc /bin/true"
 set -- "$@" "bare /bin/true|/bin/true"
