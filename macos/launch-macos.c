@@ -339,7 +339,8 @@ securer_macos_spawn (const struct securer_policy *p, char *const *argv, char *co
       if (setsid () < 0)
         e = errno, step = 1;
       for (int i = 0; e == 0 && i < SECURER_RLIMIT_COUNT; i++)
-        if (p->limits.rlimit[i].set && setrlimit (rlimit_resource[i], &lim[i]) < 0
+        if (p->limits.rlimit[i].set && i != SECURER_RLIMIT_SIGPENDING /* none in XNU: reported */
+            && setrlimit (rlimit_resource[i], &lim[i]) < 0
             && i != SECURER_RLIMIT_AS) /* reported as unenforced; XNU may refuse it */
           e = errno, step = 2;
       if (e == 0 && drop_root

@@ -661,7 +661,7 @@ const char *
 securer_port_rlimit_name (int id)
 {
   static const char *const names[SECURER_RLIMIT_COUNT] = {
-    "cpu", "as", "fsize", "nproc", "nofile", "stack", "core", "memlock",
+    "cpu", "as", "fsize", "nproc", "nofile", "stack", "core", "memlock", "sigpending",
   };
   return id >= 0 && id < SECURER_RLIMIT_COUNT ? names[id] : "?";
 }
@@ -742,8 +742,14 @@ gen_gaps (struct gen *g, securer_err_t *err)
                            "set, but counts every process of the user, not of the sandbox")
            < 0)
     return -1;
+  if (l->rlimit[SECURER_RLIMIT_SIGPENDING].set
+      && securer_port_gap (rep, BE, "limits", "rlimit sigpending", err,
+                           "set, but XNU has no limit on queued signals")
+           < 0)
+    return -1;
   for (int i = 0; i < SECURER_RLIMIT_COUNT; i++)
-    if (l->rlimit[i].set && i != SECURER_RLIMIT_AS && i != SECURER_RLIMIT_NPROC)
+    if (l->rlimit[i].set && i != SECURER_RLIMIT_AS && i != SECURER_RLIMIT_NPROC
+        && i != SECURER_RLIMIT_SIGPENDING)
       if (securer_port_enforced (rep, err, "rlimit %s: setrlimit in the child before exec",
                                  securer_port_rlimit_name (i))
           < 0)

@@ -29,3 +29,25 @@ tests_integration_test_run_cli_SOURCES = tests/integration/test-run-cli.c tests/
 tests_integration_test_run_cli_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_run_cli_LDADD = $(TEST_LIBS)
 endif
+
+# W^X and per-user counters under policies/r.policy: native-probe tries
+# every way native code has to run what it wrote.  Linked dynamically, so
+# that it uses the loader as R does.
+if ENABLE_TESTS
+check_PROGRAMS += tests/helpers/native-probe tests/integration/test-wx
+TESTS += tests/integration/test-wx
+tests_helpers_native_probe_SOURCES = tests/helpers/native-probe.c
+# Without the sanitizers: their runtime maps memory in ways the W^X rules
+# refuse, and the probe must see exactly its own calls.
+tests_helpers_native_probe_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+tests_helpers_native_probe_LDFLAGS =
+tests_helpers_native_probe_LDADD =
+# A library that requires an executable stack, which W^X refuses to give.
+check_LTLIBRARIES = tests/helpers/libexecstack.la
+tests_helpers_libexecstack_la_SOURCES = tests/helpers/execstack.c
+tests_helpers_libexecstack_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+tests_helpers_libexecstack_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere -Wl,-z,execstack
+tests_integration_test_wx_SOURCES = tests/integration/test-wx.c
+tests_integration_test_wx_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_wx_LDADD = $(TEST_LIBS)
+endif

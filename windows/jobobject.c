@@ -347,7 +347,7 @@ plan_limits (const struct securer_policy *p, struct securer_jobobject_plan *plan
 
   static const enum securer_rlimit_id none[] = {
     SECURER_RLIMIT_FSIZE, SECURER_RLIMIT_NOFILE, SECURER_RLIMIT_STACK, SECURER_RLIMIT_CORE,
-    SECURER_RLIMIT_MEMLOCK,
+    SECURER_RLIMIT_MEMLOCK, SECURER_RLIMIT_SIGPENDING,
   };
   for (size_t i = 0; i < N_ELEMS (none); i++)
     if (l->rlimit[none[i]].set)

@@ -89,6 +89,7 @@ enum securer_rlimit_id {
   SECURER_RLIMIT_STACK,    /* bytes */
   SECURER_RLIMIT_CORE,     /* bytes */
   SECURER_RLIMIT_MEMLOCK,  /* bytes */
+  SECURER_RLIMIT_SIGPENDING,
   SECURER_RLIMIT_COUNT
 };
 

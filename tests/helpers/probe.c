@@ -127,6 +127,7 @@ print_rlimits (void)
     { "cpu", RLIMIT_CPU }, { "as", RLIMIT_AS }, { "fsize", RLIMIT_FSIZE },
     { "nproc", RLIMIT_NPROC }, { "nofile", RLIMIT_NOFILE }, { "stack", RLIMIT_STACK },
     { "core", RLIMIT_CORE }, { "memlock", RLIMIT_MEMLOCK },
+    { "sigpending", RLIMIT_SIGPENDING },
   };
   for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
     {

@@ -972,3 +972,75 @@ Test (attacks, landlock_is_enforced_as_reported)
   cr_assert (strncmp (sum, "landlock required, ABI ", 23) == 0, "%s", sum);
   run_free (&r);
 }
+
+/* ---- native code from plain R: W^X (base/seccomp-wx.policy) --------------- */
+
+/* R reaches libc with dyn.load() and .C(): CALLS make the calls, then
+ * perror(NAME) shows the errno they left, and no descriptor of KIND
+ * (what /proc/self/fd/N links to, e.g. "memfd:") may exist. */
+static void
+assert_libc_calls_fail (const char *calls, const char *name, const char *kind)
+{
+  char code[2048], want[128];
+  snprintf (code, sizeof code,
+            "invisible(dyn.load('/lib/x86_64-linux-gnu/libc.so.6'));"
+            " z <- function(s) c(charToRaw(s), as.raw(0)); %s;"
+            " invisible(.C('perror', z('%s')));"
+            " f <- list.files('/proc/self/fd', full.names = TRUE);"
+            " cat('FDS:', sum(grepl('%s', Sys.readlink(f), fixed = TRUE)), '\\n')",
+            calls, name, kind);
+  struct run r = { 0 };
+  run_r (code, NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  snprintf (want, sizeof want, "%s: Function not implemented", name);
+  ASSERT_HAS (r.err, want, &r);
+  ASSERT_HAS (r.out, "FDS: 0 \n", &r);
+  run_free (&r);
+}
+
+/* A memfd is on no mount, so neither noexec nor Landlock's execute right
+ * would stop writing an ELF into it and executing it. */
+Test (attacks, native_code_memfd_from_r)
+{
+  assert_libc_calls_fail ("invisible(.C('memfd_create', z('payload'), 0L))", "memfd_create",
+                          "memfd:");
+}
+
+Test (attacks, native_code_library_with_executable_stack)
+{
+  /* A library on an exec mount that asks for an executable stack: the
+   * loader's mprotect(PROT_EXEC) is refused with EACCES. */
+  struct run r = { 0 };
+  const char *cmd[] = { R_BIN, "--vanilla", "--slave", "-e",
+                        "m <- tryCatch({ dyn.load('" PROBE_DIR "/.libs/libexecstack.so'); 'LOADED' },"
+                        " error = function(e) conditionMessage(e)); cat('RESULT:', m, '\\n')",
+                        NULL };
+  run_cmd (t_policy, cmd, NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert (strstr (r.out, "LOADED") == NULL, "%s", r.out);
+  ASSERT_HAS (r.out, "cannot enable executable stack as shared object requires: Permission denied",
+              &r);
+  run_free (&r);
+}
+
+Test (attacks, native_code_jit_gets_no_writable_executable_memory)
+{
+  /* PCRE2's JIT asks for an anonymous read-write-execute mapping; refused,
+   * R falls back to the interpreter and warns (the session runtime turns
+   * the JIT off). */
+  struct run r = { 0 };
+  run_r ("options(PCRE_use_JIT = TRUE); cat('MATCH:', grepl('a+b', 'xaab', perl = TRUE), '\\n')",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "MATCH: TRUE \n", &r);
+  ASSERT_HAS (r.err, "PCRE JIT compilation error", &r);
+  run_free (&r);
+}
+
+/* inotify instances are charged to the host user owning the sandbox's user
+ * namespace: not available to R at all. */
+Test (attacks, inotify_from_r)
+{
+  assert_libc_calls_fail ("for (i in 1:140) invisible(.C('inotify_init'))", "inotify_init",
+                          "inotify");
+}

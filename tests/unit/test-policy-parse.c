@@ -66,7 +66,7 @@ static const struct diag_case cases[] = {
   { "mask", "t.policy:1:5: error: expected a path to hide after 'mask'\n" },
   { "mask /ok rel", "t.policy:1:10: error: invalid path 'rel': expected an absolute path\n" },
   /* limits */
-  { "limit cpus 1", "t.policy:1:7: error: unknown limit 'cpus': expected cpu, as, fsize, nproc, nofile, stack, core, memlock or timeout (did you mean 'cpu'?)\n" },
+  { "limit cpus 1", "t.policy:1:7: error: unknown limit 'cpus': expected cpu, as, fsize, nproc, nofile, stack, core, memlock, sigpending or timeout (did you mean 'cpu'?)\n" },
   { "limit cpu", "t.policy:1:10: error: expected a value after 'cpu'\n" },
   { "limit cpu 1500ms", "t.policy:1:11: error: the cpu limit counts whole seconds, got '1500ms'\n" },
   { "limit cpu 10x", "t.policy:1:11: error: unknown duration unit 'x' in '10x' (durations take ms, s, m or h)\n" },
@@ -559,6 +559,7 @@ Test (policy_meaning, sizes_durations_and_limits)
                                         "limit core 3\n"
                                         "limit nproc 50\n"
                                         "limit nofile 256:1024\n"
+                                        "limit sigpending 128:256\n"
                                         "limit timeout 1500ms\n"
                                         "cgroup memory 2GiB\n"
                                         "cgroup pids 64\n"
@@ -578,6 +579,8 @@ Test (policy_meaning, sizes_durations_and_limits)
   cr_assert_eq (l->rlimit[SECURER_RLIMIT_NPROC].soft, 50);
   cr_assert_eq (l->rlimit[SECURER_RLIMIT_NOFILE].soft, 256);
   cr_assert_eq (l->rlimit[SECURER_RLIMIT_NOFILE].hard, 1024);
+  cr_assert_eq (l->rlimit[SECURER_RLIMIT_SIGPENDING].soft, 128);
+  cr_assert_eq (l->rlimit[SECURER_RLIMIT_SIGPENDING].hard, 256);
   cr_assert_eq (l->timeout_ms, 1500);
   cr_assert_eq (l->cgroup_memory, 2ull << 30);
   cr_assert_eq (l->cgroup_pids, 64);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -274,6 +275,8 @@ Test (constants, values_come_from_the_headers)
   cr_assert_eq (v, PROT_EXEC);
   cr_assert_eq (securer_const_lookup ("MAP_SHARED", &v), 0);
   cr_assert_eq (v, MAP_SHARED);
+  cr_assert_eq (securer_const_lookup ("SHM_EXEC", &v), 0);
+  cr_assert_eq (v, SHM_EXEC);
   cr_assert_eq (securer_const_lookup ("ADDR_NO_RANDOMIZE", &v), 0);
   cr_assert_eq (v, 0x0040000);
   cr_assert_eq (securer_const_lookup ("AT_FDCWD", &v), 0);

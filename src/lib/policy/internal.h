@@ -149,6 +149,9 @@ const char *policy_net_name (enum securer_net_mode m);
 int policy_net_lookup (const char *s, enum securer_net_mode *m);
 const char *policy_cmp_name (enum securer_cmp c);
 int policy_rlimit_lookup (const char *s, enum securer_rlimit_id *id);
+/* Limits that count things (processes, files, signals) rather than bytes
+ * or seconds: written and read as plain numbers. */
+bool policy_rlimit_is_count (enum securer_rlimit_id id);
 int policy_action_lookup (const char *s, enum securer_action_type *t);
 
 #endif

@@ -874,16 +874,17 @@ static void
 d_limit (struct ctx *c)
 {
   static const char *const names[] = { "cpu", "as", "fsize", "nproc", "nofile", "stack", "core",
-                                       "memlock", "timeout" };
-  const struct token *nt = expect (c, "a limit name (cpu, as, fsize, nproc, nofile, stack, core, memlock or timeout)");
+                                       "memlock", "sigpending", "timeout" };
+  const struct token *nt = expect (c, "a limit name (cpu, as, fsize, nproc, nofile, stack, core, memlock, sigpending or timeout)");
   if (nt == NULL)
     return;
   enum securer_rlimit_id id = SECURER_RLIMIT_COUNT;
   bool timeout = is_kw (nt, "timeout");
   if (!timeout && (nt->quoted || policy_rlimit_lookup (nt->text, &id) < 0))
     {
-      error_suggest (c, nt, names, 9,
-                     "unknown limit '%s': expected cpu, as, fsize, nproc, nofile, stack, core, memlock or timeout",
+      error_suggest (c, nt, names, 10,
+                     "unknown limit '%s': expected cpu, as, fsize, nproc, nofile, stack, core, memlock, "
+                     "sigpending or timeout",
                      nt->text);
       return;
     }
@@ -902,7 +903,7 @@ d_limit (struct ctx *c)
       return;
     }
   int kind = id == SECURER_RLIMIT_CPU ? 'd'
-             : (id == SECURER_RLIMIT_NPROC || id == SECURER_RLIMIT_NOFILE) ? 'n' : 's';
+             : policy_rlimit_is_count (id) ? 'n' : 's';
   /* SOFT:HARD, or one value for both. */
   char *colon = strchr (vt->text, ':');
   uint64_t soft, hard;

@@ -28,13 +28,19 @@ securer_ns_name (enum securer_ns ns)
 }
 
 static const char *const rlimit_names[SECURER_RLIMIT_COUNT] = {
-  "cpu", "as", "fsize", "nproc", "nofile", "stack", "core", "memlock",
+  "cpu", "as", "fsize", "nproc", "nofile", "stack", "core", "memlock", "sigpending",
 };
 
 const char *
 securer_rlimit_name (enum securer_rlimit_id id)
 {
   return (unsigned) id < SECURER_RLIMIT_COUNT ? rlimit_names[id] : NULL;
+}
+
+bool
+policy_rlimit_is_count (enum securer_rlimit_id id)
+{
+  return id == SECURER_RLIMIT_NPROC || id == SECURER_RLIMIT_NOFILE || id == SECURER_RLIMIT_SIGPENDING;
 }
 
 int

@@ -17,7 +17,8 @@ nobase_dist_pkgdata_DATA += \
 	policies/base/isolation.policy \
 	policies/base/env.policy \
 	policies/base/seccomp-common.policy \
-	policies/base/seccomp-hardening.policy
+	policies/base/seccomp-hardening.policy \
+	policies/base/seccomp-wx.policy
 
 dist_man_MANS += docs/man/securer-policy.5
 

@@ -113,7 +113,7 @@ limit_value (char *buf, size_t n, unsigned id, uint64_t v)
     snprintf (buf, n, "unlimited");
   else if (id == SECURER_RLIMIT_CPU)
     snprintf (buf, n, "%" PRIu64 "s", v);
-  else if (id == SECURER_RLIMIT_NPROC || id == SECURER_RLIMIT_NOFILE)
+  else if (policy_rlimit_is_count (id))
     snprintf (buf, n, "%" PRIu64, v);
   else
     size_str (buf, n, v);

@@ -20,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 
 #include "seccomp/seccomp.h"
@@ -930,6 +931,19 @@ static const struct const_entry table[] = {
 #endif
 #ifdef MAP_UNINITIALIZED
   C (MAP_UNINITIALIZED)
+#endif
+  /* shmat flags */
+#ifdef SHM_RDONLY
+  C (SHM_RDONLY)
+#endif
+#ifdef SHM_RND
+  C (SHM_RND)
+#endif
+#ifdef SHM_REMAP
+  C (SHM_REMAP)
+#endif
+#ifdef SHM_EXEC
+  C (SHM_EXEC)
 #endif
   /* mount flags */
 #ifdef MS_RDONLY
@@ -2353,6 +2367,19 @@ static const char *const names[] = {
 #endif
 #ifdef MAP_UNINITIALIZED
   N (MAP_UNINITIALIZED)
+#endif
+  /* shmat flags */
+#ifdef SHM_RDONLY
+  N (SHM_RDONLY)
+#endif
+#ifdef SHM_RND
+  N (SHM_RND)
+#endif
+#ifdef SHM_REMAP
+  N (SHM_REMAP)
+#endif
+#ifdef SHM_EXEC
+  N (SHM_EXEC)
 #endif
   /* mount flags */
 #ifdef MS_RDONLY

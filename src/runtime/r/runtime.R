@@ -14,6 +14,10 @@
 # code being evaluated (it runs in this same process), the runtime only
 # keeps its own bindings out of reach of ordinary assignment.
 function(inc) {
+  # PCRE2's JIT needs writable+executable memory, which the shipped R
+  # policy refuses (base/seccomp-wx.policy): without this every
+  # perl = TRUE expression would warn "PCRE JIT compilation error".
+  options(PCRE_use_JIT = FALSE)
   # The write side of the same socket (stdio: a long line is written whole).
   out <- file("stdin", "w")
   jsonlite_ns <- asNamespace("jsonlite")
