@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "session/internal.h"
@@ -47,16 +48,19 @@ securer_result_json (const struct securer_result *r, const char *line_key, bool 
   const char *error = r->error;
   enum securer_exec_status st = r->status;
   char too_large[160];
+  snprintf (too_large, sizeof too_large, "the result does not fit in a reply of %zu bytes",
+            max_bytes);
   if (st == SECURER_EXEC_OK)
     {
       securer_err_t e = NULL;
-      value = plain ? securer_value_to_plain_max (r->value, max_bytes, &e) : json_incref (r->value ? r->value : json_null ());
+      if (plain)
+        value = securer_value_to_plain_max (r->value, max_bytes, &e);
+      else
+        value = r->value ? json_incref (r->value) : json_null ();
       securer_error_free (&e);
       if (value == NULL)
         {
           st = SECURER_EXEC_TOO_LARGE;
-          snprintf (too_large, sizeof too_large,
-                    "the result does not fit in a reply of %zu bytes", max_bytes);
           error = too_large;
         }
     }
@@ -76,8 +80,6 @@ securer_result_json (const struct securer_result *r, const char *line_key, bool 
   if (size > max_bytes && value != NULL)
     {
       json_decref (o);
-      snprintf (too_large, sizeof too_large,
-                "the result does not fit in a reply of %zu bytes", max_bytes);
       st = SECURER_EXEC_TOO_LARGE;
       o = base (r, st, too_large, all_lines, all_bytes);
       size = dumped_size (o);
