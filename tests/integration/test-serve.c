@@ -651,6 +651,7 @@ open_session_id (struct conn *c, struct replies *rs, int id, const char *extra)
 
 Test (serve, a_flooding_session_neither_bloats_the_server_nor_stops_another, .timeout = 180)
 {
+  small_asan_quarantine ();
   struct conn c;
   char *argv[] = { "securer", "serve", NULL };
   start_serve (&c, argv);
@@ -667,11 +668,12 @@ Test (serve, a_flooding_session_neither_bloats_the_server_nor_stops_another, .ti
   cr_assert (json_is_true (json_object_get (res, "output_truncated")));
   cr_assert_eq (json_array_size (json_object_get (res, "output")), 10000);
   cr_assert_eq (json_integer_value (json_object_get (res, "output_dropped_lines")), 3000000 - 10000);
-  /* Three million lines kept would be hundreds of MiB. */
+  /* Three million lines kept would be hundreds of MiB (the bound leaves
+   * room for a sanitizer build's own overhead). */
   char pidstr[16];
   snprintf (pidstr, sizeof pidstr, "%d", (int) c.pid);
   long peak = vm_hwm_kb (pidstr);
-  cr_assert_lt (peak, 64 * 1024, "serve's peak resident size: %ld KiB", peak);
+  cr_assert_lt (peak, 128 * 1024, "serve's peak resident size: %ld KiB", peak);
 
   /* a floods until its timeout; once its output is seen, b answers. */
   snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":4,\"session\":\"%s\",\"timeout\":10,"
@@ -688,7 +690,7 @@ Test (serve, a_flooding_session_neither_bloats_the_server_nor_stops_another, .ti
   res = json_object_get (reply_to (&c, &rs, 4), "result");
   cr_assert_str_eq (json_string_value (json_object_get (res, "status")), "timeout");
   cr_assert (json_is_true (json_object_get (res, "output_truncated")));
-  cr_assert_lt (vm_hwm_kb (pidstr), 64 * 1024);
+  cr_assert_lt (vm_hwm_kb (pidstr), 128 * 1024);
   fclose (c.in);
   int st;
   waitpid (c.pid, &st, 0);
