@@ -52,6 +52,13 @@ int securer_value_validate (const json_t *v, securer_err_t *err);
  * objects, factors their labels, Dates "YYYY-MM-DD" strings.  New reference. */
 json_t *securer_value_to_plain (const json_t *v);
 
+/* The same, refused (NULL, E2BIG) when the plain form would exceed
+ * max_bytes of compact JSON: it can be far larger than the tagged value
+ * (a data frame repeats its column names on every row, a factor its level
+ * text for every element), so a value that came from the sandbox is
+ * converted with this one. */
+json_t *securer_value_to_plain_max (const json_t *v, size_t max_bytes, securer_err_t *err);
+
 /* The tagged value for ordinary JSON: null -> NULL, true/false -> logical,
  * integral numbers in int32 range -> integer, other numbers -> double,
  * strings -> character, arrays of scalars of one kind (null allowed as NA)
@@ -157,6 +164,10 @@ struct securer_session_opts {
   const struct securer_policy *policy;
   struct securer_tools *tools;          /* may be NULL; a reference is taken */
   const char *audit_log;                /* JSON-lines audit file, or NULL */
+  /* When set, audit_log is a name relative to this directory and may not
+   * lead out of it: no absolute path, no "..", no symbolic link on the way
+   * (resolved by the kernel, openat2 RESOLVE_BENEATH). */
+  const char *audit_dir;
   unsigned max_executions;              /* 0: unlimited */
   bool sanitize_errors;                 /* strip paths, pids, host names, IPs from errors */
   securer_pre_execute_fn pre_execute;
@@ -198,19 +209,34 @@ enum securer_stream { SECURER_STDOUT = 1, SECURER_STDERR = 2 };
 
 typedef void (*securer_output_fn) (void *userdata, enum securer_stream stream, const char *line);
 
+/* What the host keeps of one execution unless told otherwise.  Output past
+ * either cap is still read (R never blocks on it) and counted, not kept. */
+#define SECURER_DEFAULT_MAX_OUTPUT_LINES 10000u
+#define SECURER_DEFAULT_MAX_OUTPUT_BYTES (1024u * 1024u)
+#define SECURER_DEFAULT_MAX_TOOL_CALLS 1000u
+
 struct securer_exec_opts {
   uint64_t timeout_ms;          /* 0: 30 s */
-  unsigned max_tool_calls;      /* 0: unlimited */
-  unsigned max_output_lines;    /* 0: unlimited; lines beyond are read and dropped */
+  /* 0: SECURER_DEFAULT_MAX_TOOL_CALLS; UINT_MAX: no limit. */
+  unsigned max_tool_calls;
+  /* Output lines kept: 0: SECURER_DEFAULT_MAX_OUTPUT_LINES; UINT_MAX: no
+   * limit.  A line longer than 64 KiB counts as several. */
+  unsigned max_output_lines;
   size_t max_code_length;       /* 0: 100000 characters (bytes of UTF-8) */
   bool print;                   /* print visible values as the R console would */
-  securer_output_fn on_output;  /* called for each line as it arrives; may be NULL */
+  securer_output_fn on_output;  /* called for each kept line as it arrives; may be NULL */
   void *output_data;
+  /* Bytes of output text kept (newlines not counted, after escaping):
+   * 0: SECURER_DEFAULT_MAX_OUTPUT_BYTES; SIZE_MAX: no limit. */
+  size_t max_output_bytes;
 };
 
 struct securer_output_line {
   enum securer_stream stream;
-  char *text;                   /* without the newline */
+  /* Without the newline; valid UTF-8: a byte that is not part of a
+   * well-formed UTF-8 sequence (and NUL) is written as the four
+   * characters \xNN. */
+  char *text;
 };
 
 struct securer_result {
@@ -220,11 +246,16 @@ struct securer_result {
   char *error;                  /* message for every status but OK */
   struct securer_output_line *output;
   size_t n_output;
-  bool output_truncated;        /* max_output_lines was reached */
+  bool output_truncated;        /* a cap was reached: some output was dropped */
+  uint64_t output_dropped_lines;  /* lines read after the cap and not kept */
+  uint64_t output_dropped_bytes;  /* their bytes (as read, newlines not counted) */
   char **warnings;              /* R warnings raised by the code */
   size_t n_warnings;
   unsigned tool_calls;
   double elapsed;               /* seconds */
+  /* Processes the execution left running in the sandbox (everything but
+   * R itself), killed when it ended. */
+  unsigned processes_ended;
 };
 void securer_result_clear (struct securer_result *r);
 

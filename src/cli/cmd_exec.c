@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 
 #include "cli.h"
 #include "securer/session.h"
+#include "session/internal.h"
 
 void
 cmd_exec_help (FILE *out)
@@ -29,7 +32,15 @@ cmd_exec_help (FILE *out)
            "      --tool-env VAR[=VALUE]  add VAR to every tool command's environment\n"
            "                          (repeatable; VAR alone passes securer's own value on)\n"
            "      --max-tool-calls N  fail when the code calls tools more than N times\n"
-           "      --max-output-lines N  keep at most N output lines\n"
+           "                          (default 1000; 'unlimited' lifts the cap)\n"
+           "      --max-output-lines N  keep at most N output lines (default 10000)\n"
+           "      --max-output-bytes N  keep at most N bytes of output text (default\n"
+           "                          1048576); output past either cap is read and\n"
+           "                          counted, not kept; 'unlimited' lifts a cap\n"
+           "      --max-reply N       with --json: the printed object stays within N\n"
+           "                          bytes (default 16777216): output lines are left\n"
+           "                          out first, then a value that still does not fit\n"
+           "                          makes the status too_large\n"
            "      --audit-log FILE    append JSON-lines audit events to FILE (created 0600)\n"
            "      --sanitize-errors   strip paths, pids, host names and IPs from errors\n"
            "      --json              print one JSON object: status, value (tagged encoding),\n"
@@ -226,6 +237,7 @@ cmd_exec (int argc, char **argv)
   const char *code = NULL, *file = NULL, *policy_name = NULL, *audit = NULL;
   double timeout = 0;
   unsigned max_tools = 0, max_lines = 0;
+  size_t max_bytes = 0, max_reply = SECURER_DEFAULT_MAX_REPLY;
   bool json = false, plain = false, sanitize = false, verbose = false;
   struct securer_tools *tools = securer_tools_new ();
   /* Tools are registered once every --tool-env is known. */
@@ -290,20 +302,27 @@ cmd_exec (int argc, char **argv)
               goto out;
             }
         }
-      else if (strcmp (a, "--max-tool-calls") == 0 || strcmp (a, "--max-output-lines") == 0)
+      else if (strcmp (a, "--max-tool-calls") == 0 || strcmp (a, "--max-output-lines") == 0
+               || strcmp (a, "--max-output-bytes") == 0 || strcmp (a, "--max-reply") == 0)
         {
           NEEDS_VALUE ();
+          bool unlimited = strcmp (val, "unlimited") == 0 && strcmp (a, "--max-reply") != 0;
           char *end;
-          unsigned long n = strtoul (val, &end, 10);
-          if (*end || n == 0 || n > 100000000ul)
+          unsigned long long n = unlimited ? 0 : strtoull (val, &end, 10);
+          if (!unlimited && (val[0] == '-' || *end || n == 0 || n > (1ull << 40)))
             {
-              fprintf (stderr, "securer exec: %s needs a positive integer\n", a);
+              fprintf (stderr, "securer exec: %s needs a positive integer%s\n", a,
+                       strcmp (a, "--max-reply") != 0 ? " or 'unlimited'" : "");
               goto out;
             }
-          if (a[6] == 't')
-            max_tools = (unsigned) n;
+          if (strcmp (a, "--max-tool-calls") == 0)
+            max_tools = unlimited || n > UINT_MAX ? UINT_MAX : (unsigned) n;
+          else if (strcmp (a, "--max-output-lines") == 0)
+            max_lines = unlimited || n > UINT_MAX ? UINT_MAX : (unsigned) n;
+          else if (strcmp (a, "--max-output-bytes") == 0)
+            max_bytes = unlimited ? SIZE_MAX : (size_t) n;
           else
-            max_lines = (unsigned) n;
+            max_reply = n < 4096 ? 4096 : (size_t) n;
         }
       else if (strcmp (a, "--audit-log") == 0)
         {
@@ -387,6 +406,7 @@ cmd_exec (int argc, char **argv)
   struct securer_exec_opts xo = {
     .timeout_ms = (uint64_t) (timeout * 1000.0), .max_tool_calls = max_tools,
     .max_output_lines = max_lines, .print = !json, .on_output = json ? NULL : print_line,
+    .max_output_bytes = max_bytes,
   };
   struct securer_result res;
   rc = securer_session_execute (s, code, &xo, &res, &err);
@@ -394,29 +414,7 @@ cmd_exec (int argc, char **argv)
   free (owned_code);
   if (json)
     {
-      json_t *out = json_object ();
-      json_object_set_new (out, "status", json_string (securer_exec_status_name (res.status)));
-      if (res.status == SECURER_EXEC_OK)
-        {
-          json_object_set_new (out, "value", plain ? securer_value_to_plain (res.value)
-                                                   : json_incref (res.value));
-          json_object_set_new (out, "visible", json_boolean (res.visible));
-        }
-      else
-        json_object_set_new (out, "error", json_string (res.error ? res.error : ""));
-      json_t *lines = json_array ();
-      for (size_t i = 0; i < res.n_output; i++)
-        json_array_append_new (lines, json_pack ("{s:s, s:s}", "stream",
-                                                 res.output[i].stream == SECURER_STDERR ? "stderr" : "stdout",
-                                                 "text", res.output[i].text));
-      json_object_set_new (out, "output", lines);
-      json_object_set_new (out, "output_truncated", json_boolean (res.output_truncated));
-      json_t *w = json_array ();
-      for (size_t i = 0; i < res.n_warnings; i++)
-        json_array_append_new (w, json_string (res.warnings[i]));
-      json_object_set_new (out, "warnings", w);
-      json_object_set_new (out, "tool_calls", json_integer (res.tool_calls));
-      json_object_set_new (out, "elapsed", json_real (res.elapsed));
+      json_t *out = securer_result_json (&res, "text", plain, max_reply);
       json_dumpf (out, stdout, JSON_COMPACT | JSON_REAL_PRECISION (17));
       fputc ('\n', stdout);
       json_decref (out);
@@ -426,7 +424,9 @@ cmd_exec (int argc, char **argv)
       for (size_t i = 0; i < res.n_warnings; i++)
         fprintf (stderr, "Warning message:\n%s\n", res.warnings[i]);
       if (res.output_truncated)
-        fprintf (stderr, "securer: output truncated after %u lines\n", max_lines);
+        fprintf (stderr, "securer: output truncated: %llu more lines (%llu bytes) were not kept\n",
+                 (unsigned long long) res.output_dropped_lines,
+                 (unsigned long long) res.output_dropped_bytes);
       if (rc < 0)
         fprintf (stderr, "Error: %s\n", res.error ? res.error : "execution failed");
     }

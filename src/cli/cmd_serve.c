@@ -42,7 +42,23 @@ cmd_serve_help (FILE *out)
            "                         client must send {\"op\":\"auth\",\"token\":...} first and\n"
            "                         run as our uid (SO_PEERCRED).\n"
            "  -p, --policy P         default policy for sessions (default: r)\n"
+           "      --policy-dir DIR   requests may name policies in DIR (\"policy\": a path\n"
+           "                         relative to DIR, or NAME for DIR/NAME.policy); without\n"
+           "                         it only the names of shipped policies are accepted\n"
+           "      --audit-dir DIR    requests may name an \"audit_log\" file, relative to\n"
+           "                         DIR; without it a request naming one is refused\n"
+           "                         (no \"..\", absolute path or symbolic link may lead out\n"
+           "                         of either directory)\n"
+           "      --sanitize-errors  strip paths, pids, host names and IPs from every\n"
+           "                         session's errors and from the server's own\n"
            "      --max-message N    per-line limit in bytes, both ways (default 1048576)\n"
+           "      --max-reply N      largest execute reply in bytes (default 16777216):\n"
+           "                         output lines are left out first, then a value that\n"
+           "                         does not fit makes the status too_large\n"
+           "      --max-output-lines N, --max-output-bytes N, --max-tool-calls N\n"
+           "                         per-execution defaults and ceilings (10000 lines,\n"
+           "                         1048576 bytes, 1000 calls); a request may ask for\n"
+           "                         less, never more\n"
            "  -v, --verbose          report the sandbox set-up steps on stderr\n"
            "  -h, --help             show this help\n");
 }
@@ -102,6 +118,10 @@ struct client {
 struct server {
   struct securer_loop *loop;
   struct securer_policy *policy;
+  const char *policy_dir, *audit_dir;
+  bool sanitize;
+  size_t max_reply, max_output_bytes;
+  unsigned max_output_lines, max_tool_calls;
   size_t max_message;
   bool verbose;
   int listen_fd;
@@ -188,15 +208,26 @@ client_send (struct client *c, json_t *o)
 static void reply_error (struct client *c, json_t *id, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
 
+/* The message is cut between two characters and escaped where it is not
+ * UTF-8 (R's start-up errors can quote anything), so that the reply is
+ * always sent: jansson refuses invalid UTF-8 and the client would wait
+ * for an answer forever. */
 static void
 reply_error (struct client *c, json_t *id, const char *fmt, ...)
 {
   char msg[1024];
   va_list ap;
   va_start (ap, fmt);
-  vsnprintf (msg, sizeof msg, fmt, ap);
+  int n = vsnprintf (msg, sizeof msg, fmt, ap);
   va_end (ap);
-  client_send (c, json_pack ("{s:O?, s:b, s:s}", "id", id, "ok", 0, "error", msg));
+  size_t len = n < 0 ? 0 : (size_t) n < sizeof msg ? (size_t) n : sizeof msg - 1;
+  len = securer_utf8_cut (msg, len, len);
+  char *esc = securer_utf8_escape (msg, len, NULL);
+  char *clean = esc && srv.sanitize ? securer_sanitize_error (esc) : NULL;
+  const char *text = clean ? clean : esc ? esc : "error (out of memory)";
+  client_send (c, json_pack ("{s:O?, s:b, s:s}", "id", id, "ok", 0, "error", text));
+  free (clean);
+  free (esc);
 }
 
 static void
@@ -222,10 +253,12 @@ find_entry (struct client *c, const char *id)
   return NULL;
 }
 
+/* Values from R as the client asked for them; the plain form is bounded
+ * by the reply limit (it may be far larger than the tagged value). */
 static json_t *
-value_out (const json_t *v, bool plain)
+value_out (const json_t *v, bool plain, securer_err_t *err)
 {
-  return plain ? securer_value_to_plain (v) : json_incref ((json_t *) v);
+  return plain ? securer_value_to_plain_max (v, srv.max_reply, err) : json_incref ((json_t *) v);
 }
 
 static void
@@ -243,36 +276,23 @@ on_tool_call (void *data, struct securer_session *s, const struct securer_tool_c
   json_t *args = json_object ();
   const char *k;
   json_t *v;
+  securer_err_t err = NULL;
   json_object_foreach ((json_t *) call->args, k, v)
-    json_object_set_new (args, k, value_out (v, e->plain));
+    {
+      json_t *x = value_out (v, e->plain, &err);
+      if (x == NULL)
+        {
+          /* R hears why; the client never sees the call. */
+          json_decref (args);
+          securer_error_prefix (&err, "tool '%s': argument '%s'", call->tool, k);
+          securer_session_tool_reply (s, call->call_id, NULL, securer_error_message (err), NULL);
+          securer_error_free (&err);
+          return;
+        }
+      json_object_set_new (args, k, x);
+    }
   client_send (e->c, json_pack ("{s:s, s:s, s:I, s:s, s:o}", "event", "tool_call", "session", e->id,
                                 "call_id", (json_int_t) call->call_id, "tool", call->tool, "args", args));
-}
-
-static json_t *
-result_json (const struct securer_result *r, bool plain)
-{
-  json_t *o = json_pack ("{s:s, s:b, s:I, s:f}", "status", securer_exec_status_name (r->status),
-                         "output_truncated", r->output_truncated, "tool_calls",
-                         (json_int_t) r->tool_calls, "elapsed", r->elapsed);
-  if (r->status == SECURER_EXEC_OK)
-    {
-      json_object_set_new (o, "value", value_out (r->value, plain));
-      json_object_set_new (o, "visible", json_boolean (r->visible));
-    }
-  else
-    json_object_set_new (o, "error", json_string (r->error ? r->error : ""));
-  json_t *out = json_array ();
-  for (size_t i = 0; i < r->n_output; i++)
-    json_array_append_new (out, json_pack ("{s:s, s:s}", "stream",
-                                           r->output[i].stream == SECURER_STDERR ? "stderr" : "stdout",
-                                           "line", r->output[i].text));
-  json_object_set_new (o, "output", out);
-  json_t *w = json_array ();
-  for (size_t i = 0; i < r->n_warnings; i++)
-    json_array_append_new (w, json_string (r->warnings[i]));
-  json_object_set_new (o, "warnings", w);
-  return o;
 }
 
 static void
@@ -281,7 +301,8 @@ on_done (void *data, struct securer_session *s, const struct securer_result *r)
   struct entry *e = data;
   json_t *id = e->req_id;
   e->req_id = NULL;
-  reply_ok (e->c, id, json_pack ("{s:s, s:o}", "session", e->id, "result", result_json (r, e->plain)));
+  json_t *res = securer_result_json (r, "line", e->plain, srv.max_reply);
+  reply_ok (e->c, id, json_pack ("{s:s, s:o}", "session", e->id, "result", res));
   json_decref (id);
   if (e->pool && e->pool->reset)
     {
@@ -402,6 +423,92 @@ tools_from_json (const json_t *arr, securer_err_t *err)
   return t;
 }
 
+/* Reads a policy from a descriptor (a regular file of at most 1 MiB). */
+static int
+load_policy_fd (int fd, const char *name, const char *shown, struct securer_policy **out,
+                struct securer_diags *diags, securer_err_t *err)
+{
+  struct stat st;
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > (1 << 20))
+    return securer_error_set (err, EINVAL, "policy '%s': not a regular file of at most 1 MiB", name);
+  char *text = malloc ((size_t) st.st_size + 1);
+  if (text == NULL)
+    return securer_error_set (err, ENOMEM, "policy '%s'", name);
+  size_t len = 0;
+  ssize_t r;
+  while (len < (size_t) st.st_size
+         && ((r = read (fd, text + len, (size_t) st.st_size - len)) > 0 || (r < 0 && errno == EINTR)))
+    if (r > 0)
+      len += (size_t) r;
+  int rc = securer_policy_load_string (shown, text, len, out, diags, err);
+  free (text);
+  return rc;
+}
+
+/* The policy a request names: the name of a shipped policy, or a file in
+ * --policy-dir.  An error says where the policy is wrong, never what the
+ * file holds: the client need not be allowed to read it. */
+static int
+request_policy (const char *name, struct securer_policy **out, securer_err_t *err)
+{
+  bool is_path = strchr (name, '/') != NULL || strstr (name, ".policy") != NULL
+                 || strstr (name, ".json") != NULL;
+  struct securer_diags diags = { 0 };
+  int rc = -1;
+  int fd = -1;
+  char *rel = NULL, *shown = NULL;
+  if (srv.policy_dir != NULL)
+    {
+      if (asprintf (&rel, is_path ? "%s" : "%s.policy", name) < 0
+          || asprintf (&shown, "%s/%s", srv.policy_dir, rel) < 0)
+        {
+          rc = securer_error_set (err, ENOMEM, "policy");
+          goto out;
+        }
+      securer_err_t e = NULL;
+      fd = securer_open_beneath (srv.policy_dir, rel, O_RDONLY | O_NONBLOCK, 0, "policy", &e);
+      if (fd < 0 && (is_path || securer_error_errno (e) != ENOENT))
+        {
+          *err = e;
+          goto out;
+        }
+      securer_error_free (&e);
+    }
+  else if (is_path)
+    {
+      rc = securer_error_set (err, EPERM, "policy '%s': a policy file needs the server to be "
+                              "started with --policy-dir", name);
+      goto out;
+    }
+  if (fd >= 0)
+    rc = load_policy_fd (fd, name, shown, out, &diags, err);
+  else
+    {
+      char *path = NULL;
+      rc = securer_policy_find (name, &path, err);
+      if (rc == 0)
+        rc = securer_policy_load_file (path, out, &diags, err);
+      free (path);
+    }
+  if (rc < 0 && diags.n_errors > 0)
+    {
+      unsigned line = 0;
+      for (size_t i = 0; i < diags.n && line == 0; i++)
+        if (diags.items[i].severity == SECURER_DIAG_ERROR)
+          line = diags.items[i].line;
+      securer_error_free (err);
+      securer_error_set (err, EINVAL, "policy '%s' is not valid (first error at line %u; "
+                         "`securer policy check` on the server says why)", name, line);
+    }
+out:
+  if (fd >= 0)
+    close (fd);
+  securer_diags_free (&diags);
+  free (rel);
+  free (shown);
+  return rc;
+}
+
 static struct entry *
 open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_t *err)
 {
@@ -410,24 +517,24 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
     return NULL;
   struct securer_policy *policy = NULL;
   const char *pname = json_string_value (json_object_get (req, "policy"));
-  if (pname != NULL)
+  const char *audit_log = json_string_value (json_object_get (req, "audit_log"));
+  if (audit_log != NULL && srv.audit_dir == NULL)
     {
-      char *path = NULL;
-      if (securer_policy_find (pname, &path, err) < 0
-          || securer_policy_load_file (path, &policy, NULL, err) < 0)
-        {
-          free (path);
-          securer_tools_unref (tools);
-          return NULL;
-        }
-      free (path);
+      securer_tools_unref (tools);
+      securer_error_set (err, EPERM, "\"audit_log\" needs the server to be started with --audit-dir");
+      return NULL;
+    }
+  if (pname != NULL && request_policy (pname, &policy, err) < 0)
+    {
+      securer_tools_unref (tools);
+      return NULL;
     }
   struct entry *e = calloc (1, sizeof *e);
   struct securer_session_opts o = {
     .policy = policy ? policy : srv.policy, .tools = tools,
-    .audit_log = json_string_value (json_object_get (req, "audit_log")),
+    .audit_log = audit_log, .audit_dir = srv.audit_dir,
     .max_executions = (unsigned) json_integer_value (json_object_get (req, "max_executions")),
-    .sanitize_errors = json_is_true (json_object_get (req, "sanitize_errors")),
+    .sanitize_errors = srv.sanitize || json_is_true (json_object_get (req, "sanitize_errors")),
     .max_message_size = srv.max_message, .loop = srv.loop, .on_tool_call = on_tool_call,
     .on_tool_call_data = e, .on_start = on_start, .on_start_data = e, .verbose = srv.verbose,
   };
@@ -511,15 +618,47 @@ close_pool (struct client *c, struct pool *p)
 /* ---- requests --------------------------------------------------------------- */
 
 /* Starts req (an execute) on e; every outcome is answered. */
+/* A per-execution cap from the request: absent or 0 means the server's,
+ * more than the server's is refused. */
+static bool
+request_cap (struct client *c, json_t *id, const json_t *req, const char *key, size_t ceiling,
+             const char *option, size_t *out)
+{
+  json_t *v = json_object_get (req, key);
+  *out = ceiling;
+  if (v == NULL || (json_is_integer (v) && json_integer_value (v) == 0))
+    return true;
+  if (!json_is_integer (v) || json_integer_value (v) < 0)
+    {
+      reply_error (c, id, "execute: \"%s\" must be a positive integer", key);
+      return false;
+    }
+  if ((uint64_t) json_integer_value (v) > ceiling)
+    {
+      reply_error (c, id, "execute: \"%s\" %lld exceeds the server's limit of %zu (%s)", key,
+                   (long long) json_integer_value (v), ceiling, option);
+      return false;
+    }
+  *out = (size_t) json_integer_value (v);
+  return true;
+}
+
 static void
 run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
 {
   const char *code = json_string_value (json_object_get (req, "code"));
   double timeout = json_number_value (json_object_get (req, "timeout"));
+  size_t lines, bytes, calls;
+  if (!request_cap (c, id, req, "max_output_lines", srv.max_output_lines, "--max-output-lines", &lines)
+      || !request_cap (c, id, req, "max_output_bytes", srv.max_output_bytes, "--max-output-bytes",
+                       &bytes)
+      || !request_cap (c, id, req, "max_tool_calls", srv.max_tool_calls, "--max-tool-calls", &calls))
+    return;
   struct securer_exec_opts xo = {
     .timeout_ms = timeout > 0 ? (uint64_t) (timeout * 1000.0) : 0,
-    .max_tool_calls = (unsigned) json_integer_value (json_object_get (req, "max_tool_calls")),
-    .max_output_lines = (unsigned) json_integer_value (json_object_get (req, "max_output_lines")),
+    .max_tool_calls = (unsigned) calls,
+    .max_output_lines = (unsigned) lines,
+    .max_output_bytes = bytes,
     .max_code_length = (size_t) json_integer_value (json_object_get (req, "max_code_length")),
     .print = json_is_true (json_object_get (req, "print")),
     .on_output = json_is_true (json_object_get (req, "stream")) ? on_output : NULL,
@@ -1092,18 +1231,62 @@ cmd_serve (int argc, char **argv)
   memset (&srv, 0, sizeof srv);
   srv.listen_fd = -1;
   srv.max_message = SECURER_DEFAULT_MAX_MESSAGE;
+  srv.max_reply = SECURER_DEFAULT_MAX_REPLY;
+  srv.max_output_lines = SECURER_DEFAULT_MAX_OUTPUT_LINES;
+  srv.max_output_bytes = SECURER_DEFAULT_MAX_OUTPUT_BYTES;
+  srv.max_tool_calls = SECURER_DEFAULT_MAX_TOOL_CALLS;
+  static const char *const with_value[] = { "--listen", "-p", "--policy", "--max-message",
+                                            "--policy-dir", "--audit-dir", "--max-reply",
+                                            "--max-output-lines", "--max-output-bytes",
+                                            "--max-tool-calls", NULL };
   for (int i = 1; i < argc; i++)
     {
       const char *a = argv[i];
       const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-      if ((strcmp (a, "--listen") == 0 || strcmp (a, "-p") == 0 || strcmp (a, "--policy") == 0
-           || strcmp (a, "--max-message") == 0) && val == NULL)
+      bool needs = false;
+      for (const char *const *w = with_value; *w; w++)
+        needs |= strcmp (a, *w) == 0;
+      if (needs && val == NULL)
         {
           fprintf (stderr, "securer serve: %s needs a value\n", a);
           return 2;
         }
       if (strcmp (a, "--listen") == 0)
         listen_path = argv[++i];
+      else if (strcmp (a, "--policy-dir") == 0 || strcmp (a, "--audit-dir") == 0)
+        {
+          struct stat st;
+          if (stat (val, &st) < 0 || !S_ISDIR (st.st_mode))
+            {
+              fprintf (stderr, "securer serve: %s %s: not a directory\n", a, val);
+              return 2;
+            }
+          *(a[2] == 'p' ? &srv.policy_dir : &srv.audit_dir) = argv[++i];
+        }
+      else if (strcmp (a, "--sanitize-errors") == 0)
+        srv.sanitize = true;
+      else if (strcmp (a, "--max-reply") == 0 || strcmp (a, "--max-output-lines") == 0
+               || strcmp (a, "--max-output-bytes") == 0 || strcmp (a, "--max-tool-calls") == 0)
+        {
+          char *end;
+          unsigned long long n = strtoull (argv[++i], &end, 10);
+          unsigned long long lo = strcmp (a, "--max-reply") == 0 ? 65536 : 1;
+          unsigned long long hi = strcmp (a, "--max-output-lines") == 0
+                                      || strcmp (a, "--max-tool-calls") == 0 ? UINT_MAX : 1ull << 40;
+          if (val[0] == '-' || *end || n < lo || n > hi)
+            {
+              fprintf (stderr, "securer serve: %s must be %llu..%llu\n", a, lo, hi);
+              return 2;
+            }
+          if (strcmp (a, "--max-reply") == 0)
+            srv.max_reply = (size_t) n;
+          else if (strcmp (a, "--max-output-bytes") == 0)
+            srv.max_output_bytes = (size_t) n;
+          else if (strcmp (a, "--max-output-lines") == 0)
+            srv.max_output_lines = (unsigned) n;
+          else
+            srv.max_tool_calls = (unsigned) n;
+        }
       else if (strcmp (a, "-p") == 0 || strcmp (a, "--policy") == 0)
         policy_name = argv[++i];
       else if (strcmp (a, "--max-message") == 0)

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host-util.h"
+
 static const char *
 bin (void)
 {
@@ -467,17 +469,15 @@ Test (serve, open_replies_once_r_is_ready_or_says_why_it_could_not_start)
   snprintf (nor, sizeof nor, "%s/no-r.policy", dir);
   write_policy (nor, "mount ro   /usr/lib/R\n", "# R left out\n");
 
+  /* Requests name policies of the --policy-dir. */
   struct conn c;
-  char *argv[] = { "securer", "serve", NULL };
+  char *argv[] = { "securer", "serve", "--policy-dir", dir, NULL };
   start_serve (&c, argv);
   struct replies rs = { 0 };
-  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":1,\"policy\":\"%s\"}", small);
-  send_line (&c, req);
-  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":2,\"policy\":\"%s\"}", nor);
-  send_line (&c, req);
+  send_line (&c, "{\"op\":\"open\",\"id\":1,\"policy\":\"small\"}");
+  send_line (&c, "{\"op\":\"open\",\"id\":2,\"policy\":\"no-r.policy\"}");
   send_line (&c, "{\"op\":\"open\",\"id\":3}");
-  snprintf (req, sizeof req, "{\"op\":\"pool_open\",\"id\":4,\"size\":2,\"policy\":\"%s\"}", small);
-  send_line (&c, req);
+  send_line (&c, "{\"op\":\"pool_open\",\"id\":4,\"size\":2,\"policy\":\"small\"}");
 
   json_t *r = reply_to (&c, &rs, 1);
   cr_assert (json_is_false (json_object_get (r, "ok")));
@@ -632,4 +632,198 @@ Test (serve, sigterm_ends_the_server_cleanly)
   fclose (c.out);
   rmdir (sdir);
   rmdir (dir);
+}
+
+/* ---- the server stays bounded and confined ----------------------------------------- */
+
+
+static char *
+open_session_id (struct conn *c, struct replies *rs, int id, const char *extra)
+{
+  char req[512];
+  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":%d%s}", id, extra ? extra : "");
+  send_line (c, req);
+  json_t *r = reply_to (c, rs, id);
+  cr_assert (json_is_true (json_object_get (r, "ok")), "open: %s",
+             json_string_value (json_object_get (r, "error")));
+  return strdup (json_string_value (json_object_get (r, "session")));
+}
+
+Test (serve, a_flooding_session_neither_bloats_the_server_nor_stops_another, .timeout = 180)
+{
+  small_asan_quarantine ();
+  struct conn c;
+  char *argv[] = { "securer", "serve", NULL };
+  start_serve (&c, argv);
+  struct replies rs = { 0 };
+  char *a = open_session_id (&c, &rs, 1, NULL);
+  char *b = open_session_id (&c, &rs, 2, NULL);
+  char req[512];
+  /* Three million lines: the reply keeps 10000 and counts the rest. */
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":3,\"session\":\"%s\",\"timeout\":100,"
+            "\"code\":\"writeLines(rep('x', 3e6)); 'done'\"}", a);
+  send_line (&c, req);
+  json_t *res = json_object_get (reply_to (&c, &rs, 3), "result");
+  cr_assert_str_eq (json_string_value (json_object_get (res, "status")), "ok");
+  cr_assert (json_is_true (json_object_get (res, "output_truncated")));
+  cr_assert_eq (json_array_size (json_object_get (res, "output")), 10000);
+  cr_assert_eq (json_integer_value (json_object_get (res, "output_dropped_lines")), 3000000 - 10000);
+  /* Three million lines kept would be hundreds of MiB (the bound leaves
+   * room for a sanitizer build's own overhead). */
+  char pidstr[16];
+  snprintf (pidstr, sizeof pidstr, "%d", (int) c.pid);
+  long peak = vm_hwm_kb (pidstr);
+  cr_assert_lt (peak, 128 * 1024, "serve's peak resident size: %ld KiB", peak);
+
+  /* a floods until its timeout; once its output is seen, b answers. */
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":4,\"session\":\"%s\",\"timeout\":10,"
+            "\"stream\":true,\"code\":\"repeat writeLines(strrep('y', 100))\"}", a);
+  send_line (&c, req);
+  json_t *ev = recv_json (&c);
+  cr_assert_str_eq (json_string_value (json_object_get (ev, "event")), "output");
+  json_decref (ev);
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":5,\"session\":\"%s\",\"code\":\"1L + 1L\"}", b);
+  send_line (&c, req);
+  res = json_object_get (reply_to (&c, &rs, 5), "result");
+  cr_assert_str_eq (json_string_value (json_object_get (res, "status")), "ok");
+  cr_assert_null (rs.by_id[4], "b answered while a was flooding");
+  res = json_object_get (reply_to (&c, &rs, 4), "result");
+  cr_assert_str_eq (json_string_value (json_object_get (res, "status")), "timeout");
+  cr_assert (json_is_true (json_object_get (res, "output_truncated")));
+  cr_assert_lt (vm_hwm_kb (pidstr), 128 * 1024);
+  fclose (c.in);
+  int st;
+  waitpid (c.pid, &st, 0);
+  fclose (c.out);
+  replies_clear (&rs);
+  free (a);
+  free (b);
+}
+
+Test (serve, request_paths_stay_in_the_operators_directories, .timeout = 120)
+{
+  char dir[] = "/tmp/securer-confine-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  char pdir[160], adir[160], path[256], req[512];
+  snprintf (pdir, sizeof pdir, "%s/policies", dir);
+  snprintf (adir, sizeof adir, "%s/audit", dir);
+  cr_assert_eq (mkdir (pdir, 0700), 0);
+  cr_assert_eq (mkdir (adir, 0700), 0);
+  /* A secret next to the directories, a policy that is not one, links out. */
+  snprintf (path, sizeof path, "%s/secret.policy", dir);
+  FILE *f = fopen (path, "w");
+  fputs ("TOPSECRET-1234\n", f);
+  fclose (f);
+  snprintf (path, sizeof path, "%s/bad.policy", pdir);
+  f = fopen (path, "w");
+  fputs ("TOPSECRET-5678 is not a directive\n", f);
+  fclose (f);
+  snprintf (path, sizeof path, "%s/good.policy", pdir);
+  write_policy (path, "limit nofile", "limit nofile 200\n");
+  snprintf (path, sizeof path, "%s/link.policy", pdir);
+  cr_assert_eq (symlink ("../secret.policy", path), 0);
+  snprintf (path, sizeof path, "%s/link.log", adir);
+  cr_assert_eq (symlink ("/tmp/securer-confine-elsewhere.log", path), 0);
+
+  /* Without the options, no request may name a file at all. */
+  struct conn c;
+  struct replies rs = { 0 };
+  char *plain[] = { "securer", "serve", NULL };
+  start_serve (&c, plain);
+  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":1,\"policy\":\"%s/secret.policy\"}", dir);
+  send_line (&c, req);
+  send_line (&c, "{\"op\":\"open\",\"id\":2,\"audit_log\":\"x.log\"}");
+  const char *e = json_string_value (json_object_get (reply_to (&c, &rs, 1), "error"));
+  cr_assert (strstr (e, "--policy-dir") != NULL && strstr (e, "TOPSECRET") == NULL, "%s", e);
+  e = json_string_value (json_object_get (reply_to (&c, &rs, 2), "error"));
+  cr_assert (strstr (e, "--audit-dir") != NULL, "%s", e);
+  fclose (c.in);
+  waitpid (c.pid, NULL, 0);
+  fclose (c.out);
+  replies_clear (&rs);
+
+  char *argv[] = { "securer", "serve", "--policy-dir", pdir, "--audit-dir", adir, NULL };
+  start_serve (&c, argv);
+  send_line (&c, "{\"op\":\"open\",\"id\":1,\"policy\":\"../secret.policy\"}");
+  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":2,\"policy\":\"%s/secret.policy\"}", dir);
+  send_line (&c, req);
+  send_line (&c, "{\"op\":\"open\",\"id\":3,\"policy\":\"link\"}");
+  send_line (&c, "{\"op\":\"open\",\"id\":4,\"policy\":\"bad\"}");
+  send_line (&c, "{\"op\":\"open\",\"id\":5,\"audit_log\":\"../escape.log\"}");
+  send_line (&c, "{\"op\":\"open\",\"id\":6,\"audit_log\":\"link.log\"}");
+  send_line (&c, "{\"op\":\"open\",\"id\":7,\"audit_log\":\"/tmp/securer-confine-abs.log\"}");
+  static const char *const expect[] = { NULL, "leads outside its directory", "absolute path",
+                                        "symbolic link", "is not valid (first error at line 1",
+                                        "leads outside its directory", "symbolic link",
+                                        "absolute path" };
+  for (int id = 1; id <= 7; id++)
+    {
+      json_t *r = reply_to (&c, &rs, id);
+      e = json_string_value (json_object_get (r, "error"));
+      cr_assert (json_is_false (json_object_get (r, "ok")), "request %d accepted", id);
+      cr_assert (strstr (e, expect[id]) != NULL, "request %d: %s", id, e);
+      cr_assert (strstr (e, "TOPSECRET") == NULL, "request %d quotes the file: %s", id, e);
+    }
+  /* Inside the directories, both work. */
+  char *sid = open_session_id (&c, &rs, 8, ",\"policy\":\"good\",\"audit_log\":\"s.log\"");
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":9,\"session\":\"%s\",\"code\":\"1\"}", sid);
+  send_line (&c, req);
+  cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 9), "ok")));
+  fclose (c.in);
+  waitpid (c.pid, NULL, 0);
+  fclose (c.out);
+  replies_clear (&rs);
+  free (sid);
+  snprintf (path, sizeof path, "%s/s.log", adir);
+  struct stat st;
+  cr_assert_eq (stat (path, &st), 0, "the audit log is in --audit-dir");
+  cr_assert_gt (st.st_size, 0);
+  cr_assert_eq (access ("/tmp/securer-confine-elsewhere.log", F_OK), -1);
+  cr_assert_eq (access ("/tmp/securer-confine-abs.log", F_OK), -1);
+  snprintf (path, sizeof path, "%s/escape.log", dir);
+  cr_assert_eq (access (path, F_OK), -1);
+  char cmd[256];
+  snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq (system (cmd), 0);
+}
+
+Test (serve, invalid_utf8_and_host_names_in_replies, .timeout = 120)
+{
+  char host[256] = "";
+  cr_assert_eq (gethostname (host, sizeof host - 1), 0);
+  struct conn c;
+  char *argv[] = { "securer", "serve", "--sanitize-errors", NULL };
+  start_serve (&c, argv);
+  struct replies rs = { 0 };
+  char *sid = open_session_id (&c, &rs, 1, NULL);
+  char req[768];
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":2,\"session\":\"%s\",\"code\":"
+            "\"cat('a\\\\xffb\\\\n'); stop('cannot reach ', '%s', ' via /srv/data')\"}", sid, host);
+  send_line (&c, req);
+  json_t *res = json_object_get (reply_to (&c, &rs, 2), "result");
+  json_t *line = json_array_get (json_object_get (res, "output"), 0);
+  cr_assert_str_eq (json_string_value (json_object_get (line, "line")), "a\\xffb");
+  const char *e = json_string_value (json_object_get (res, "error"));
+  cr_assert (strstr (e, "<hostname>") != NULL && strstr (e, "<path>") != NULL, "%s", e);
+  if (strcmp (host, "localhost") != 0)
+    cr_assert (strstr (e, host) == NULL, "%s", e);
+  fclose (c.in);
+  waitpid (c.pid, NULL, 0);
+  fclose (c.out);
+  replies_clear (&rs);
+  free (sid);
+
+  /* `securer exec --json` keeps the line too, and says what it dropped. */
+  char *out = NULL;
+  char *a1[] = { "securer", "exec", "--json", "--max-output-lines", "2", "-e",
+                 "cat('\\xfe\\n'); for (i in 1:5) cat(i, '\\n'); 1", NULL };
+  cr_assert_eq (run (a1, NULL, &out), 0);
+  json_t *j = json_loads (out, 0, NULL);
+  cr_assert_not_null (j, "%s", out);
+  cr_assert_str_eq (json_string_value (json_object_get (json_array_get (json_object_get (j, "output"), 0),
+                                                        "text")), "\\xfe");
+  cr_assert_eq (json_integer_value (json_object_get (j, "output_dropped_lines")), 4);
+  cr_assert (json_is_true (json_object_get (j, "output_truncated")));
+  json_decref (j);
+  free (out);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "securer/session.h"
+#include "host-util.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -591,4 +592,252 @@ Test (session, two_hundred_sessions_leave_nothing_behind, .timeout = 300)
   cr_assert_eq (count_fds (), fds, "descriptors leaked");
   cr_assert_eq (count_children (), 0, "processes left behind");
   cr_assert_eq (count_tmp (), tmp, "files left in /tmp");
+}
+
+/* ---- the host stays bounded ------------------------------------------------------- */
+
+
+Test (session, an_output_flood_is_counted_not_kept, .timeout = 120)
+{
+  struct securer_session *s = open_session (NULL);
+  long before = vm_hwm_kb ("self");
+  struct securer_result r;
+  securer_err_t err = NULL;
+  /* Three million lines with the default caps: 10000 lines kept. */
+  struct securer_exec_opts xo = { .timeout_ms = 60000 };
+  cr_assert_eq (securer_session_execute (s, "writeLines(rep('x', 3e6)); 'done'", &xo, &r, &err), 0,
+                "%s", r.error ? r.error : "");
+  cr_assert_eq (r.n_output, SECURER_DEFAULT_MAX_OUTPUT_LINES);
+  cr_assert (r.output_truncated);
+  cr_assert_eq (r.output_dropped_lines, 3000000 - SECURER_DEFAULT_MAX_OUTPUT_LINES);
+  cr_assert_eq (r.output_dropped_bytes, 3000000 - SECURER_DEFAULT_MAX_OUTPUT_LINES);
+  securer_result_clear (&r);
+  long after = vm_hwm_kb ("self");
+  /* Kept, the lines alone would take well over 100 MiB. */
+  cr_assert_lt (after - before, 32 * 1024, "peak grew by %ld KiB", after - before);
+
+  /* The byte cap: lines of 100 characters, 1000 bytes kept. */
+  xo.max_output_bytes = 1000;
+  cr_assert_eq (securer_session_execute (s, "writeLines(strrep('y', 100), con = stdout()); "
+                                            "for (i in 1:50) writeLines(strrep('y', 100)); 1",
+                                         &xo, &r, &err), 0);
+  cr_assert_eq (r.n_output, 10);
+  cr_assert_eq (r.output_dropped_lines, 41);
+  cr_assert_eq (r.output_dropped_bytes, 4100);
+  securer_result_clear (&r);
+  securer_session_close (s);
+}
+
+/* slots: [0] how many times done was called. */
+static void
+on_flood_done (void *data, struct securer_session *s, const struct securer_result *r)
+{
+  int *slots = data;
+  slots[0]++;
+  cr_assert_eq (r->status, SECURER_EXEC_TIMEOUT, "the flood ends by its timeout");
+  cr_assert (r->output_truncated);
+}
+
+static void
+on_quiet_done (void *data, struct securer_session *s, const struct securer_result *r)
+{
+  int *slots = data;
+  slots[0]++;
+  cr_assert_eq (r->status, SECURER_EXEC_OK, "%s", r->error ? r->error : "");
+  cr_assert_eq (json_integer_value (json_array_get (json_object_get (r->value, "v"), 0)), 2);
+}
+
+Test (session, one_session_flooding_does_not_stop_another, .timeout = 120)
+{
+  struct securer_loop *loop;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_loop_new (&loop, &err), 0);
+  struct securer_session *a, *b;
+  struct securer_session_opts o = { .loop = loop };
+  cr_assert_eq (securer_session_open (&o, &a, &err), 0);
+  cr_assert_eq (securer_session_open (&o, &b, &err), 0);
+  while (!securer_session_ready (a) || !securer_session_ready (b))
+    cr_assert_geq (securer_loop_run_once (loop, -1, &err), 0);
+  struct securer_exec_opts flood = { .timeout_ms = 8000 };
+  struct securer_exec_opts quick = { .timeout_ms = 20000 };
+  int slots_a[2] = { 0, 0 }, slots_b[2] = { 0, 0 };
+  cr_assert_eq (securer_session_execute_async (a, "repeat writeLines(strrep('f', 1000))", &flood,
+                                               on_flood_done, slots_a, &err), 0);
+  /* b starts once a is well into its flood, and answers while a floods. */
+  for (int i = 0; i < 50; i++)
+    cr_assert_geq (securer_loop_run_once (loop, 10, &err), 0);
+  cr_assert (securer_session_busy (a));
+  cr_assert_eq (securer_session_execute_async (b, "1L + 1L", &quick, on_quiet_done, slots_b, &err), 0);
+  while (securer_session_busy (b))
+    cr_assert_geq (securer_loop_run_once (loop, -1, &err), 0);
+  cr_assert (securer_session_busy (a), "b answered while a was still flooding");
+  while (securer_session_busy (a))
+    cr_assert_geq (securer_loop_run_once (loop, -1, &err), 0);
+  cr_assert_eq (slots_a[0], 1);
+  cr_assert_eq (slots_b[0], 1);
+  securer_session_close (a);
+  securer_session_close (b);
+  securer_loop_free (loop);
+}
+
+/* Processes of the sandbox still running (not zombies), R and its init
+ * aside, seen from the host: descendants of R's parent. */
+static int
+sandbox_leftovers (pid_t r_pid)
+{
+  char path[64], buf[512];
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) r_pid);
+  FILE *f = fopen (path, "r");
+  cr_assert_not_null (f);
+  cr_assert_not_null (fgets (buf, sizeof buf, f));
+  fclose (f);
+  int init = 0;
+  char st;
+  cr_assert_eq (sscanf (strrchr (buf, ')') + 1, " %c %d", &st, &init), 2);
+  int found = 0;
+  DIR *d = opendir ("/proc");
+  struct dirent *de;
+  while ((de = readdir (d)) != NULL)
+    {
+      int pid = atoi (de->d_name);
+      if (pid <= 1 || pid == r_pid || pid == init)
+        continue;
+      /* Walk up to the host's init; count it when the sandbox's is met. */
+      int p = pid;
+      char state = '?';
+      for (int depth = 0; p > 1 && depth < 64; depth++)
+        {
+          snprintf (path, sizeof path, "/proc/%d/stat", p);
+          f = fopen (path, "r");
+          if (f == NULL || fgets (buf, sizeof buf, f) == NULL)
+            {
+              if (f)
+                fclose (f);
+              break;
+            }
+          fclose (f);
+          char s2;
+          int pp;
+          if (sscanf (strrchr (buf, ')') + 1, " %c %d", &s2, &pp) != 2)
+            break;
+          if (p == pid)
+            state = s2;
+          if (pp == init)
+            {
+              found += state != 'Z';
+              break;
+            }
+          p = pp;
+        }
+    }
+  closedir (d);
+  return found;
+}
+
+Test (session, processes_left_running_end_with_their_execution, .timeout = 120)
+{
+  struct securer_session *s = open_session (NULL);
+  struct securer_result r;
+  securer_err_t err = NULL;
+  /* A shell loop detached with '&' that keeps forking subshells, and a
+   * forked R child that forks again: all still burning CPU when the code
+   * returns. */
+  const char *code =
+    "kept <- 7; system('while :; do ( : ); done &');"
+    "p <- parallel::mcparallel({ parallel::mcparallel(repeat {}); repeat {} });"
+    "Sys.sleep(0.5); 'returned'";
+  cr_assert_eq (securer_session_execute (s, code, NULL, &r, &err), 0, "%s", r.error ? r.error : "");
+  cr_assert_geq (r.processes_ended, 3, "ended %u", r.processes_ended);
+  securer_result_clear (&r);
+  cr_assert_eq (sandbox_leftovers (securer_session_pid (s)), 0);
+  /* Inside, only init and R run; R kept its state. */
+  expect_value (s, "st <- sapply(list.files('/proc', pattern = '^[0-9]+$'), function(p) "
+                   "tryCatch(strsplit(sub('.*\\\\) ', '', readLines(file.path('/proc', p, 'stat'))), "
+                   "' ')[[1]][1], error = function(e) 'gone')); sum(!st %in% c('Z', 'gone'))",
+                "{\"t\":\"int\",\"v\":[2]}");
+  expect_value (s, "kept", "{\"t\":\"dbl\",\"v\":[7]}");
+  /* Nothing to end: the count says so. */
+  cr_assert_eq (securer_session_execute (s, "1", NULL, &r, &err), 0);
+  cr_assert_eq (r.processes_ended, 0);
+  securer_result_clear (&r);
+  securer_session_close (s);
+}
+
+Test (session, invalid_utf8_in_output_is_escaped_not_dropped)
+{
+  struct securer_session *s = open_session (NULL);
+  struct securer_result r;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_session_execute (s, "cat('a\\xffb\\n'); message('caf\\xe9'); "
+                                            "cat('\\xc0\\xaf', '\\u00e9t\\u00e9\\n'); 1",
+                                         NULL, &r, &err), 0, "%s", r.error ? r.error : "");
+  cr_assert_eq (r.n_output, 3);
+  /* The two streams are read separately: order within each. */
+  const char *out[2] = { NULL, NULL }, *errl = NULL;
+  for (size_t i = 0, n = 0; i < r.n_output; i++)
+    if (r.output[i].stream == SECURER_STDERR)
+      errl = r.output[i].text;
+    else if (n < 2)
+      out[n++] = r.output[i].text;
+  cr_assert_str_eq (out[0], "a\\xffb");
+  cr_assert_str_eq (errl, "caf\\xe9");
+  /* An overlong form is two bad bytes; well-formed text stays as it is. */
+  cr_assert_str_eq (out[1], "\\xc0\\xaf \xc3\xa9t\xc3\xa9");
+  for (size_t i = 0; i < r.n_output; i++)
+    {
+      json_t *j = json_string (r.output[i].text);
+      cr_assert_not_null (j, "line %zu is not UTF-8", i);
+      json_decref (j);
+    }
+  securer_result_clear (&r);
+  securer_session_close (s);
+}
+
+Test (session, refused_tool_calls_do_not_grow_the_audit_log)
+{
+  char path[] = "/tmp/securer-audit-XXXXXX";
+  int fd = mkstemp (path);
+  cr_assert_geq (fd, 0);
+  close (fd);
+  struct securer_session *s = open_session (path);
+  struct securer_result r;
+  securer_err_t err = NULL;
+  struct securer_exec_opts xo = { .max_tool_calls = 2 };
+  /* 300 calls of 20 KB each: two accepted, the rest refused. */
+  cr_assert_eq (securer_session_execute (s, "big <- strrep('z', 20000); "
+                                            "for (i in 1:300) try(echo(big), silent = TRUE); 1",
+                                         &xo, &r, &err), -1);
+  cr_assert_eq (r.status, SECURER_EXEC_TOOL_LIMIT);
+  cr_assert_eq (r.tool_calls, 300);
+  securer_error_free (&err);
+  securer_result_clear (&r);
+  securer_session_close (s);
+  struct stat st;
+  cr_assert_eq (stat (path, &st), 0);
+  cr_assert_lt (st.st_size, 8192, "audit log of %lld bytes", (long long) st.st_size);
+  FILE *f = fopen (path, "r");
+  char line[4096];
+  int calls = 0, refused = 0, truncated = 0, refused_count = -1;
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      json_t *j = json_loads (line, 0, NULL);
+      cr_assert_not_null (j, "%s", line);
+      const char *ev = json_string_value (json_object_get (j, "event"));
+      if (strcmp (ev, "tool_call") == 0)
+        {
+          calls++;
+          refused += json_object_get (j, "refused") != NULL;
+          truncated += json_is_true (json_object_get (j, "args_truncated"));
+          cr_assert_null (json_object_get (j, "args"), "20 KB of arguments are not logged");
+        }
+      if (strcmp (ev, "execute_error") == 0)
+        refused_count = (int) json_integer_value (json_object_get (j, "tool_calls_refused"));
+      json_decref (j);
+    }
+  fclose (f);
+  cr_assert_eq (calls, 3);
+  cr_assert_eq (truncated, 2);
+  cr_assert_eq (refused, 1);
+  cr_assert_eq (refused_count, 298);
+  unlink (path);
 }

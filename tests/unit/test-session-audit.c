@@ -38,7 +38,7 @@ Test (audit, creates_0600_and_writes_json_lines)
   mode_t old = umask (0);
   struct securer_audit *a = NULL;
   securer_err_t err = NULL;
-  cr_assert_eq (securer_audit_open (path, &a, &err), 0);
+  cr_assert_eq (securer_audit_open (NULL, path, &a, &err), 0);
   umask (old);
   struct stat st;
   cr_assert_eq (stat (path, &st), 0);
@@ -76,24 +76,24 @@ Test (audit, refuses_symlink_fifo_and_group_writable)
   cr_assert_eq (symlink (target, link), 0);
   struct securer_audit *a = NULL;
   securer_err_t err = NULL;
-  cr_assert_eq (securer_audit_open (link, &a, &err), -1);
+  cr_assert_eq (securer_audit_open (NULL, link, &a, &err), -1);
   cr_assert_eq (securer_error_errno (err), ELOOP);
   securer_error_free (&err);
   cr_assert_eq (access (target, F_OK), -1, "the symlink's target must not be created");
 
   cr_assert_eq (mkfifo (fifo, 0600), 0);
-  cr_assert_eq (securer_audit_open (fifo, &a, &err), -1);
+  cr_assert_eq (securer_audit_open (NULL, fifo, &a, &err), -1);
   cr_assert (strstr (securer_error_message (err), "not a regular file") != NULL);
   securer_error_free (&err);
 
-  cr_assert_eq (securer_audit_open ("/dev/null", &a, &err), -1);
+  cr_assert_eq (securer_audit_open (NULL, "/dev/null", &a, &err), -1);
   securer_error_free (&err);
 
   int fd = open (gw, O_CREAT | O_WRONLY, 0600);
   cr_assert_geq (fd, 0);
   fchmod (fd, 0620);
   close (fd);
-  cr_assert_eq (securer_audit_open (gw, &a, &err), -1);
+  cr_assert_eq (securer_audit_open (NULL, gw, &a, &err), -1);
   cr_assert_eq (securer_error_errno (err), EPERM);
   securer_error_free (&err);
 }

@@ -18,7 +18,8 @@ struct securer_audit {
 };
 
 int
-securer_audit_open (const char *path, struct securer_audit **out, securer_err_t *err)
+securer_audit_open (const char *dir, const char *path, struct securer_audit **out,
+                    securer_err_t *err)
 {
   *out = NULL;
   if (path == NULL || path[0] == '\0')
@@ -26,8 +27,16 @@ securer_audit_open (const char *path, struct securer_audit **out, securer_err_t 
   /* O_NOFOLLOW: a symlink planted at the path is refused (ELOOP) instead of
    * followed; O_NONBLOCK: a FIFO planted there cannot block the open; the
    * file type is checked on the opened descriptor, not the name. */
-  int fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
-                 0600);
+  int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  int fd;
+  if (dir != NULL)
+    {
+      fd = securer_open_beneath (dir, path, flags, 0600, "audit log", err);
+      if (fd < 0)
+        return -1;
+    }
+  else
+    fd = open (path, flags, 0600);
   if (fd < 0)
     {
       if (errno == ELOOP)
@@ -120,6 +129,15 @@ securer_audit_log (struct securer_audit *a, const char *session_id, const char *
   if (w != (ssize_t) (len + 1))
     a->failed = true;
   free (line);
+}
+
+json_t *
+securer_audit_text (const char *s, size_t max, bool *cut)
+{
+  size_t n = strlen (s);
+  size_t keep = securer_utf8_cut (s, n, max);
+  *cut = keep < n;
+  return json_stringn (s, keep);
 }
 
 bool

@@ -16,6 +16,9 @@
 #define SECURER_DEFAULT_TIMEOUT_MS 30000u
 #define SECURER_DEFAULT_MAX_CODE 100000u
 #define SECURER_VALUE_MAX_DEPTH 64
+/* Largest result object `securer exec --json` prints and `securer serve`
+ * sends, unless told otherwise. */
+#define SECURER_DEFAULT_MAX_REPLY (16u * 1024u * 1024u)
 
 /* ---- channel.c: newline-delimited framing over a pair of descriptors ---- */
 struct securer_channel {
@@ -152,8 +155,10 @@ char *securer_toolcmd_resolve (const char *name, securer_err_t *err);
 /* ---- audit.c ---- */
 struct securer_audit;
 /* Opens (creating 0600) an append-only JSON-lines log; refuses symlinks,
- * non-regular files and files others may write. */
-int securer_audit_open (const char *path, struct securer_audit **out, securer_err_t *err);
+ * non-regular files and files others may write.  With dir, path is a name
+ * confined to dir (securer_open_beneath). */
+int securer_audit_open (const char *dir, const char *path, struct securer_audit **out,
+                        securer_err_t *err);
 /* Writes {"timestamp":..., "event":..., "session_id":..., <fields>}; steals
  * `fields` (may be NULL).  Errors are remembered, not returned: auditing
  * must not change what the session does, see securer_audit_failed(). */
@@ -164,6 +169,41 @@ void securer_audit_close (struct securer_audit *a);
 /* "2024-01-15T10:30:00.123Z" into buf (>= 25 bytes). */
 void securer_audit_timestamp (char *buf, size_t n);
 #define SECURER_AUDIT_CODE_MAX 10000
+/* Tool arguments are logged when their JSON is at most this long; larger
+ * ones are summarised by their size. */
+#define SECURER_AUDIT_ARGS_MAX 10000
+/* A string for an audit field: s cut to at most max bytes, between two
+ * characters; *cut says whether anything was left out. */
+json_t *securer_audit_text (const char *s, size_t max, bool *cut);
+
+/* ---- utf8.c ---- */
+/* A malloc'd, NUL-terminated copy of s[0..len) that is valid UTF-8: each
+ * byte outside a well-formed sequence, and NUL, becomes \xNN. */
+char *securer_utf8_escape (const char *s, size_t len, size_t *out_len);
+/* The largest length <= max that does not split a UTF-8 sequence of s. */
+size_t securer_utf8_cut (const char *s, size_t len, size_t max);
+
+/* ---- confine.c ---- */
+/* Opens name inside dir and nowhere else (openat2 RESOLVE_BENEATH, no
+ * symbolic links); "what" names the file in errors. */
+int securer_open_beneath (const char *dir, const char *name, int flags, mode_t mode,
+                          const char *what, securer_err_t *err);
+
+/* ---- leftovers.c ---- */
+/* Kills every process of the sandbox whose payload (R) has host pid
+ * `payload`, except R and the sandbox's init; *ended counts them.  Fails
+ * when some could not be killed or kept appearing (bounded in time). */
+int securer_end_leftovers (pid_t payload, unsigned *ended, securer_err_t *err);
+
+/* ---- result.c ---- */
+/* An execution's result as the JSON object `securer exec --json` prints
+ * and `securer serve` replies with (docs/protocol.md); each output line is
+ * {"stream":..., line_key: text}.  Values are tagged, or plain when asked.
+ * The dumped object stays within max_bytes: output lines are dropped from
+ * the end first (counted as dropped), then a value that still does not fit
+ * turns the result into status "too_large". */
+json_t *securer_result_json (const struct securer_result *r, const char *line_key, bool plain,
+                             size_t max_bytes);
 
 /* ---- sanitize.c ---- */
 /* Returns a malloc'd copy of msg with absolute paths, pids, the host name,

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "session/internal.h"
@@ -104,6 +105,46 @@ oom:
   return NULL;
 }
 
+static bool
+label_char (char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+/* The host's name as a word of its own, in any case, with the domain that
+ * may follow it ("vm", "VM.example.org"), but not inside another word: a
+ * host called "vm" leaves "vmax" alone. */
+static char *
+strip_hostname (const char *in)
+{
+  char *out = NULL;
+  size_t len = 0, cap = 0, hl = strlen (hostname);
+  const char *p = in, *from = in;
+  while (*p)
+    {
+      if ((p == in || !label_char (p[-1])) && strncasecmp (p, hostname, hl) == 0
+          && !label_char (p[hl]))
+        {
+          const char *end = p + hl;
+          while (end[0] == '.' && label_char (end[1]))
+            for (end++; label_char (*end); end++)
+              ;
+          if (!append (&out, &len, &cap, from, (size_t) (p - from))
+              || !append (&out, &len, &cap, "<hostname>", 10))
+            goto oom;
+          p = from = end;
+          continue;
+        }
+      p++;
+    }
+  if (!append (&out, &len, &cap, from, strlen (from)))
+    goto oom;
+  return out;
+oom:
+  free (out);
+  return NULL;
+}
+
 /* An IPv6-looking match must hold at least two ':' and a hex digit, so
  * that "12:30" times or "a::b" R code survive; checked by the pattern's
  * {2,7} repetition, and here we also avoid plain "::". */
@@ -118,22 +159,12 @@ securer_sanitize_error (const char *msg)
     return NULL;
   if (hostname[0] != '\0' && strcmp (hostname, "localhost") != 0)
     {
-      char *out = NULL;
-      size_t len = 0, cap = 0, hl = strlen (hostname);
-      const char *p = cur, *hit;
-      while ((hit = strstr (p, hostname)) != NULL)
-        {
-          append (&out, &len, &cap, p, (size_t) (hit - p));
-          append (&out, &len, &cap, "<hostname>", 10);
-          p = hit + hl;
-        }
-      if (append (&out, &len, &cap, p, strlen (p)))
+      char *out = strip_hostname (cur);
+      if (out != NULL)
         {
           free (cur);
           cur = out;
         }
-      else
-        free (out);
     }
   for (size_t i = 0; i < N_RULES; i++)
     {

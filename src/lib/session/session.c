@@ -96,7 +96,11 @@ struct securer_session {
   struct securer_toolcmd *tool_cmd; /* the command answering the pending call */
   uint64_t tool_t0;
   uint64_t t0;
-  unsigned lines;
+  unsigned lines;                  /* output lines kept by the current execution */
+  size_t out_bytes;                /* and their bytes */
+  size_t out_cap;                  /* slots allocated in res.output */
+  unsigned tools_refused;          /* calls past max_tool_calls */
+  bool tool_refused;               /* the pending call is one of them: its reply is not logged */
   securer_done_fn done;
   void *done_data;
   char **parse_warnings;
@@ -238,6 +242,22 @@ load_runtime (struct securer_session *s, securer_err_t *err)
 
 /* ---- output lines ----------------------------------------------------------- */
 
+static bool
+grow_output (struct securer_session *s)
+{
+  size_t cap = s->out_cap ? s->out_cap * 2 : 64;
+  struct securer_output_line *o = realloc (s->res.output, cap * sizeof *o);
+  if (o == NULL)
+    return false;
+  s->res.output = o;
+  s->out_cap = cap;
+  return true;
+}
+
+/* Keeps one line of output within the execution's caps.  Past a cap the
+ * rest of the execution's output is still read (so R never blocks on a
+ * full pipe) but only counted: the host keeps a bounded amount whatever R
+ * prints. */
 static void
 emit_line (struct securer_session *s, enum securer_stream stream, const char *text, size_t len)
 {
@@ -245,40 +265,38 @@ emit_line (struct securer_session *s, enum securer_stream stream, const char *te
     {
       /* Keep what R says while starting: it explains a failed start. */
       size_t have = s->start_stderr ? strlen (s->start_stderr) : 0;
-      if (have < 2048)
+      size_t n;
+      char *esc = have < 2048 ? securer_utf8_escape (text, len, &n) : NULL;
+      char *p = esc ? realloc (s->start_stderr, have + n + 2) : NULL;
+      if (p != NULL)
         {
-          char *p = realloc (s->start_stderr, have + len + 2);
-          if (p != NULL)
-            {
-              if (have)
-                p[have++] = ' ';
-              memcpy (p + have, text, len);
-              p[have + len] = '\0';
-              s->start_stderr = p;
-            }
+          if (have)
+            p[have++] = ' ';
+          memcpy (p + have, esc, n + 1);
+          s->start_stderr = p;
         }
+      free (esc);
     }
   if (s->job != JOB_EXEC || s->finished)
     return;  /* output outside an execution (or after it ended) is dropped */
-  if (s->xo.max_output_lines && s->lines >= s->xo.max_output_lines)
+  size_t n = 0;
+  char *copy = NULL;
+  if (!s->res.output_truncated && s->lines < s->xo.max_output_lines)
+    copy = securer_utf8_escape (text, len, &n);
+  if (copy == NULL || n > s->xo.max_output_bytes - s->out_bytes
+      || (s->res.n_output == s->out_cap && !grow_output (s)))
     {
+      free (copy);
       s->res.output_truncated = true;
+      s->res.output_dropped_lines++;
+      s->res.output_dropped_bytes += len;
       return;
     }
   s->lines++;
-  char *copy = strndup (text, len);
-  if (copy == NULL)
-    return;
-  struct securer_output_line *o = realloc (s->res.output, (s->res.n_output + 1) * sizeof *o);
-  if (o == NULL)
-    {
-      free (copy);
-      return;
-    }
-  s->res.output = o;
-  o[s->res.n_output].stream = stream;
-  o[s->res.n_output].text = copy;
-  s->res.n_output++;
+  s->out_bytes += n;
+  struct securer_output_line *o = &s->res.output[s->res.n_output++];
+  o->stream = stream;
+  o->text = copy;
   if (s->xo.on_output)
     s->xo.on_output (s->xo.output_data, stream, copy);
 }
@@ -490,8 +508,10 @@ on_sock (void *data, uint32_t ev)
 static void
 reply_tool (struct securer_session *s, uint64_t id, const json_t *value, const char *error)
 {
-  audit (s, "tool_result", json_pack ("{s:s, s:f, s:s?}", "tool", s->tool_name ? s->tool_name : "",
-                                      "elapsed", secs_since (s->tool_t0), "error", error));
+  if (!s->tool_refused)
+    audit (s, "tool_result", json_pack ("{s:s, s:f, s:s?}", "tool", s->tool_name ? s->tool_name : "",
+                                        "elapsed", secs_since (s->tool_t0), "error", error));
+  s->tool_refused = false;
   s->tool_pending = false;
   free (s->tool_name);
   s->tool_name = NULL;
@@ -552,7 +572,7 @@ on_tool_cmd_done (void *data, const struct toolcmd_outcome *o)
     {
       size_t n = strcspn (o->err, "\n");
       if (n > 0)
-        msg = strndup (o->err, n);
+        msg = securer_utf8_escape (o->err, n, NULL);
       else if (asprintf (&msg, "tool '%s' failed (exit status %d)", tool, o->code) < 0)
         msg = NULL;
     }
@@ -653,16 +673,25 @@ static void
 start_tool_command (struct securer_session *s, const struct tool_command *cmd,
                     const struct proto_msg *m)
 {
-  json_t *plain = json_object ();
+  /* The plain form may be much larger than what R sent: bounded. */
+  securer_err_t e = NULL;
+  json_t *vals = json_array (), *names = json_array ();
   const char *key;
   json_t *v;
   json_object_foreach (m->args, key, v)
-    json_object_set_new (plain, key, securer_value_to_plain (v));
-  char *input = json_dumps (plain, JSON_COMPACT | JSON_REAL_PRECISION (17));
+    {
+      json_array_append (vals, v);
+      json_array_append_new (names, json_string (key));
+    }
+  json_t *tagged = json_pack ("{s:s, s:o, s:o}", "t", "list", "v", vals, "n", names);
+  json_t *plain = securer_value_to_plain_max (tagged, 4 * s->max_message, &e);
+  json_decref (tagged);
+  char *input = plain ? json_dumps (plain, JSON_COMPACT | JSON_REAL_PRECISION (17)) : NULL;
   json_decref (plain);
   char **env = tool_env (s, cmd);
-  securer_err_t e = NULL;
-  if (input == NULL || env == NULL)
+  if (e != NULL)
+    securer_error_prefix (&e, "arguments");
+  else if (input == NULL || env == NULL)
     securer_error_set (&e, ENOMEM, "cannot encode the arguments");
   else
     securer_toolcmd_start (s->loop, cmd->path, cmd->argv, env, input, strlen (input),
@@ -680,6 +709,21 @@ start_tool_command (struct securer_session *s, const struct tool_command *cmd,
     }
 }
 
+/* Arguments up to SECURER_AUDIT_ARGS_MAX bytes of JSON are logged as they
+ * are; larger ones only by their size. */
+static void
+audit_tool_call (struct securer_session *s, const struct proto_msg *m)
+{
+  if (s->audit == NULL)
+    return;
+  size_t size = json_dumpb (m->args, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION (17));
+  if (size <= SECURER_AUDIT_ARGS_MAX)
+    audit (s, "tool_call", json_pack ("{s:s, s:O}", "tool", m->tool, "args", m->args));
+  else
+    audit (s, "tool_call", json_pack ("{s:s, s:b, s:I}", "tool", m->tool, "args_truncated", 1,
+                                      "args_bytes", (json_int_t) size));
+}
+
 static void
 handle_tool_call (struct securer_session *s, struct proto_msg *m)
 {
@@ -692,9 +736,13 @@ handle_tool_call (struct securer_session *s, struct proto_msg *m)
   s->tool_pending = true;
   free (s->tool_name);
   s->tool_name = strdup (m->tool);
-  audit (s, "tool_call", json_pack ("{s:s, s:O}", "tool", m->tool, "args", m->args));
-  if (s->xo.max_tool_calls && s->res.tool_calls > s->xo.max_tool_calls)
+  if (s->res.tool_calls > s->xo.max_tool_calls)
     {
+      /* Only the first refused call is logged, and never with its
+       * arguments: code that keeps calling cannot grow the log; the
+       * execution's end records how many were refused. */
+      if (s->tools_refused++ == 0)
+        audit (s, "tool_call", json_pack ("{s:s, s:s}", "tool", m->tool, "refused", "max_tool_calls"));
       char msg[96];
       snprintf (msg, sizeof msg, "Maximum tool calls (%u) exceeded", s->xo.max_tool_calls);
       if (s->halt == SECURER_EXEC_OK)
@@ -702,8 +750,10 @@ handle_tool_call (struct securer_session *s, struct proto_msg *m)
           s->halt = SECURER_EXEC_TOOL_LIMIT;
           s->halt_msg = strdup (msg);
         }
+      s->tool_refused = true;
       return reply_tool (s, m->id, NULL, msg);
     }
+  audit_tool_call (s, m);
   const struct tool_def *d = securer_tools_find (s->tools, m->tool);
   if (d == NULL)
     {
@@ -1209,7 +1259,8 @@ securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
     }
   if (copy_policy (opts->policy, &s->policy, err) < 0 || load_runtime (s, err) < 0)
     goto fail;
-  if (opts->audit_log != NULL && securer_audit_open (opts->audit_log, &s->audit, err) < 0)
+  if (opts->audit_log != NULL
+      && securer_audit_open (opts->audit_dir, opts->audit_log, &s->audit, err) < 0)
     goto fail;
   s->timer_fd = timerfd_create (CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   if (s->timer_fd < 0)
@@ -1330,6 +1381,24 @@ securer_session_executions (const struct securer_session *s)
 
 /* ---- executions ------------------------------------------------------------------- */
 
+/* Nothing an execution started may outlive it but R.  When the clean-up
+ * cannot be done the whole sandbox goes (fail closed): the next execution
+ * starts a fresh R, and the audit log says why. */
+static void
+end_leftovers (struct securer_session *s)
+{
+  securer_err_t e = NULL;
+  unsigned ended = 0;
+  int rc = securer_end_leftovers (s->pid, &ended, &e);
+  s->res.processes_ended = ended;
+  if (ended > 0 || rc < 0)
+    audit (s, "processes_ended", json_pack ("{s:i, s:s?}", "count", (int) ended, "error",
+                                            rc < 0 ? securer_error_message (e) : NULL));
+  if (rc < 0)
+    child_stop (s);
+  securer_error_free (&e);
+}
+
 static void
 finish (struct securer_session *s, enum securer_exec_status st, const char *msg)
 {
@@ -1344,6 +1413,9 @@ finish (struct securer_session *s, enum securer_exec_status st, const char *msg)
   s->finished = true;
   struct itimerspec off = { { 0, 0 }, { 0, 0 } };
   timerfd_settime (s->timer_fd, 0, &off, NULL);
+  if (s->job == JOB_EXEC && s->state != S_DEAD && st != SECURER_EXEC_TIMEOUT
+      && st != SECURER_EXEC_CRASHED)
+    end_leftovers (s);
   if (s->halt != SECURER_EXEC_OK && st != SECURER_EXEC_TIMEOUT && st != SECURER_EXEC_CRASHED)
     {
       st = s->halt;
@@ -1366,8 +1438,14 @@ finish (struct securer_session *s, enum securer_exec_status st, const char *msg)
         audit (s, "execute_complete", json_pack ("{s:f, s:i}", "elapsed", s->res.elapsed,
                                                  "tool_calls", (int) s->res.tool_calls));
       else if (st != SECURER_EXEC_TIMEOUT)
-        audit (s, "execute_error", json_pack ("{s:s, s:s, s:f}", "error", s->res.error, "status",
-                                              securer_exec_status_name (st), "elapsed", s->res.elapsed));
+        {
+          bool cut;
+          json_t *m = securer_audit_text (s->res.error, SECURER_AUDIT_CODE_MAX, &cut);
+          audit (s, "execute_error", json_pack ("{s:o?, s:s, s:f, s:i}", "error", m, "status",
+                                                securer_exec_status_name (st), "elapsed",
+                                                s->res.elapsed, "tool_calls_refused",
+                                                (int) s->tools_refused));
+        }
     }
   if (s->done)
     {
@@ -1388,6 +1466,9 @@ job_reset (struct securer_session *s)
   free (s->halt_msg);
   s->halt_msg = NULL;
   s->lines = 0;
+  s->out_bytes = 0;
+  s->out_cap = 0;
+  s->tools_refused = 0;
   s->done = NULL;
   s->done_data = NULL;
 }
@@ -1449,6 +1530,12 @@ begin (struct securer_session *s, enum job job, const char *code,
     s->xo = *xo;
   if (s->xo.timeout_ms == 0)
     s->xo.timeout_ms = SECURER_DEFAULT_TIMEOUT_MS;
+  if (s->xo.max_tool_calls == 0)
+    s->xo.max_tool_calls = SECURER_DEFAULT_MAX_TOOL_CALLS;
+  if (s->xo.max_output_lines == 0)
+    s->xo.max_output_lines = SECURER_DEFAULT_MAX_OUTPUT_LINES;
+  if (s->xo.max_output_bytes == 0)
+    s->xo.max_output_bytes = SECURER_DEFAULT_MAX_OUTPUT_BYTES;
   s->job = job;
   s->cur_id = ++s->next_id;
   s->t0 = securer_now_ns ();
@@ -1459,12 +1546,9 @@ begin (struct securer_session *s, enum job job, const char *code,
   if (job == JOB_EXEC)
     {
       s->executions++;
-      size_t n = strlen (code);
-      json_t *c = json_stringn (code, n > SECURER_AUDIT_CODE_MAX ? SECURER_AUDIT_CODE_MAX : n);
-      if (c == NULL)  /* the cut fell inside a UTF-8 sequence */
-        c = json_stringn (code, n > SECURER_AUDIT_CODE_MAX - 3 ? SECURER_AUDIT_CODE_MAX - 3 : n);
-      audit (s, "execute_start", json_pack ("{s:o?, s:b}", "code", c, "truncated",
-                                            n > SECURER_AUDIT_CODE_MAX));
+      bool cut;
+      json_t *c = securer_audit_text (code, SECURER_AUDIT_CODE_MAX, &cut);
+      audit (s, "execute_start", json_pack ("{s:o?, s:b}", "code", c, "truncated", cut));
     }
   arm_timer (s, s->xo.timeout_ms);
   if (send_msg (s, msg, err) < 0)

@@ -11,7 +11,11 @@ libsecurer_core_la_SOURCES += \
 	src/lib/session/sanitize.c \
 	src/lib/session/prevalidate.c \
 	src/lib/session/session.c \
-	src/lib/session/pool.c
+	src/lib/session/pool.c \
+	src/lib/session/utf8.c \
+	src/lib/session/confine.c \
+	src/lib/session/leftovers.c \
+	src/lib/session/result.c
 
 securerinclude_HEADERS += include/securer/session.h
 
@@ -43,7 +47,7 @@ SESSION_INTEGRATION_TESTS = tests/integration/test-session tests/integration/tes
 	tests/integration/test-session-pool tests/integration/test-session-toolcmd
 check_PROGRAMS += $(SESSION_INTEGRATION_TESTS)
 TESTS += $(SESSION_INTEGRATION_TESTS)
-tests_integration_test_session_SOURCES = tests/integration/test-session.c
+tests_integration_test_session_SOURCES = tests/integration/test-session.c tests/integration/host-util.h
 tests_integration_test_session_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_session_LDADD = $(TEST_LIBS)
 tests_integration_test_session_pool_SOURCES = tests/integration/test-session-pool.c
@@ -52,7 +56,7 @@ tests_integration_test_session_pool_LDADD = $(TEST_LIBS)
 tests_integration_test_session_toolcmd_SOURCES = tests/integration/test-session-toolcmd.c
 tests_integration_test_session_toolcmd_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_session_toolcmd_LDADD = $(TEST_LIBS)
-tests_integration_test_serve_SOURCES = tests/integration/test-serve.c
+tests_integration_test_serve_SOURCES = tests/integration/test-serve.c tests/integration/host-util.h
 tests_integration_test_serve_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_serve_LDADD = $(TEST_LIBS)
 endif

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -365,6 +366,119 @@ securer_value_to_plain (const json_t *v)
         return out;
       }
     }
+}
+
+/* ---- the size of the plain form, before building it ---------------------- */
+
+/* The plain form can be far larger than the tagged value it comes from:
+ * each row of a data frame repeats every column name, each factor code
+ * becomes its level's text, and a data frame without vector columns may
+ * claim any number of rows.  A bound on the tagged message is therefore
+ * no bound on the plain one, so its compact JSON size is estimated (from
+ * above, escapes aside) without building anything, and conversion is
+ * refused past a limit. */
+
+static size_t
+sat_add (size_t a, size_t b)
+{
+  return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+static size_t
+sat_mul (size_t a, size_t b)
+{
+  return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+/* A scalar as ordinary JSON; numbers as jansson prints them (at most 24). */
+static size_t
+scalar_size (const json_t *e)
+{
+  if (json_is_string (e))
+    return json_string_length (e) + 2;
+  if (json_is_number (e))
+    return 24;
+  return 5;  /* null, true, false */
+}
+
+static size_t
+name_size (const json_t *names, size_t i)
+{
+  return scalar_size (json_array_get (names, i)) + 1;  /* "name": */
+}
+
+static size_t
+plain_size (const json_t *v, size_t limit)
+{
+  if (v == NULL || json_is_null (v))
+    return 4;
+  enum vkind k = kind_of (v);
+  const json_t *arr = json_object_get (v, "v");
+  const json_t *names = json_object_get (v, "n");
+  size_t n = json_array_size (arr), total = 2;
+  switch (k)
+    {
+    case K_OTHER:
+      return scalar_size (json_object_get (v, "text"));
+    case K_NONE:
+      return 4;
+    case K_DF:
+      {
+        /* Every cell appears at most once; every row repeats the names. */
+        size_t row = 2;
+        for (size_t i = 0; i < n; i++)
+          row = sat_add (row, name_size (names, i) + 1);
+        size_t nrow = (size_t) json_integer_value (json_object_get (v, "nrow"));
+        total = sat_add (total, sat_mul (nrow, row + 1));
+        for (size_t i = 0; i < n && total <= limit; i++)
+          total = sat_add (total, plain_size (json_array_get (arr, i), limit));
+        return total;
+      }
+    case K_LIST:
+      for (size_t i = 0; i < n && total <= limit; i++)
+        {
+          total = sat_add (total, plain_size (json_array_get (arr, i), limit) + 1);
+          if (names != NULL)
+            total = sat_add (total, name_size (names, i));
+        }
+      return total;
+    default:
+      {
+        const json_t *levels = json_object_get (v, "levels");
+        for (size_t i = 0; i < n && total <= limit; i++)
+          {
+            const json_t *e = json_array_get (arr, i);
+            size_t es;
+            if (json_is_null (e))
+              es = 4;
+            else if (k == K_FCT)
+              es = scalar_size (json_array_get (levels, (size_t) json_integer_value (e) - 1));
+            else if (k == K_DATE)
+              es = 24;
+            else
+              es = scalar_size (e);
+            total = sat_add (total, es + 1);
+            if (names != NULL)
+              total = sat_add (total, name_size (names, i));
+          }
+        return total;
+      }
+    }
+}
+
+json_t *
+securer_value_to_plain_max (const json_t *v, size_t max_bytes, securer_err_t *err)
+{
+  size_t size = plain_size (v, max_bytes);
+  if (size > max_bytes)
+    {
+      securer_error_set (err, E2BIG, "the value as plain JSON would exceed %zu bytes", max_bytes);
+      return NULL;
+    }
+  json_t *p = securer_value_to_plain (v);
+  if (p == NULL)
+    securer_error_set (err, ENOMEM, "plain value");
+  return p;
 }
 
 /* ---- from plain JSON ------------------------------------------------------ */

@@ -1,0 +1,262 @@
+/* Ending what an execution left running in the sandbox.  R stays (it holds
+ * the session's state); everything else in its pid namespace (children of
+ * R, orphans adopted by the sandbox's init, their descendants) is killed
+ * once the execution has ended, so a background loop or a re-forking chain
+ * cannot keep burning CPU after its execution returned.
+ *
+ * The host sees the sandbox's processes as the descendants of its init (a
+ * process cannot leave its pid namespace, and orphans are re-parented to
+ * that init), so /proc is scanned for them; nothing inside the sandbox is
+ * trusted to do the job.  Each victim is signalled through a pidfd opened
+ * before its parentage is checked again, so a pid recycled by an unrelated
+ * host process between the scan and the kill is never hit.  Scans repeat
+ * until one finds nothing: what forked while the previous round was killed
+ * is found by the next. */
+#include <config.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "session/internal.h"
+
+#define MAX_ROUNDS 64
+#define CLEANUP_MS 3000
+
+struct proc {
+  pid_t pid, ppid;
+  char state;
+  signed char in;            /* -1 unknown, 0 outside the sandbox, 1 inside */
+};
+
+/* State and parent from /proc/PID/stat; the name field may hold anything,
+ * including ") ", so parsing starts after its last ')'. */
+static int
+read_stat (pid_t pid, pid_t *ppid, char *state)
+{
+  char path[40], buf[512];
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return -1;
+  buf[n] = '\0';
+  char *rp = strrchr (buf, ')');
+  int pp;
+  char st;
+  if (rp == NULL || sscanf (rp + 1, " %c %d", &st, &pp) != 2)
+    return -1;
+  *ppid = pp;
+  *state = st;
+  return 0;
+}
+
+static int
+cmp_pid (const void *a, const void *b)
+{
+  pid_t x = ((const struct proc *) a)->pid, y = ((const struct proc *) b)->pid;
+  return (x > y) - (x < y);
+}
+
+static struct proc *
+lookup (struct proc *v, size_t n, pid_t pid)
+{
+  struct proc key = { .pid = pid };
+  return bsearch (&key, v, n, sizeof *v, cmp_pid);
+}
+
+/* Every process of the host, sorted by pid. */
+static int
+scan (struct proc **out, size_t *n_out, securer_err_t *err)
+{
+  DIR *d = opendir ("/proc");
+  if (d == NULL)
+    return securer_error_set (err, errno, "leftover processes: /proc");
+  struct proc *v = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  while ((de = readdir (d)) != NULL)
+    {
+      if (!isdigit ((unsigned char) de->d_name[0]))
+        continue;
+      struct proc p = { .pid = (pid_t) atoi (de->d_name), .in = -1 };
+      if (read_stat (p.pid, &p.ppid, &p.state) < 0)
+        continue;  /* gone meanwhile */
+      if (n == cap)
+        {
+          size_t c = cap ? cap * 2 : 512;
+          struct proc *q = realloc (v, c * sizeof *q);
+          if (q == NULL)
+            {
+              free (v);
+              closedir (d);
+              return securer_error_set (err, ENOMEM, "leftover processes");
+            }
+          v = q;
+          cap = c;
+        }
+      v[n++] = p;
+    }
+  closedir (d);
+  qsort (v, n, sizeof *v, cmp_pid);
+  *out = v;
+  *n_out = n;
+  return 0;
+}
+
+/* Whether p descends from init; memoised along the way.  The scan is not
+ * atomic, so a recycled pid could make a loop: the walk is bounded. */
+static bool
+inside (struct proc *v, size_t n, struct proc *p, pid_t init)
+{
+  signed char in = 0;
+  struct proc *q = p;
+  for (int steps = 0; q != NULL && steps < 4096; steps++)
+    {
+      if (q->in >= 0)
+        {
+          in = q->in;
+          break;
+        }
+      if (q->ppid == init)
+        {
+          in = 1;
+          break;
+        }
+      if (q->ppid <= 1)
+        break;
+      q = lookup (v, n, q->ppid);
+    }
+  struct proc *r = p;
+  for (int steps = 0; r != NULL && r != q && steps < 4096; steps++)
+    {
+      r->in = in;
+      r = lookup (v, n, r->ppid);
+    }
+  if (q != NULL && q->in < 0)
+    q->in = in;
+  return in == 1;
+}
+
+/* Kills pid if it is still a child of one of the sandbox's processes. */
+static int
+kill_checked (struct proc *v, size_t n, pid_t pid, pid_t init, int *pidfd_out)
+{
+  int fd = (int) syscall (SYS_pidfd_open, pid, 0);
+  if (fd < 0)
+    return errno == ESRCH ? 0 : -1;
+  pid_t ppid;
+  char st;
+  struct proc *pp;
+  if (read_stat (pid, &ppid, &st) < 0
+      || (ppid != init && ((pp = lookup (v, n, ppid)) == NULL || pp->in != 1)))
+    {
+      close (fd);
+      return 0;  /* exited, or the pid now names someone else */
+    }
+  if (syscall (SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) < 0)
+    {
+      int e = errno;
+      close (fd);
+      errno = e;
+      return e == ESRCH ? 0 : -1;
+    }
+  *pidfd_out = fd;
+  return 1;
+}
+
+/* Waits (bounded) until the killed processes have exited, so the next scan
+ * does not find them still running. */
+static void
+wait_exits (int *fds, size_t n, uint64_t deadline)
+{
+  struct pollfd *p = calloc (n, sizeof *p);
+  if (p == NULL)
+    return;
+  for (size_t i = 0; i < n; i++)
+    p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+  size_t left = n;
+  while (left > 0)
+    {
+      uint64_t now = securer_now_ns ();
+      if (now >= deadline)
+        break;
+      int r = poll (p, n, (int) ((deadline - now) / 1000000u) + 1);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      for (size_t i = 0; i < n; i++)
+        if (p[i].fd >= 0 && p[i].revents)
+          {
+            p[i].fd = -1;  /* poll skips negative descriptors */
+            left--;
+          }
+    }
+  free (p);
+}
+
+int
+securer_end_leftovers (pid_t payload, unsigned *ended, securer_err_t *err)
+{
+  *ended = 0;
+  pid_t init;
+  char st;
+  if (read_stat (payload, &init, &st) < 0)
+    return securer_error_set (err, ESRCH, "leftover processes: R (pid %d) is gone", (int) payload);
+  /* A process stuck in the kernel (D state) dies only when it leaves it:
+   * the whole clean-up is bounded in time, and a failure is the caller's
+   * cue to stop the sandbox. */
+  uint64_t deadline = securer_now_ns () + (uint64_t) CLEANUP_MS * 1000000u;
+  for (int round = 0; round < MAX_ROUNDS && securer_now_ns () < deadline; round++)
+    {
+      struct proc *v = NULL;
+      size_t n = 0;
+      if (scan (&v, &n, err) < 0)
+        return -1;
+      int *fds = NULL;
+      size_t n_fds = 0;
+      int rc = 0;
+      for (size_t i = 0; i < n && rc == 0; i++)
+        {
+          struct proc *p = &v[i];
+          if (p->pid == payload || p->pid == init || p->state == 'Z' || p->state == 'X'
+              || !inside (v, n, p, init))
+            continue;
+          if (fds == NULL && (fds = calloc (n, sizeof *fds)) == NULL)
+            {
+              rc = securer_error_set (err, ENOMEM, "leftover processes");
+              break;
+            }
+          int r = kill_checked (v, n, p->pid, init, &fds[n_fds]);
+          if (r < 0)
+            rc = securer_error_set (err, errno, "leftover processes: kill pid %d", (int) p->pid);
+          else if (r > 0)
+            n_fds++;
+        }
+      free (v);
+      if (n_fds > 0)
+        wait_exits (fds, n_fds, deadline);
+      for (size_t i = 0; i < n_fds; i++)
+        close (fds[i]);
+      free (fds);
+      *ended += (unsigned) n_fds;
+      if (rc < 0)
+        return -1;
+      if (n_fds == 0)
+        return 0;
+    }
+  return securer_error_set (err, EAGAIN, "leftover processes: some were still running after %d ms "
+                            "of killing", CLEANUP_MS);
+}
