@@ -4,10 +4,12 @@
  * once the execution has ended, so a background loop or a re-forking chain
  * cannot keep burning CPU after its execution returned.
  *
- * The host sees the sandbox's processes as the descendants of its init (a
- * process cannot leave its pid namespace, and orphans are re-parented to
- * that init), so /proc is scanned for them; nothing inside the sandbox is
- * trusted to do the job.  Each victim is signalled through a pidfd opened
+ * Where the sandbox has a pid namespace and its own proc, the host lists
+ * that procfs (reached through init's root), which holds exactly the
+ * sandbox's processes.  Otherwise the host sees the sandbox's processes as
+ * the descendants of its init (a process cannot leave its pid namespace,
+ * and orphans are re-parented to that init), so the host's /proc is
+ * scanned for them.  Nothing inside the sandbox is trusted to do the job.  Each victim is signalled through a pidfd opened
  * before its parentage is checked again, so a pid recycled by an unrelated
  * host process between the scan and the kill is never hit.  Scans repeat
  * until one finds nothing: what forked while the previous round was killed
@@ -23,7 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "session/internal.h"
@@ -207,6 +213,189 @@ wait_exits (int *fds, size_t n, uint64_t deadline)
   free (p);
 }
 
+/* ---- fast path: the sandbox's own procfs --------------------------------
+ * With a pid namespace and proc mounted in the sandbox, that procfs lists
+ * exactly the sandbox's processes: a few entries to read instead of every
+ * process of the host.  /proc/PID directories of it are signalled directly
+ * (pidfd_send_signal takes them like pidfds), so no pid is looked up twice. */
+
+/* The last pid of the NSpid line: the pid as the sandbox itself sees it. */
+static pid_t
+inside_pid (pid_t host_pid)
+{
+  char path[40], buf[2048];
+  snprintf (path, sizeof path, "/proc/%d/status", (int) host_pid);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return -1;
+  buf[n] = '\0';
+  char *l = strstr (buf, "\nNSpid:");
+  if (l == NULL)
+    return -1;
+  l += 7;
+  char *eol = strchr (l, '\n');
+  if (eol != NULL)
+    *eol = '\0';
+  char *last = strrchr (l, '\t');
+  return last != NULL ? (pid_t) atoi (last + 1) : -1;
+}
+
+/* The sandbox's procfs, only when it is a procfs of the sandbox's own pid
+ * namespace: a policy may bind anything on /proc, the host's proc among
+ * them, and killing by that list would hit host processes.  Its pid 1 must
+ * be in the same pid namespace as init is. */
+static int
+open_sandbox_proc (pid_t init)
+{
+  char path[64];
+  snprintf (path, sizeof path, "/proc/%d/root/proc", (int) init);
+  int fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct statfs sf;
+  struct stat mine, theirs;
+  snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) init);
+  if (fstatfs (fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC || stat (path, &mine) < 0
+      || fstatat (fd, "1/ns/pid", &theirs, 0) < 0 || mine.st_ino != theirs.st_ino
+      || mine.st_dev != theirs.st_dev)
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* State letter of the process whose /proc directory is dirfd; 0 when it
+ * is gone (a reaped process's directory reads nothing). */
+static char
+state_at (int dirfd)
+{
+  char buf[512], state = 0;
+  int sfd = openat (dirfd, "stat", O_RDONLY | O_CLOEXEC);
+  if (sfd < 0)
+    return 0;
+  ssize_t n = read (sfd, buf, sizeof buf - 1);
+  close (sfd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  char *rp = strrchr (buf, ')');
+  if (rp == NULL || sscanf (rp + 1, " %c", &state) != 1)
+    return 0;
+  return state;
+}
+
+static bool
+dead (char state)
+{
+  return state == 0 || state == 'Z' || state == 'X';
+}
+
+/* SIGKILL takes effect when a process next leaves the kernel: wait (bounded)
+ * until each one killed is a zombie or gone, so the next round neither
+ * counts it twice nor mistakes it for a new one. */
+static void
+wait_dead (const int *fds, size_t n, uint64_t deadline)
+{
+  long ns = 50 * 1000;
+  for (size_t i = 0; i < n; i++)
+    while (!dead (state_at (fds[i])) && securer_now_ns () < deadline)
+      {
+        struct timespec ts = { 0, ns };
+        nanosleep (&ts, NULL);
+        if (ns < 5 * 1000 * 1000)
+          ns *= 2;
+      }
+}
+
+/* 1: ended what was there (or nothing was); 0: this path cannot be used
+ * here, try the host scan; -1: error. */
+static int
+end_via_sandbox_proc (pid_t payload, pid_t init, uint64_t deadline, unsigned *ended, securer_err_t *err)
+{
+  pid_t r_inside = inside_pid (payload);
+  if (r_inside <= 1)
+    return 0;
+  int pfd = open_sandbox_proc (init);
+  if (pfd < 0)
+    return 0;
+  DIR *d = fdopendir (pfd);
+  if (d == NULL)
+    {
+      close (pfd);
+      return 0;
+    }
+  int rc = -1;
+  int *fds = NULL;
+  size_t n_fds = 0, cap = 0;
+  while (securer_now_ns () < deadline)
+    {
+      rewinddir (d);
+      struct dirent *de;
+      while ((de = readdir (d)) != NULL)
+        {
+          if (!isdigit ((unsigned char) de->d_name[0]))
+            continue;
+          pid_t pid = (pid_t) atoi (de->d_name);
+          if (pid == 1 || pid == r_inside)
+            continue;
+          int fd = openat (pfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+          if (fd < 0)
+            continue;   /* gone meanwhile */
+          /* A zombie waits for its parent; it uses no CPU. */
+          if (dead (state_at (fd)))
+            {
+              close (fd);
+              continue;
+            }
+          int e = syscall (SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) < 0 ? errno : 0;
+          if (e == 0 && n_fds == cap)
+            {
+              size_t c = cap ? cap * 2 : 16;
+              int *q = realloc (fds, c * sizeof *q);
+              if (q == NULL)
+                e = ENOMEM;
+              else
+                {
+                  fds = q;
+                  cap = c;
+                }
+            }
+          if (e != 0)
+            {
+              close (fd);
+              if (e == ESRCH)
+                continue;
+              securer_error_set (err, e, "leftover processes: kill pid %d (inside)", (int) pid);
+              goto out;
+            }
+          fds[n_fds++] = fd;
+        }
+      if (n_fds == 0)
+        {
+          rc = 1;
+          goto out;
+        }
+      wait_dead (fds, n_fds, deadline);
+      *ended += (unsigned) n_fds;
+      for (size_t i = 0; i < n_fds; i++)
+        close (fds[i]);
+      n_fds = 0;
+    }
+  securer_error_set (err, EAGAIN, "leftover processes: some were still running after %d ms of killing",
+                     CLEANUP_MS);
+out:
+  for (size_t i = 0; i < n_fds; i++)
+    close (fds[i]);
+  free (fds);
+  closedir (d);
+  return rc;
+}
+
 int
 securer_end_leftovers (pid_t payload, unsigned *ended, securer_err_t *err)
 {
@@ -215,10 +404,14 @@ securer_end_leftovers (pid_t payload, unsigned *ended, securer_err_t *err)
   char st;
   if (read_stat (payload, &init, &st) < 0)
     return securer_error_set (err, ESRCH, "leftover processes: R (pid %d) is gone", (int) payload);
+  uint64_t start = securer_now_ns ();
+  int fast = end_via_sandbox_proc (payload, init, start + (uint64_t) CLEANUP_MS * 1000000u, ended, err);
+  if (fast != 0)
+    return fast < 0 ? -1 : 0;
   /* A process stuck in the kernel (D state) dies only when it leaves it:
    * the whole clean-up is bounded in time, and a failure is the caller's
    * cue to stop the sandbox. */
-  uint64_t deadline = securer_now_ns () + (uint64_t) CLEANUP_MS * 1000000u;
+  uint64_t deadline = start + (uint64_t) CLEANUP_MS * 1000000u;
   for (int round = 0; round < MAX_ROUNDS && securer_now_ns () < deadline; round++)
     {
       struct proc *v = NULL;
