@@ -523,7 +523,7 @@ Test (policy_meaning, defaults_are_explicit)
   cr_assert_str_eq (p->path, "dir/name.policy");
   cr_assert_eq (p->namespaces, SECURER_NS_ALL);
   cr_assert_eq (p->network, SECURER_NET_NONE);
-  cr_assert_null (p->hostname);
+  cr_assert_str_eq (p->hostname, "sandbox");   /* uts is in "all" */
   cr_assert_eq (p->uid, 1000);
   cr_assert_eq (p->gid, 1000);
   cr_assert_eq (p->host_uid, -1);
