@@ -547,6 +547,9 @@ start_supervision (struct securer_sandbox *sb, uint64_t timeout_ms, securer_err_
     }
   if (sb->notify_fd >= 0 && epoll_add (sb->epfd, sb->notify_fd, err) < 0)
     return -1;
+  int oom = securer_cgroup_oom_fd (sb->cg);
+  if (oom >= 0 && epoll_add (sb->epfd, oom, err) < 0)
+    return -1;
   return 0;
 }
 
@@ -688,6 +691,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       securer_error_prefix (err, "cgroup");
       goto fail;
     }
+  if (opts->verbose && sb->cg_report != NULL)
+    fprintf (stderr, "securer: %s\n", sb->cg_report);
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_setup) < 0
       || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_status) < 0)
@@ -913,6 +918,15 @@ securer_sandbox_dispatch (struct securer_sandbox *sb, struct securer_status *st,
             }
           else if (fd == sb->pidfd)
             exited = true;
+          else if (fd == securer_cgroup_oom_fd (sb->cg))
+            {
+              /* The memory limit was hit: the whole sandbox ends, as with
+               * memory.oom.group on v2. */
+              uint64_t events;
+              if (read (fd, &events, sizeof events) > 0 && sb->reason == SECURER_KILL_NONE)
+                sb->reason = SECURER_KILL_LIMIT;
+              kill_everything (sb);
+            }
         }
       if (!exited)
         return 0;
