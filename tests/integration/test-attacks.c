@@ -1093,8 +1093,7 @@ Test (attacks, host_name_is_the_sandbox_s_own)
 /* Entries of /proc that show the host or other tenants: empty inside. */
 static const char *const proc_hidden[] = {
   "cmdline", "loadavg", "stat", "uptime", "interrupts", "softirqs", "diskstats", "vmstat",
-  "zoneinfo", "buddyinfo", "swaps", "locks", "cgroups", "key-users", "partitions", "iomem",
-  "ioports", "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/dentry-state", "sys/fs/aio-nr",
+  "zoneinfo", "buddyinfo", "swaps", "locks", "cgroups", "key-users", "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/dentry-state", "sys/fs/aio-nr",
   "sys/kernel/pty/nr", "keys", "kallsyms", "config.gz",
 };
 

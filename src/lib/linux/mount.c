@@ -68,17 +68,20 @@ static const char *const proc_masked[] = {
    * disk traffic, memory and pressure show up here, so one sandbox could
    * watch another (a side channel on what it computes and when) */
   "loadavg", "stat", "uptime", "interrupts", "softirqs", "diskstats", "vmstat", "zoneinfo",
-  "buddyinfo", "pagetypeinfo", "slabinfo", "schedstat", "vmallocinfo", "swaps", "pressure",
+  "buddyinfo", "schedstat", "swaps", "pressure",
   "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state",
   "sys/fs/aio-nr", "sys/kernel/pty/nr",
   /* every file lock on the host with its pid and inode; the number of
    * cgroups per hierarchy (one more per running sandbox); per-uid key
    * quotas */
   "locks", "cgroups", "key-users",
-  /* the host's hardware and block devices */
-  "partitions", "iomem", "ioports", "mtrr",
+  /* host devices and drivers */
   "acpi", "scsi", "asound", "driver", "firmware",
 };
+/* Not here, to save a mount each: entries only host root can read (0400:
+ * pagetypeinfo, slabinfo, vmallocinfo; the sandbox never maps host root),
+ * and static descriptions of the hardware (iomem and ioports, addresses
+ * zeroed for anyone but host root; mtrr; partitions). */
 /* Entries kept visible but bound read-only over themselves. */
 static const char *const proc_readonly[] = { "sys", "sysrq-trigger", "bus", "fs", "irq" };
 
