@@ -118,6 +118,7 @@ struct launch_plan {
   struct securer_seccomp_prog *seccomp;   /* compiled, BPF generated after clone and sent (SYNC_FILTER) */
   unsigned seccomp_flags;
   bool unshare_cgroup;
+  struct securer_cgroup *cg;              /* v1 groups init joins itself, or NULL */
   bool verbose;
 };
 

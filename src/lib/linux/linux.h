@@ -31,6 +31,13 @@ struct securer_cgroup;
  * which limits were applied, and what was not and why. */
 int securer_cgroup_create (const struct securer_policy *p, struct securer_cgroup **out,
                            char **report, securer_err_t *err);
+/* Before clone: opens what the sandbox needs to join its v1 groups itself
+ * (much cheaper than being moved, see cgroup.c).  In the child:
+ * securer_cgroup_join_self moves the calling thread into them and closes
+ * the descriptors.  securer_cgroup_add_pid, in the parent, then places pid
+ * in the groups it does not join itself and drops the parent's copies. */
+int securer_cgroup_prepare_join (struct securer_cgroup *cg, securer_err_t *err);
+int securer_cgroup_join_self (struct securer_cgroup *cg, securer_err_t *err);
 int securer_cgroup_add_pid (struct securer_cgroup *cg, pid_t pid, securer_err_t *err);
 /* Kills every process left in the cgroup (cgroup.kill or a loop over procs). */
 int securer_cgroup_kill_all (struct securer_cgroup *cg);

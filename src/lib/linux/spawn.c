@@ -693,6 +693,12 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
     }
   if (opts->verbose && sb->cg_report != NULL)
     fprintf (stderr, "securer: %s\n", sb->cg_report);
+  if (securer_cgroup_prepare_join (sb->cg, err) < 0)
+    {
+      securer_error_prefix (err, "cgroup");
+      goto fail;
+    }
+  lp.cg = sb->cg;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_setup) < 0
       || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_status) < 0)
