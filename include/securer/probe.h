@@ -23,6 +23,12 @@ struct securer_probe {
   int cgroup_version;        /* 2: unified; 1: v1 only; 3: hybrid (v1 + a v2 mount) */
   bool cgroup_v2_writable;   /* the caller's v2 group accepts new children */
   bool cgroup_v1_writable;   /* the caller's v1 memory/pids groups accept children */
+  /* A sandbox's memory, pids and cpu limits can all be applied (tried:
+   * a group is made and removed, as a launch would); the launch's report
+   * line says how or why not.  A policy with `cgroup required` (such as
+   * r-server) runs only where this is true. */
+  bool cgroup_limits;
+  char cgroup_limits_report[512];
   bool clone3;
   bool pidfd;
   bool pidfd_getfd;          /* the seccomp listener is taken without SCM_RIGHTS */

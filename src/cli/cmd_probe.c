@@ -17,10 +17,12 @@ cmd_probe_help (FILE *out)
            "Reports what the running kernel offers to a sandbox: user namespaces (and\n"
            "whether an unprivileged user may create them), the Landlock ABI, seccomp\n"
            "actions and user notification, cgroup version and whether the caller's\n"
-           "group can hold sandboxes, clone3, pidfd, pidfd_getfd and close_range, and\n"
-           "whether each sandbox can get a host uid of its own (root callers; the range\n"
-           "comes from SECURER_HOST_IDS or the default).  Each feature is tried, not\n"
-           "guessed from version numbers.\n"
+           "group can hold sandboxes (a group with memory, pids and cpu limits is made\n"
+           "and removed, as a launch would: without it policies that require cgroup\n"
+           "limits, such as r-server, are refused), clone3, pidfd, pidfd_getfd and\n"
+           "close_range, and whether each sandbox can get a host uid of its own (root\n"
+           "callers; the range comes from SECURER_HOST_IDS or the default).  Each\n"
+           "feature is tried, not guessed from version numbers.\n"
            "\n"
            "Options:\n"
            "  --json      one JSON object instead of text\n"
@@ -73,13 +75,14 @@ cmd_probe (int argc, char **argv)
                                 "kill_process", pr.act_kill_process, "kill_thread", pr.act_kill_thread,
                                 "trap", pr.act_trap, "errno", pr.act_errno, "trace", pr.act_trace,
                                 "log", pr.act_log, "user_notif", pr.act_user_notif, "allow", pr.act_allow);
-      json_t *o = json_pack ("{s:{s:b, s:b}, s:i, s:{s:b, s:o, s:b}, s:{s:i, s:b, s:b}, s:b, s:b, s:b}",
+      json_t *o = json_pack ("{s:{s:b, s:b}, s:i, s:{s:b, s:o, s:b}, s:{s:i, s:b, s:b, s:b, s:s}, s:b, s:b, s:b}",
                              "user_namespaces", "available", pr.userns, "unprivileged", pr.userns_unprivileged,
                              "landlock_abi", pr.landlock_abi,
                              "seccomp", "available", pr.seccomp, "actions", acts, "user_notification",
                              pr.seccomp_notify,
                              "cgroup", "version", pr.cgroup_version, "v2_writable", pr.cgroup_v2_writable,
-                             "v1_writable", pr.cgroup_v1_writable,
+                             "v1_writable", pr.cgroup_v1_writable, "limits", pr.cgroup_limits,
+                             "limits_report", pr.cgroup_limits_report,
                              "clone3", pr.clone3, "pidfd", pr.pidfd, "close_range", pr.close_range);
       json_t *ids = json_pack ("{s:b, s:I, s:I}", "available", pr.host_ids, "first",
                                (json_int_t) pr.host_ids_first, "count", (json_int_t) pr.host_ids_count);
@@ -120,6 +123,9 @@ cmd_probe (int argc, char **argv)
     printf ("  v2 group writable: %s\n", yes_no (pr.cgroup_v2_writable));
   if (pr.cgroup_version == 1 || pr.cgroup_version == 3)
     printf ("  v1 groups writable (memory, pids): %s\n", yes_no (pr.cgroup_v1_writable));
+  printf ("  sandbox limits (memory, pids, cpu): %s\n",
+          pr.cgroup_limits ? "yes" : "no: policies with 'cgroup required' (r-server) are refused");
+  printf ("    %s\n", pr.cgroup_limits_report);
   printf ("clone3:              %s\n", yes_no (pr.clone3));
   printf ("pidfd:               %s\n", yes_no (pr.pidfd));
   printf ("pidfd_getfd:         %s\n", yes_no (pr.pidfd_getfd));

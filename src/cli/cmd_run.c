@@ -317,6 +317,9 @@ cmd_run (int argc, char **argv)
       rc = securer_status_exit_code (&st);
       if (st.reason == SECURER_KILL_TIMEOUT)
         fprintf (stderr, "securer: timeout: killed everything in the sandbox\n");
+      if (st.reason == SECURER_KILL_LIMIT && !st.exited && st.signal == SIGKILL)
+        fprintf (stderr, "securer: the cgroup memory limit was reached: killed everything in "
+                 "the sandbox\n");
       if (st.reason == SECURER_KILL_SECCOMP)
         fprintf (stderr, "securer: the seccomp filter killed the command%s%s\n",
                  st.detail ? " at syscall " : "", st.detail ? st.detail : "");

@@ -22,6 +22,12 @@
  *   attack-probe connect IP PORT       TCP connect
  *   attack-probe connect-abstract NAME connect to the abstract unix socket NAME
  *   attack-probe openmany N     opens /dev/null N times: "openmany = EMFILE after K"
+ *   attack-probe fill KIND MIB [DIR]  uses MIB MiB of memory in 1 MiB steps, held until
+ *                               the end: KIND heap (anonymous pages), memfd (8 MiB memfds),
+ *                               shm (8 MiB SysV segments, attached), file (8 MiB files in
+ *                               DIR); "fill = ok MIB" or "fill = ERRNO after K" (MiB)
+ *   attack-probe forks N        forks N children that wait: "forks = ok N" or
+ *                               "forks = ERRNO after K"
  */
 #include <config.h>
 
@@ -42,9 +48,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -124,6 +133,95 @@ try_syscall (const char *name)
     return syscall (SYS_personality, (unsigned long) (PER_LINUX | READ_IMPLIES_EXEC));
   errno = EINVAL;
   return -2;
+}
+
+/* One MiB more of `kind`; -1 with errno when refused. */
+static int
+fill_step (const char *kind, const char *dir, int i)
+{
+  enum { MIB = 1 << 20, PER = 8 };   /* MiB per memfd, segment or file */
+  static int fd = -1;
+  static char *seg;
+  static char buf[MIB];
+  memset (buf, 'x', sizeof buf);
+  if (strcmp (kind, "heap") == 0)
+    {
+      char *p = mmap (NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED)
+        return -1;
+      memset (p, 'x', MIB);
+      return 0;
+    }
+  if (strcmp (kind, "shm") == 0)
+    {
+      if (i % PER == 0)
+        {
+          int id = shmget (IPC_PRIVATE, (size_t) PER * MIB, IPC_CREAT | 0600);
+          if (id < 0)
+            return -1;
+          seg = shmat (id, NULL, 0);
+          if (seg == (void *) -1)
+            return -1;
+        }
+      memset (seg + (size_t) (i % PER) * MIB, 'x', MIB);
+      return 0;
+    }
+  if (i % PER == 0)
+    {
+      char name[4096];
+      if (strcmp (kind, "memfd") == 0)
+        fd = (int) syscall (SYS_memfd_create, "fill", 0x0001U | 0x0008U /* CLOEXEC|NOEXEC_SEAL */);
+      else if (strcmp (kind, "file") == 0 && dir != NULL)
+        {
+          snprintf (name, sizeof name, "%s/fill-%d", dir, i / PER);
+          fd = open (name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        }
+      else
+        {
+          errno = EINVAL;
+          return -1;
+        }
+      if (fd < 0)
+        return -1;
+    }
+  return write (fd, buf, sizeof buf) == (ssize_t) sizeof buf ? 0 : -1;
+}
+
+/* "NAME = ERRNO after K": a repeated step failed on its K+1th try. */
+static int
+report_after (const char *name, int k)
+{
+  const char *e = strerrorname_np (errno);
+  printf ("%s = %s after %d\n", name, e ? e : "E?", k);
+  return 0;
+}
+
+static int
+fill (const char *kind, int mib, const char *dir)
+{
+  for (int i = 0; i < mib; i++)
+    if (fill_step (kind, dir, i) < 0)
+      return report_after ("fill", i);
+  printf ("fill = ok %d\n", mib);
+  return 0;
+}
+
+static int
+forks (int n)
+{
+  for (int k = 0; k < n; k++)
+    {
+      pid_t c = fork ();
+      if (c == 0)
+        {
+          pause ();
+          _exit (0);
+        }
+      if (c < 0)
+        return report_after ("forks", k);
+    }
+  printf ("forks = ok %d\n", n);
+  return 0;
 }
 
 /* The probes are real attacks (mount over /tmp, ptrace pid 1): run on the
@@ -248,6 +346,10 @@ main (int argc, char **argv)
       printf ("openmany = ok %d\n", k);
       return 0;
     }
+  if (strcmp (p, "fill") == 0 && arg && argc > 3)
+    return fill (arg, atoi (argv[3]), argc > 4 ? argv[4] : NULL);
+  if (strcmp (p, "forks") == 0 && arg)
+    return forks (atoi (arg));
   if (strcmp (p, "getenv") == 0 && arg)
     {
       const char *v = getenv (arg);

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <jansson.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -32,6 +33,7 @@
 #include <seccomp.h>
 
 #include "securer/policy.h"
+#include "securer/probe.h"
 #include "seccomp/seccomp.h"
 #include "linux/landlock-internal.h"
 
@@ -180,6 +182,7 @@ struct opts {
   int stdin_fd;            /* -1 = /dev/null */
   const char *extra_env;   /* one "NAME=value" added to the caller's environment */
   pid_t *pid_out;          /* when set: do not wait; return after start */
+  bool unprivileged;       /* securer itself runs as uid/gid 65534 (no --json-status) */
 };
 
 static pid_t running_pid;
@@ -244,8 +247,11 @@ start_securer (const char *policy, const char *const *cmd, const struct opts *o,
   argv[n++] = "run";
   argv[n++] = "--policy";
   argv[n++] = policy;
-  argv[n++] = "--json-status";
-  argv[n++] = status_path;
+  if (!(o && o->unprivileged))
+    {
+      argv[n++] = "--json-status";
+      argv[n++] = status_path;
+    }
   if (o && o->timeout > 0)
     {
       snprintf (tbuf, sizeof tbuf, "%d", o->timeout);
@@ -275,6 +281,10 @@ start_securer (const char *policy, const char *const *cmd, const struct opts *o,
       dup2 (in, 0);
       dup2 (po[1], 1);
       dup2 (pe[1], 2);
+      if (o && o->unprivileged && geteuid () == 0
+          && (setgroups (0, NULL) < 0 || setresgid (65534, 65534, 65534) < 0
+              || setresuid (65534, 65534, 65534) < 0))
+        _exit (99);
       execve (bin, (char **) argv, (char **) envp);
       _exit (127);
     }
@@ -449,7 +459,7 @@ Test (attacks, proc_sys_and_sysrq_are_not_writable)
       ASSERT_HAS (r.out, "write = ENOENT\n", &r);
     }
   else
-    /* Masked with a read-only /dev/null. */
+    /* Masked with an empty read-only file. */
     ASSERT_HAS (r.out, "write = EROFS\n", &r);
   run_free (&r);
 }
@@ -803,6 +813,381 @@ Test (attacks, open_1000_files)
   /* R caps its own connections below the fd limit. */
   ASSERT_HAS (r.out, "RESULT: all connections are in use", &r);
   run_free (&r);
+}
+
+/* ---- tenants: aggregate limits, stale cgroups, /proc, host name ---------- */
+
+/* A policy file in the work directory: the test policy plus `extra`. */
+static void
+derived_policy (char *path, size_t len, const char *name, const char *extra)
+{
+  snprintf (path, len, "%s/%s", work, name);
+  char text[2 * PATH_MAX];
+  snprintf (text, sizeof text, "include \"%s\"\n%s", t_policy, extra);
+  write_text (path, text, 0644);
+}
+
+/* Can this host give a sandbox its cgroup limits?  Asked the way
+ * `securer probe` does, independently of what a run reports, so that a
+ * run that fails to apply them fails the test instead of skipping it. */
+static bool
+host_gives_cgroups (void)
+{
+  struct securer_probe pr;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_probe_kernel (&pr, &err), 0);
+  if (!pr.cgroup_limits)
+    cr_log_info ("%s", pr.cgroup_limits_report);
+  return pr.cgroup_limits;
+}
+
+/* The cgroup version enforcing `ctrl` according to --json-status, 0 = none. */
+static int
+enforced_cgroup (const struct run *r, const char *ctrl)
+{
+  json_t *enf = r->st ? json_object_get (r->st, "enforced") : NULL;
+  json_t *cg = enf ? json_object_get (enf, "cgroup") : NULL;
+  json_t *v = cg ? json_object_get (cg, ctrl) : NULL;
+  return json_is_integer (v) ? (int) json_integer_value (v) : 0;
+}
+
+/* A sandbox under plain r.policy that stays up until release_bystander:
+ * it holds some memory and waits for its stdin to end. */
+struct bystander {
+  pid_t pid;
+  int out, err, in;
+};
+
+static void
+start_bystander (struct bystander *b)
+{
+  int p[2];
+  cr_assert_eq (pipe2 (p, O_CLOEXEC), 0);
+  struct opts o = { .timeout = 120, .stdin_fd = p[0] };
+  struct run unused = { 0 };
+  const char *cmd[] = { R_BIN, "--vanilla", "--slave", "-e",
+                        "x <- numeric(2^22); x[] <- 1; invisible(readLines(file('stdin')));"
+                        " cat('BYSTANDER', sum(x), '\\n')", NULL };
+  start_securer (r_policy, cmd, &o, &unused);
+  close (p[0]);
+  b->pid = running_pid;
+  b->out = running_out;
+  b->err = running_err;
+  b->in = p[1];
+  running_pid = 0;
+}
+
+/* Lets the bystander finish and checks that nothing touched it. */
+static void
+release_bystander (struct bystander *b)
+{
+  close (b->in);
+  struct run r = { 0 };
+  collect (&r, b->pid, b->out, b->err);
+  cr_assert_eq (r.status, 0, "the other sandbox was affected: status %d\n%s", r.status, r.err);
+  ASSERT_HAS (r.out, "BYSTANDER 4194304", &r);
+  run_free (&r);
+}
+
+Test (attacks, memory_past_the_cgroup_cap_kills_only_that_sandbox)
+{
+  /* A small cap, so that each kind of memory alone passes it: the 16 MiB
+   * of /dev/shm and the 64 MiB of /tmp fit their tmpfs sizes but not the
+   * sandbox's 12 MiB. */
+  char pol[PATH_MAX + 64];
+  derived_policy (pol, sizeof pol, "mem.policy", "cgroup memory 12M\n");
+  static const char *const kinds[][3] = {
+    { "heap", "64", NULL }, { "memfd", "64", NULL }, { "shm", "64", NULL },
+    { "file", "32", "/tmp" }, { "file", "15", "/dev/shm" },
+  };
+  if (!host_gives_cgroups ())
+    cr_skip_test ("this host gives no cgroup limits");
+  struct bystander b;
+  start_bystander (&b);
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    {
+      struct run r = { 0 };
+      const char *cmd[] = { PROBE_DIR "/attack-probe", "fill", kinds[i][0], kinds[i][1],
+                            kinds[i][2], NULL };
+      run_cmd (pol, cmd, NULL, &r);
+      cr_assert_neq (enforced_cgroup (&r, "memory"), 0, "no memory cgroup: %s", r.err);
+      cr_assert_eq (r.status, 128 + SIGKILL, "fill %s %s: status %d\n%s%s", kinds[i][0],
+                    kinds[i][2] ? kinds[i][2] : "", r.status, r.out, r.err);
+      cr_assert_str_eq (st_str (&r, "kill_reason"), "limit", "fill %s", kinds[i][0]);
+      ASSERT_HAS (r.err, "the cgroup memory limit was reached", &r);
+      cr_assert (strstr (r.out, "fill = ok") == NULL, "%s", r.out);
+      run_free (&r);
+    }
+  /* The same /dev/shm fill without the cgroup passes: the cap stopped it. */
+  struct run r = { 0 };
+  const char *cmd[] = { PROBE_DIR "/attack-probe", "fill", "file", "15", "/dev/shm", NULL };
+  char nocg[PATH_MAX + 64];
+  derived_policy (nocg, sizeof nocg, "nocg.policy",
+                  "cgroup memory unlimited\ncgroup pids unlimited\ncgroup cpu unlimited\n"
+                  "cgroup off\n");
+  run_cmd (nocg, cmd, NULL, &r);
+  ASSERT_HAS (r.out, "fill = ok 15\n", &r);
+  run_free (&r);
+  release_bystander (&b);
+}
+
+Test (attacks, mclapply_children_share_one_memory_cap)
+{
+  /* Each child stays under `limit as`; four of them do not fit in 1 GiB. */
+  if (!host_gives_cgroups ())
+    cr_skip_test ("this host gives no cgroup limits");
+  struct run r = { 0 };
+  run_r ("library(parallel); r <- mclapply(1:4, function(i) { x <- numeric(400 * 2^20 / 8);"
+         " x[] <- i; Sys.sleep(1); sum(x) }, mc.cores = 4); cat('SURVIVED\\n')",
+         NULL, &r);
+  cr_assert_neq (enforced_cgroup (&r, "memory"), 0, "no memory cgroup: %s", r.err);
+  cr_assert_eq (r.status, 128 + SIGKILL, "status %d\n%s%s", r.status, r.out, r.err);
+  cr_assert_str_eq (st_str (&r, "kill_reason"), "limit");
+  cr_assert (strstr (r.out, "SURVIVED") == NULL, "%s", r.out);
+  run_free (&r);
+}
+
+Test (attacks, fork_bomb_stopped_by_cgroup_pids)
+{
+  /* Without the nproc rlimit only the cgroup's pids limit is left. */
+  char pol[PATH_MAX + 64];
+  derived_policy (pol, sizeof pol, "pids.policy", "limit nproc unlimited\n");
+  if (!host_gives_cgroups ())
+    cr_skip_test ("this host gives no cgroup limits");
+  struct bystander b;
+  start_bystander (&b);
+  struct run r = { 0 };
+  const char *cmd[] = { PROBE_DIR "/attack-probe", "forks", "1000", NULL };
+  run_cmd (pol, cmd, NULL, &r);
+  cr_assert_neq (enforced_cgroup (&r, "pids"), 0, "no pids cgroup: %s", r.err);
+  /* init and the probe are two of the tasks. */
+  char want[64];
+  snprintf (want, sizeof want, "forks = EAGAIN after %llu\n",
+            (unsigned long long) R->limits.cgroup_pids - 2);
+  ASSERT_HAS (r.out, want, &r);
+  run_free (&r);
+  release_bystander (&b);
+}
+
+Test (attacks, r_server_refuses_without_cgroups)
+{
+  /* As an unprivileged caller without a delegated cgroup: r runs on its
+   * rlimits, r-server refuses and says why. */
+  char server[PATH_MAX + 32];
+  snprintf (server, sizeof server, "%s/policies/r-server.policy",
+            env_or ("SECURER_SRCDIR", SECURER_ABS_SRCDIR));
+  struct opts o = { .stdin_fd = -1, .unprivileged = true };
+  struct run r = { 0 };
+  const char *cmd[] = { R_BIN, "--version", NULL };
+  run_cmd (server, cmd, &o, &r);
+  if (r.status == 0)
+    cr_skip_test ("this host gives unprivileged callers cgroups");
+  cr_assert_eq (r.status, 125, "%s", r.err);
+  ASSERT_HAS (r.err, "cgroup limits are required by the policy but could not be applied", &r);
+  ASSERT_HAS (r.err, "Permission denied", &r);
+  run_free (&r);
+}
+
+/* Directories named `name` in the cgroup hierarchies (at most 4 levels
+ * down from each mount), as paths in `out`; returns how many. */
+static int
+find_groups_under (const char *dir, const char *name, int depth, char out[][PATH_MAX], int n,
+                   int max)
+{
+  DIR *d = opendir (dir);
+  if (d == NULL)
+    return n;
+  struct dirent *e;
+  while (n < max && (e = readdir (d)) != NULL)
+    {
+      if (e->d_type != DT_DIR || e->d_name[0] == '.')
+        continue;
+      char sub[PATH_MAX];
+      snprintf (sub, sizeof sub, "%s/%s", dir, e->d_name);
+      if (strcmp (e->d_name, name) == 0)
+        snprintf (out[n++], PATH_MAX, "%s", sub);
+      else if (depth > 0)
+        n = find_groups_under (sub, name, depth - 1, out, n, max);
+    }
+  closedir (d);
+  return n;
+}
+
+static bool
+group_empty (const char *dir)
+{
+  int d = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = d >= 0 ? openat (d, "cgroup.procs", O_RDONLY | O_CLOEXEC) : -1;
+  char c;
+  ssize_t n = fd >= 0 ? read (fd, &c, 1) : 0;
+  if (fd >= 0)
+    close (fd);
+  if (d >= 0)
+    close (d);
+  return n <= 0;
+}
+
+Test (attacks, cgroup_of_a_killed_supervisor_is_removed_by_the_next_run)
+{
+  if (!host_gives_cgroups ())
+    cr_skip_test ("this host gives no cgroup limits");
+  int p[2];
+  cr_assert_eq (pipe2 (p, O_CLOEXEC), 0);
+  struct opts o = { .timeout = 120, .stdin_fd = p[0] };
+  struct run r = { 0 };
+  const char *cmd[] = { R_BIN, "--vanilla", "--slave", "-e",
+                        "cat('UP\\n'); invisible(readLines(file('stdin')))", NULL };
+  start_securer (r_policy, cmd, &o, &r);
+  close (p[0]);
+  pid_t sup = running_pid;
+  char up[16] = "";
+  cr_assert (read (running_out, up, sizeof up - 1) > 0, "the sandbox did not start");
+  char name[64];
+  snprintf (name, sizeof name, "securer-%d-0", (int) sup);
+  char groups[8][PATH_MAX];
+  int n = find_groups_under ("/sys/fs/cgroup", name, 4, groups, 0, 8);
+  if (n == 0)
+    {
+      kill (sup, SIGKILL);
+      close (p[1]);
+      finish_securer (&r);
+      cr_assert_fail ("no group %s of the running sandbox was found", name);
+    }
+
+  /* SIGKILL: the supervisor cannot remove its groups; the sandbox dies
+   * with it (parent-death signal). */
+  cr_assert_eq (kill (sup, SIGKILL), 0);
+  close (p[1]);
+  finish_securer (&r);
+  cr_assert_eq (r.status, 128 + SIGKILL);
+  run_free (&r);
+  for (int i = 0; i < n; i++)
+    {
+      cr_assert_eq (access (groups[i], F_OK), 0, "%s was removed by nobody", groups[i]);
+      for (int k = 0; k < 1000 && !group_empty (groups[i]); k++)
+        usleep (10 * 1000);
+      cr_assert (group_empty (groups[i]), "the sandbox in %s outlived its supervisor",
+                 groups[i]);
+    }
+
+  /* Any later run that makes a group removes the leftovers. */
+  probe (&r, NULL, "getenv", "HOME", NULL);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  run_free (&r);
+  for (int i = 0; i < n; i++)
+    cr_assert_eq (access (groups[i], F_OK), -1, "%s is still there", groups[i]);
+}
+
+Test (attacks, host_name_is_the_sandbox_s_own)
+{
+  char host[256] = "";
+  gethostname (host, sizeof host - 1);
+  struct run r = { 0 };
+  run_r ("cat('NODENAME', Sys.info()[['nodename']], '\\n')", NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "NODENAME sandbox \n", &r);
+  run_free (&r);
+  cr_assert_str_neq (host, "sandbox", "the host itself is named sandbox: nothing is shown");
+}
+
+/* Entries of /proc that show the host or other tenants: empty inside. */
+static const char *const proc_hidden[] = {
+  "cmdline", "loadavg", "stat", "uptime", "interrupts", "softirqs", "diskstats", "vmstat",
+  "zoneinfo", "buddyinfo", "swaps", "locks", "cgroups", "key-users", "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/dentry-state", "sys/fs/aio-nr",
+  "sys/kernel/pty/nr", "keys", "kallsyms", "config.gz",
+};
+
+Test (attacks, proc_shows_nothing_of_the_host)
+{
+  /* R reads each file as far as it goes and counts the bytes. */
+  char code[4096] = "for (f in c(";
+  for (size_t i = 0; i < sizeof proc_hidden / sizeof *proc_hidden; i++)
+    {
+      char one[96];
+      snprintf (one, sizeof one, "%s'/proc/%s'", i ? "," : "", proc_hidden[i]);
+      strcat (code, one);
+    }
+  strcat (code, ")) { con <- file(f, 'rb'); n <- length(readBin(con, 'raw', 1e6)); close(con);"
+                " cat('PROC', f, n, '\\n') };"
+                " cat('PRESSURE', length(list.files('/proc/pressure')), '\\n')");
+  struct run r = { 0 };
+  run_r (code, NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  for (size_t i = 0; i < sizeof proc_hidden / sizeof *proc_hidden; i++)
+    {
+      char path[128], line[160];
+      snprintf (path, sizeof path, "/proc/%s", proc_hidden[i]);
+      if (access (path, R_OK) != 0)
+        continue;   /* not on this kernel (or not readable): nothing to hide */
+      snprintf (line, sizeof line, "PROC %s 0 \n", path);
+      ASSERT_HAS (r.out, line, &r);
+    }
+  if (access ("/proc/pressure", F_OK) == 0)
+    ASSERT_HAS (r.out, "PRESSURE 0 \n", &r);
+  run_free (&r);
+  /* Nothing can be written into them either: Landlock (proc is read-only
+   * to it) refuses before the read-only mount would (EROFS, test-rootfs). */
+  probe (&r, NULL, "write", "/proc/loadavg", NULL);
+  ASSERT_HAS (r.out, "write = EACCES\n", &r);
+  run_free (&r);
+}
+
+static void
+read_line_of (const char *path, char *buf, size_t len)
+{
+  FILE *f = fopen (path, "re");
+  cr_assert_not_null (f, "%s", path);
+  cr_assert_not_null (fgets (buf, (int) len, f));
+  fclose (f);
+}
+
+Test (attacks, boot_id_and_meminfo_are_per_sandbox)
+{
+  /* Two sandboxes at once: each reads its boot id; the first waits for its
+   * stdin so that both are up together. */
+  int p[2];
+  cr_assert_eq (pipe2 (p, O_CLOEXEC), 0);
+  struct opts o = { .timeout = 120, .stdin_fd = p[0] };
+  struct run a = { 0 }, b = { 0 };
+  const char *cmd[] = { R_BIN, "--vanilla", "--slave", "-e",
+                        "cat('BOOT', readLines('/proc/sys/kernel/random/boot_id'), '\\n');"
+                        " invisible(readLines(file('stdin')))", NULL };
+  start_securer (r_policy, cmd, &o, &a);
+  close (p[0]);
+  pid_t apid = running_pid;
+  int aout = running_out, aerr = running_err;
+  running_pid = 0;
+  run_r ("cat('BOOT', readLines('/proc/sys/kernel/random/boot_id'), '\\n');"
+         " m <- readLines('/proc/meminfo'); cat(m[1:3], sep = '\\n')",
+         NULL, &b);
+  close (p[1]);
+  collect (&a, apid, aout, aerr);
+  cr_assert_eq (a.status, 0, "%s", a.err);
+  cr_assert_eq (b.status, 0, "%s", b.err);
+
+  char host[64], ida[64] = "", idb[64] = "";
+  read_line_of ("/proc/sys/kernel/random/boot_id", host, sizeof host);
+  host[strcspn (host, "\n")] = '\0';
+  cr_assert_eq (sscanf (strstr (a.out, "BOOT ") ? strstr (a.out, "BOOT ") : "", "BOOT %63s", ida),
+                1, "%s", a.out);
+  cr_assert_eq (sscanf (strstr (b.out, "BOOT ") ? strstr (b.out, "BOOT ") : "", "BOOT %63s", idb),
+                1, "%s", b.out);
+  cr_assert_eq (strlen (ida), 36, "%s", ida);
+  cr_assert_eq (ida[14], '4', "not a random (version 4) id: %s", ida);
+  cr_assert_str_neq (ida, idb, "two sandboxes share a boot id");
+  cr_assert_str_neq (ida, host, "the host's boot id is visible");
+  cr_assert_str_neq (idb, host, "the host's boot id is visible");
+
+  /* meminfo: the sandbox's own memory, the cgroup limit of r.policy. */
+  char want[64];
+  snprintf (want, sizeof want, "MemTotal:       %8llu kB\n",
+            (unsigned long long) (R->limits.cgroup_memory / 1024));
+  ASSERT_HAS (b.out, want, &b);
+  snprintf (want, sizeof want, "MemAvailable:   %8llu kB\n",
+            (unsigned long long) (R->limits.cgroup_memory / 1024));
+  ASSERT_HAS (b.out, want, &b);
+  run_free (&a);
+  run_free (&b);
 }
 
 /* ---- processes, environment, terminal ------------------------------------ */

@@ -149,6 +149,20 @@ create_or_skip (struct securer_policy *p)
   return cg;
 }
 
+/* start_child, placed in `cg`, with the group directories it is in. */
+static struct child
+start_child_in (struct securer_cgroup *cg, void (*body) (int out), char dirs[MAX_DIRS][512],
+                char ctrls[MAX_DIRS][64], int *n)
+{
+  struct child ch = start_child (body);
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_cgroup_add_pid (cg, ch.pid, &err), 0, "%s",
+                err ? securer_error_message (err) : "");
+  *n = sandbox_dirs (ch.pid, dirs, ctrls);
+  cr_assert_geq (*n, 1);
+  return ch;
+}
+
 static void
 allocate_forever (int out)
 {
@@ -176,13 +190,9 @@ Test (cgroup, memory_limit_oom_kills_and_is_reported, .fini = destroy_test_cg)
   struct securer_cgroup *cg = create_or_skip (&p);
   cr_assert_not (securer_cgroup_hit_limit (cg));
 
-  struct child ch = start_child (allocate_forever);
-  securer_err_t err = NULL;
-  cr_assert_eq (securer_cgroup_add_pid (cg, ch.pid, &err), 0, "%s",
-                err ? securer_error_message (err) : "");
   char dirs[MAX_DIRS][512], ctrls[MAX_DIRS][64];
-  int n = sandbox_dirs (ch.pid, dirs, ctrls);
-  cr_assert_geq (n, 1);
+  int n;
+  struct child ch = start_child_in (cg, allocate_forever, dirs, ctrls, &n);
   for (int i = 0; i < n; i++)
     {
       const char *v = strcmp (ctrls[i], "v2") == 0 ? slurp (dirs[i], "memory.max")
@@ -232,13 +242,9 @@ Test (cgroup, pids_limit_makes_fork_fail_and_kill_all_empties_the_group, .fini =
   p.limits.cgroup_cpu_millis = 500;
   p.limits.cgroup = SECURER_ENFORCE_REQUIRED;
   struct securer_cgroup *cg = create_or_skip (&p);
-  struct child ch = start_child (fork_until_refused);
-  securer_err_t err = NULL;
-  cr_assert_eq (securer_cgroup_add_pid (cg, ch.pid, &err), 0);
-
   char dirs[MAX_DIRS][512], ctrls[MAX_DIRS][64];
-  int n = sandbox_dirs (ch.pid, dirs, ctrls);
-  cr_assert_geq (n, 1);
+  int n;
+  struct child ch = start_child_in (cg, fork_until_refused, dirs, ctrls, &n);
   bool saw_cpu = false;
   for (int i = 0; i < n; i++)
     {
@@ -272,6 +278,41 @@ Test (cgroup, pids_limit_makes_fork_fail_and_kill_all_empties_the_group, .fini =
   cr_assert_eq (waitpid (ch.pid, &st, 0), ch.pid);
   cr_assert (WIFSIGNALED (st) && WTERMSIG (st) == SIGKILL);
   cr_assert_not (securer_cgroup_hit_limit (cg));
+  destroy_test_cg ();
+  for (int i = 0; i < n; i++)
+    cr_assert_neq (access (dirs[i], F_OK), 0, "%s left behind", dirs[i]);
+}
+
+static void
+do_nothing (int out)
+{
+  (void) out;
+}
+
+/* A group whose process is gone but whose sandbox still holds it (between
+ * create and add_pid, or after the payload exited) is not a leftover:
+ * another launch's sweep of stale groups must not remove it. */
+Test (cgroup, live_empty_group_survives_the_sweep_of_another_launch, .fini = destroy_test_cg)
+{
+  struct securer_policy p = { .name = (char *) "t" };
+  p.limits.cgroup_pids = 8;
+  p.limits.cgroup = SECURER_ENFORCE_REQUIRED;
+  struct securer_cgroup *cg = create_or_skip (&p);
+  char dirs[MAX_DIRS][512], ctrls[MAX_DIRS][64];
+  int n;
+  struct child ch = start_child_in (cg, do_nothing, dirs, ctrls, &n);
+  release (&ch);
+  close (ch.report);
+  cr_assert_eq (waitpid (ch.pid, NULL, 0), ch.pid);
+
+  /* The next launch sweeps the same parents. */
+  securer_err_t err = NULL;
+  struct securer_cgroup *other = NULL;
+  cr_assert_eq (securer_cgroup_create (&p, &other, NULL, &err), 0, "%s",
+                err ? securer_error_message (err) : "");
+  securer_cgroup_destroy (other);
+  for (int i = 0; i < n; i++)
+    cr_assert_eq (access (dirs[i], F_OK), 0, "%s was taken for a leftover", dirs[i]);
   destroy_test_cg ();
   for (int i = 0; i < n; i++)
     cr_assert_neq (access (dirs[i], F_OK), 0, "%s left behind", dirs[i]);

@@ -523,7 +523,7 @@ Test (policy_meaning, defaults_are_explicit)
   cr_assert_str_eq (p->path, "dir/name.policy");
   cr_assert_eq (p->namespaces, SECURER_NS_ALL);
   cr_assert_eq (p->network, SECURER_NET_NONE);
-  cr_assert_null (p->hostname);
+  cr_assert_str_eq (p->hostname, "sandbox");   /* uts is in "all" */
   cr_assert_eq (p->uid, 1000);
   cr_assert_eq (p->gid, 1000);
   cr_assert_eq (p->host_uid, -1);
@@ -692,7 +692,7 @@ Test (policy_meaning, network_host_alone_drops_the_net_namespace)
 Test (policy_shipped, all_check_clean)
 {
   static const char *const files[] = {
-    "policies/r.policy", "policies/minimal.policy",
+    "policies/r.policy", "policies/minimal.policy", "policies/r-server.policy",
   };
   for (size_t i = 0; i < sizeof files / sizeof *files; i++)
     {
@@ -721,6 +721,11 @@ Test (policy_shipped, r_policy_has_the_reference_limits)
   cr_assert_eq (l->rlimit[SECURER_RLIMIT_FSIZE].soft, 50ull << 20);
   cr_assert_eq (l->rlimit[SECURER_RLIMIT_NPROC].soft, 50);
   cr_assert_eq (l->rlimit[SECURER_RLIMIT_NOFILE].soft, 256);
+  cr_assert_eq (l->cgroup_memory, 1ull << 30);
+  cr_assert_eq (l->cgroup_pids, 64);
+  cr_assert_eq (l->cgroup_cpu_millis, 1000);
+  cr_assert_eq (l->cgroup, SECURER_ENFORCE_BEST_EFFORT);
+  cr_assert_str_eq (p->hostname, "sandbox");
   cr_assert_eq (p->network, SECURER_NET_NONE);
   cr_assert_eq (p->seccomp.default_action.type, SECURER_ACT_ERRNO);
   cr_assert_eq (p->seccomp.default_action.errnum, ENOSYS);
@@ -736,6 +741,24 @@ Test (policy_shipped, r_policy_has_the_reference_limits)
     if (strcmp (p->env_set[i].name, "R_LIBS_USER") == 0)
       r_libs_user_empty = p->env_set[i].value[0] == '\0';
   cr_assert (r_libs_user_empty);
+  securer_policy_free (p);
+  free (diags);
+  free (path);
+}
+
+Test (policy_shipped, r_server_requires_the_cgroup_limits_of_r)
+{
+  char *path = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_find ("r-server", &path, &err), 0, "%s",
+                securer_error_message (err));
+  char *diags = NULL;
+  struct securer_policy *p = load_path (path, &diags);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_eq (p->limits.cgroup, SECURER_ENFORCE_REQUIRED);
+  cr_assert_eq (p->limits.cgroup_memory, 1ull << 30);
+  cr_assert_eq (p->limits.cgroup_pids, 64);
+  cr_assert_eq (p->limits.cgroup_cpu_millis, 1000);
   securer_policy_free (p);
   free (diags);
   free (path);

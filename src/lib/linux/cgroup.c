@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,8 +44,12 @@ static const char *const ctrl_names[CG_N] = { "memory", "pids", "cpu" };
 struct securer_cgroup {
   char *v2_dir;           /* the sandbox's v2 group, or NULL */
   char *v1_dir[CG_N];     /* its v1 group per controller, or NULL */
+  int v2_lock;            /* the group's directory, flock'ed while it is ours; or -1 */
+  int v1_lock[CG_N];
   int version[CG_N];      /* 0 = not applied, 1 or 2 */
   uint64_t oom_base;      /* oom_kill count at creation (inherited counters on v1) */
+  int oom_fd;             /* v1: eventfd signalled on an OOM in the group; or -1 */
+  int join_fd[CG_N];      /* v1: the group's "tasks", for the sandbox to join itself; or -1 */
 };
 
 /* ---- small file helpers -------------------------------------------------- */
@@ -275,26 +281,121 @@ new_group_name (void)
   return name;
 }
 
-static int
-make_group (const char *parent, const char *name, char **out)
+/* Is `name` one of ours: "securer-<pid>-<n>"? */
+static bool
+is_sandbox_group_name (const char *name)
 {
-  char *dir = NULL;
-  if (asprintf (&dir, "%s/%s", parent, name) < 0)
-    return -1;
-  if (mkdir (dir, 0755) < 0)
-    {
-      int e = errno;
-      free (dir);
-      errno = e;
-      return -1;
-    }
-  *out = dir;
-  return 0;
+  if (strncmp (name, "securer-", 8) != 0)
+    return false;
+  const char *s = name + 8;
+  size_t d1 = strspn (s, "0123456789");
+  if (d1 == 0 || s[d1] != '-')
+    return false;
+  s += d1 + 1;
+  size_t d2 = strspn (s, "0123456789");
+  return d2 > 0 && s[d2] == '\0';
 }
 
-/* rmdir, retrying while the kernel still lists exiting tasks. */
+static bool
+procs_empty (int dirfd)
+{
+  int fd = openat (dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char c;
+  ssize_t n = read (fd, &c, 1);
+  close (fd);
+  return n == 0;
+}
+
+/* Removes the groups of sandboxes whose supervisor died without removing
+ * them (SIGKILL, a crash, power loss of a container): a group of ours
+ * whose lock nobody holds and that holds no process.  A group whose lock
+ * is free but that still holds processes is left alone: they are not
+ * known to be the sandbox's.  Called with `parent_fd` locked exclusively,
+ * so no group can be between its mkdir and its lock. */
 static void
-remove_group (char **dir)
+sweep_stale_groups (int parent_fd)
+{
+  int dup = fcntl (parent_fd, F_DUPFD_CLOEXEC, 3);
+  DIR *d = dup >= 0 ? fdopendir (dup) : NULL;
+  if (d == NULL)
+    {
+      if (dup >= 0)
+        close (dup);
+      return;
+    }
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    {
+      if (e->d_type != DT_DIR || !is_sandbox_group_name (e->d_name))
+        continue;
+      int g = openat (parent_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (g < 0)
+        continue;
+      if (flock (g, LOCK_EX | LOCK_NB) == 0 && procs_empty (g))
+        unlinkat (parent_fd, e->d_name, AT_REMOVEDIR);
+      close (g);
+    }
+  closedir (d);
+}
+
+/* Creates the group `name` under `parent` and returns it in *out, with
+ * *lock an open descriptor of it holding an exclusive flock for as long
+ * as the sandbox lives: the lock is how a later run tells a live group
+ * from one a killed supervisor left behind.  The descriptor is inherited
+ * by the sandbox's init (not by the payload: close-on-exec), so the lock
+ * lasts as long as anything of the sandbox does.
+ *
+ * `parent` is locked shared around mkdir + flock so that the sweep of
+ * stale groups, which needs it exclusively, never sees a group between
+ * the two; whoever gets it exclusively first sweeps. */
+static int
+make_group (const char *parent, const char *name, char **out, int *lock)
+{
+  int pfd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (pfd < 0)
+    return -1;
+  if (flock (pfd, LOCK_EX | LOCK_NB) == 0)
+    sweep_stale_groups (pfd);
+  int rc = -1, e = 0, g = -1;
+  char *dir = NULL;
+  if (flock (pfd, LOCK_SH) < 0 || asprintf (&dir, "%s/%s", parent, name) < 0)
+    {
+      e = errno;
+      dir = NULL;
+      goto out;
+    }
+  if (mkdirat (pfd, name, 0755) < 0)
+    {
+      e = errno;
+      goto out;
+    }
+  g = openat (pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (g < 0 || flock (g, LOCK_EX | LOCK_NB) < 0)
+    {
+      e = errno;
+      unlinkat (pfd, name, AT_REMOVEDIR);
+      goto out;
+    }
+  *out = dir;
+  *lock = g;
+  dir = NULL;
+  g = -1;
+  rc = 0;
+out:
+  if (g >= 0)
+    close (g);
+  free (dir);
+  close (pfd);   /* drops the shared lock */
+  errno = e;
+  return rc;
+}
+
+/* rmdir, retrying while the kernel still lists exiting tasks; then the
+ * lock is let go. */
+static void
+remove_group (char **dir, int *lock)
 {
   if (*dir == NULL)
     return;
@@ -309,6 +410,9 @@ remove_group (char **dir)
     }
   free (*dir);
   *dir = NULL;
+  if (*lock >= 0)
+    close (*lock);
+  *lock = -1;
 }
 
 /* ---- report --------------------------------------------------------------- */
@@ -397,7 +501,7 @@ v2_setup (struct securer_cgroup *cg, const char *name, bool want[CG_N], struct r
       else
         free (up);
     }
-  if (parent == NULL || make_group (parent, name, &cg->v2_dir) < 0)
+  if (parent == NULL || make_group (parent, name, &cg->v2_dir, &cg->v2_lock) < 0)
     {
       note (rep, false, "cgroup v2 at %s cannot delegate %s%s%s (%s)", own ? own : parent,
             v2want[CG_MEMORY] ? "memory " : "", v2want[CG_PIDS] ? "pids " : "",
@@ -481,7 +585,8 @@ v1_setup_one (struct securer_cgroup *cg, int c, const char *name, const struct s
       return;
     }
   char *dir = NULL;
-  if (make_group (own, name, &dir) < 0)
+  int lock = -1;
+  if (make_group (own, name, &dir, &lock) < 0)
     {
       note (rep, true, "cannot create a %s cgroup under %s: %s", cn, own, strerror (errno));
       free (own);
@@ -489,6 +594,7 @@ v1_setup_one (struct securer_cgroup *cg, int c, const char *name, const struct s
     }
   free (own);
   cg->v1_dir[c] = dir;
+  cg->v1_lock[c] = lock;
 
   char buf[64];
   int rc = 0;
@@ -529,10 +635,38 @@ v1_setup_one (struct securer_cgroup *cg, int c, const char *name, const struct s
   if (rc < 0)
     {
       note (rep, true, "%s not set: %s", what, strerror (errno));
-      remove_group (&cg->v1_dir[c]);
+      remove_group (&cg->v1_dir[c], &cg->v1_lock[c]);
       return;
     }
   cg->version[c] = 1;
+}
+
+/* v1 has no memory.oom.group: the OOM killer ends one process and the
+ * rest of the sandbox goes on (an R whose mclapply child was killed just
+ * warns).  An OOM notification (cgroup.event_control on
+ * memory.oom_control) lets the supervisor end the whole sandbox instead,
+ * as v2 does by itself. */
+static void
+v1_watch_oom (struct securer_cgroup *cg, struct report *rep)
+{
+  const char *dir = cg->v1_dir[CG_MEMORY];
+  char path[4096];
+  snprintf (path, sizeof path, "%s/memory.oom_control", dir);
+  int efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  int ofd = open (path, O_RDONLY | O_CLOEXEC);
+  char line[64];
+  snprintf (line, sizeof line, "%d %d", efd, ofd);
+  if (efd < 0 || ofd < 0 || write_file (dir, "cgroup.event_control", line) < 0)
+    {
+      note (rep, false, "no OOM notification (an OOM kills one process, not the sandbox): %s",
+            strerror (errno));
+      if (efd >= 0)
+        close (efd);
+    }
+  else
+    cg->oom_fd = efd;
+  if (ofd >= 0)
+    close (ofd);
 }
 
 /* ---- public --------------------------------------------------------------- */
@@ -580,6 +714,9 @@ securer_cgroup_create (const struct securer_policy *p, struct securer_cgroup **o
       free (name);
       return securer_error_set (err, ENOMEM, "create cgroup");
     }
+  cg->v2_lock = cg->oom_fd = -1;
+  for (int c = 0; c < CG_N; c++)
+    cg->v1_lock[c] = cg->join_fd[c] = -1;
 
   v2_setup (cg, name, want, &rep);
   if (cg->v2_dir != NULL)
@@ -588,15 +725,24 @@ securer_cgroup_create (const struct securer_policy *p, struct securer_cgroup **o
     if (want[c])
       v1_setup_one (cg, c, name, l, &rep);
   free (name);
+  if (cg->version[CG_MEMORY] == 1)
+    v1_watch_oom (cg, &rep);
 
   bool any = false;
-  char applied[128] = "";
+  char applied[256] = "";
   for (int c = 0; c < CG_N; c++)
     if (cg->version[c] != 0)
       {
         any = true;
-        char one[32];
-        snprintf (one, sizeof one, "%s%s (v%d)", applied[0] ? ", " : "", ctrl_names[c],
+        char value[48], one[80];
+        if (c == CG_MEMORY)
+          snprintf (value, sizeof value, "%llu bytes", (unsigned long long) l->cgroup_memory);
+        else if (c == CG_PIDS)
+          snprintf (value, sizeof value, "%llu", (unsigned long long) l->cgroup_pids);
+        else
+          snprintf (value, sizeof value, "%u.%03u CPUs", l->cgroup_cpu_millis / 1000,
+                    l->cgroup_cpu_millis % 1000);
+        snprintf (one, sizeof one, "%s%s %s (v%d)", applied[0] ? ", " : "", ctrl_names[c], value,
                   cg->version[c]);
         strncat (applied, one, sizeof applied - strlen (applied) - 1);
       }
@@ -612,11 +758,13 @@ securer_cgroup_create (const struct securer_policy *p, struct securer_cgroup **o
       free (rep.text);
       return -1;
     }
-  if (rep.failed || rep.text != NULL)
+  /* Always said, not only on trouble: in best-effort mode this line is
+   * how the caller learns what the sandbox is actually held to. */
+  if (report != NULL)
     {
       char *full = NULL;
-      if (asprintf (&full, "cgroup limits applied: %s; %s", applied[0] ? applied : "none",
-                    rep.text ? rep.text : "") < 0)
+      if (asprintf (&full, "cgroup limits applied: %s%s%s", applied[0] ? applied : "none",
+                    rep.text ? "; " : "", rep.text ? rep.text : "") < 0)
         full = NULL;
       if (report)
         *report = full;
@@ -634,6 +782,45 @@ securer_cgroup_create (const struct securer_policy *p, struct securer_cgroup **o
   return 0;
 }
 
+/* Moving another process into a group takes the kernel's global
+ * threadgroup lock for writing, which waits for an RCU grace period: about
+ * 15 ms on an idle 2-CPU machine, most of a launch.  A single thread that
+ * moves itself through "tasks" skips that lock (v1).  So the sandbox's
+ * init joins its v1 groups itself, through descriptors the parent opened
+ * (write permission is checked against the opener). */
+int
+securer_cgroup_prepare_join (struct securer_cgroup *cg, securer_err_t *err)
+{
+  for (int c = 0; cg != NULL && c < CG_N; c++)
+    {
+      if (cg->v1_dir[c] == NULL || cg->join_fd[c] >= 0)
+        continue;
+      char path[4096];
+      snprintf (path, sizeof path, "%s/tasks", cg->v1_dir[c]);
+      cg->join_fd[c] = open (path, O_WRONLY | O_CLOEXEC);
+      if (cg->join_fd[c] < 0)
+        return securer_error_set (err, errno, "open %s", path);
+    }
+  return 0;
+}
+
+int
+securer_cgroup_join_self (struct securer_cgroup *cg, securer_err_t *err)
+{
+  for (int c = 0; cg != NULL && c < CG_N; c++)
+    {
+      if (cg->join_fd[c] < 0)
+        continue;
+      ssize_t n = write (cg->join_fd[c], "0", 1);
+      int e = errno;
+      close (cg->join_fd[c]);
+      cg->join_fd[c] = -1;
+      if (n != 1)
+        return securer_error_set (err, n < 0 ? e : EIO, "join cgroup %s", cg->v1_dir[c]);
+    }
+  return 0;
+}
+
 int
 securer_cgroup_add_pid (struct securer_cgroup *cg, pid_t pid, securer_err_t *err)
 {
@@ -644,7 +831,13 @@ securer_cgroup_add_pid (struct securer_cgroup *cg, pid_t pid, securer_err_t *err
   if (cg->v2_dir && write_file (cg->v2_dir, "cgroup.procs", buf) < 0)
     return securer_error_set (err, errno, "add pid %d to cgroup %s", (int) pid, cg->v2_dir);
   for (int c = 0; c < CG_N; c++)
-    if (cg->v1_dir[c] && write_file (cg->v1_dir[c], "cgroup.procs", buf) < 0)
+    if (cg->join_fd[c] >= 0)
+      {
+        /* pid joins this one itself; the parent's copy is not needed. */
+        close (cg->join_fd[c]);
+        cg->join_fd[c] = -1;
+      }
+    else if (cg->v1_dir[c] && write_file (cg->v1_dir[c], "cgroup.procs", buf) < 0)
       return securer_error_set (err, errno, "add pid %d to cgroup %s", (int) pid, cg->v1_dir[c]);
   return 0;
 }
@@ -703,6 +896,21 @@ securer_cgroup_kill_all (struct securer_cgroup *cg)
   return -1;
 }
 
+int
+securer_cgroup_oom_fd (const struct securer_cgroup *cg)
+{
+  return cg != NULL ? cg->oom_fd : -1;
+}
+
+int
+securer_cgroup_version (const struct securer_cgroup *cg, const char *controller)
+{
+  for (int c = 0; cg != NULL && c < CG_N; c++)
+    if (strcmp (ctrl_names[c], controller) == 0)
+      return cg->version[c];
+  return 0;
+}
+
 bool
 securer_cgroup_hit_limit (struct securer_cgroup *cg)
 {
@@ -717,8 +925,13 @@ securer_cgroup_destroy (struct securer_cgroup *cg)
   if (cg == NULL)
     return;
   securer_cgroup_kill_all (cg);
-  remove_group (&cg->v2_dir);
+  if (cg->oom_fd >= 0)
+    close (cg->oom_fd);
   for (int c = 0; c < CG_N; c++)
-    remove_group (&cg->v1_dir[c]);
+    if (cg->join_fd[c] >= 0)
+      close (cg->join_fd[c]);
+  remove_group (&cg->v2_dir, &cg->v2_lock);
+  for (int c = 0; c < CG_N; c++)
+    remove_group (&cg->v1_dir[c], &cg->v1_lock[c]);
   free (cg);
 }

@@ -107,8 +107,11 @@ securer_init_main (struct launch_plan *lp)
   if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || !parent_alive (lp->setup_sock))
     _exit (SECURER_EXIT_SETUP);
 
-  /* Unshared only now, after the parent moved us into the sandbox's
-   * cgroup, so that cgroup becomes the root of the view inside. */
+  /* Into the sandbox's v1 groups (the parent moved us into a v2 one);
+   * the cgroup namespace is unshared only after that, so that the
+   * sandbox's cgroup becomes the root of the view inside. */
+  if (securer_cgroup_join_self (lp->cg, &err) < 0)
+    fail (lp, &err);
   if (lp->unshare_cgroup && unshare (CLONE_NEWCGROUP) < 0)
     {
       securer_error_set (&err, errno, "unshare cgroup namespace");

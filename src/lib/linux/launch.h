@@ -143,6 +143,7 @@ struct launch_plan {
   struct securer_seccomp_prog *seccomp;   /* compiled, BPF generated after clone and sent (SYNC_FILTER) */
   unsigned seccomp_flags;
   bool unshare_cgroup;
+  struct securer_cgroup *cg;              /* v1 groups init joins itself, or NULL */
   bool verbose;
   int init_fd;              /* securer-init, opened (O_PATH) before clone */
   int gate_fd;              /* payload: EOF once securer-init is undumpable */

@@ -27,12 +27,27 @@ struct securer_cgroup;
  * (v2 first, v1 controllers where that is what the host has).  When the
  * policy sets no cgroup limit, *out is NULL and 0 is returned.  When a limit
  * cannot be applied: error if the policy says required, otherwise a
- * warning in *report (malloc'd, may be NULL) and whatever could be done. */
+ * warning in *report and whatever could be done.  *report (malloc'd) says
+ * which limits were applied, and what was not and why. */
 int securer_cgroup_create (const struct securer_policy *p, struct securer_cgroup **out,
                            char **report, securer_err_t *err);
+/* Before clone: opens what the sandbox needs to join its v1 groups itself
+ * (much cheaper than being moved, see cgroup.c).  In the child:
+ * securer_cgroup_join_self moves the calling thread into them and closes
+ * the descriptors.  securer_cgroup_add_pid, in the parent, then places pid
+ * in the groups it does not join itself and drops the parent's copies. */
+int securer_cgroup_prepare_join (struct securer_cgroup *cg, securer_err_t *err);
+int securer_cgroup_join_self (struct securer_cgroup *cg, securer_err_t *err);
 int securer_cgroup_add_pid (struct securer_cgroup *cg, pid_t pid, securer_err_t *err);
 /* Kills every process left in the cgroup (cgroup.kill or a loop over procs). */
 int securer_cgroup_kill_all (struct securer_cgroup *cg);
+/* The hierarchy a controller ("memory", "pids", "cpu") of the sandbox's
+ * limits is enforced in: 1 or 2, or 0 when it is not. */
+int securer_cgroup_version (const struct securer_cgroup *cg, const char *controller);
+/* A descriptor that becomes readable when the memory limit made the
+ * kernel kill a process of the group and the rest should go too (v1,
+ * which has no memory.oom.group); -1 when there is none to watch. */
+int securer_cgroup_oom_fd (const struct securer_cgroup *cg);
 /* True when the memory limit was hit (memory.events oom_kill / failcnt). */
 bool securer_cgroup_hit_limit (struct securer_cgroup *cg);
 /* Kills what is left, removes the cgroup directories, frees. */

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -54,13 +55,33 @@ static const char *const base_candidates[] = { "/tmp", "/run", "/mnt", "/var/tmp
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
 
 /* Entries of a new procfs that leak host information or give control over
- * the host kernel; hidden (files: /dev/null bound over them, directories:
- * an empty read-only tmpfs) whenever they exist. */
+ * the host kernel; hidden whenever they exist (files: an empty read-only
+ * file bound over them, directories: an empty read-only tmpfs).  Each one
+ * is explained in docs/security.md ("/proc inside the sandbox"). */
 static const char *const proc_masked[] = {
+  /* kernel memory, keys, timers, symbols, the kernel log and config */
   "kcore", "keys", "timer_list", "timer_stats", "sched_debug", "latency_stats",
   "kallsyms", "kmsg", "kpagecount", "kpageflags", "kpagecgroup", "config.gz",
+  /* the boot command line (may hold tokens or disk keys) */
+  "cmdline",
+  /* host-wide activity: every tenant's load, CPU time, interrupts, paging,
+   * disk traffic, memory and pressure show up here, so one sandbox could
+   * watch another (a side channel on what it computes and when) */
+  "loadavg", "stat", "uptime", "interrupts", "softirqs", "diskstats", "vmstat", "zoneinfo",
+  "buddyinfo", "schedstat", "swaps", "pressure",
+  "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state",
+  "sys/fs/aio-nr", "sys/kernel/pty/nr",
+  /* every file lock on the host with its pid and inode; the number of
+   * cgroups per hierarchy (one more per running sandbox); per-uid key
+   * quotas */
+  "locks", "cgroups", "key-users",
+  /* host devices and drivers */
   "acpi", "scsi", "asound", "driver", "firmware",
 };
+/* Not here, to save a mount each: entries only host root can read (0400:
+ * pagetypeinfo, slabinfo, vmallocinfo; the sandbox never maps host root),
+ * and static descriptions of the hardware (iomem and ioports, addresses
+ * zeroed for anyone but host root; mtrr; partitions). */
 /* Entries kept visible but bound read-only over themselves. */
 static const char *const proc_readonly[] = { "sys", "sysrq-trigger", "bus", "fs", "irq" };
 
@@ -70,6 +91,10 @@ struct rootfs {
   const char *base;  /* where the new root is attached until the pivot */
   int rootfd;        /* O_PATH fd of the new root's tmpfs */
   int *trees;        /* per policy mount: pre-cloned bind source, or -1 */
+  int empty_file;    /* the first attached empty-file mask, cloned for the others; or -1 */
+  int empty_dir;     /* the same for directories */
+  int scratch;       /* directory of content_tree's files, or -1 */
+  char scratch_name[32];
 };
 
 static void log_step (const struct rootfs *r, const char *fmt, ...)
@@ -458,32 +483,109 @@ out:
   return rc;
 }
 
-/* Hides what is at `path` (already opened as `fd`): a file gets /dev/null
- * bound over it, a directory an empty read-only tmpfs. */
+/* Files made for the sandbox's /proc (content_tree), named in a scratch
+ * directory of the root tmpfs. */
+static const char *const scratch_files[] = { "empty", "boot_id", "meminfo" };
+
+/* A detached, read-only mount of a new file `name` (one of scratch_files)
+ * holding `text`.  The file lives in a scratch directory of the root
+ * tmpfs, removed again before the pivot (remove_scratch): from then on
+ * only the mounts it is attached to show it.  (The kernel refuses to
+ * attach a mount of an unlinked file, so the names have to exist while
+ * the masks are attached.) */
+static int
+content_tree (struct rootfs *r, const char *name, const char *text, securer_err_t *err)
+{
+  if (r->scratch < 0)
+    {
+      unsigned char rnd[8];
+      if (getrandom (rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t) sizeof rnd)
+        return securer_error_set (err, errno, "getrandom for a directory name");
+      snprintf (r->scratch_name, sizeof r->scratch_name,
+                ".securer-%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3],
+                rnd[4], rnd[5], rnd[6], rnd[7]);
+      if (mkdirat (r->rootfd, r->scratch_name, 0700) < 0)
+        return securer_error_set (err, errno, "create a scratch directory in the new root");
+      r->scratch = open_dir_name (r->rootfd, r->scratch_name);
+      if (r->scratch < 0)
+        return securer_error_set (err, errno, "open the scratch directory");
+    }
+  int fd = openat (r->scratch, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+  if (fd < 0)
+    return securer_error_set (err, errno, "create %s in the new root", name);
+  size_t len = strlen (text), done = 0;
+  int tree = -1;
+  while (done < len)
+    {
+      ssize_t n = write (fd, text + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          securer_error_set (err, n < 0 ? errno : EIO, "write %s in the new root", name);
+          goto out;
+        }
+      done += (size_t) n;
+    }
+  tree = clone_tree (fd, "", AT_EMPTY_PATH, err);
+  if (tree >= 0
+      && set_attr (tree, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                   | MOUNT_ATTR_NOEXEC, name, err) < 0)
+    close_fd (&tree);
+out:
+  close (fd);
+  return tree;
+}
+
+/* Removes the scratch directory of content_tree; the mounts of its files
+ * stay. */
+static int
+remove_scratch (struct rootfs *r, securer_err_t *err)
+{
+  if (r->scratch < 0)
+    return 0;
+  for (size_t i = 0; i < sizeof scratch_files / sizeof *scratch_files; i++)
+    if (unlinkat (r->scratch, scratch_files[i], 0) < 0 && errno != ENOENT)
+      return securer_error_set (err, errno, "remove %s from the new root", scratch_files[i]);
+  close_fd (&r->scratch);
+  if (unlinkat (r->rootfd, r->scratch_name, AT_REMOVEDIR) < 0)
+    return securer_error_set (err, errno, "remove the scratch directory");
+  return 0;
+}
+
+/* Hides what is at `path` (already opened as `fd`): a file gets an empty
+ * read-only file bound over it (reads see end of file, writes EROFS), a
+ * directory an empty read-only tmpfs.  The first mask of each kind is
+ * made once; every later one is a clone of it, which already carries its
+ * flags: one open_tree and one move_mount per path. */
 static int
 mask_fd (struct rootfs *r, int fd, const char *path, securer_err_t *err)
 {
   struct stat st;
   if (fstat (fd, &st) < 0)
     return securer_error_set (err, errno, "stat %s", path);
+  bool dir = S_ISDIR (st.st_mode);
+  int *first = dir ? &r->empty_dir : &r->empty_file;
+  struct stat fst;
+  if (*first >= 0 && fstat (*first, &fst) == 0 && fst.st_dev == st.st_dev
+      && fst.st_ino == st.st_ino)
+    return 0;   /* masked already (a policy mask of a /proc entry hidden anyway) */
   int tree;
-  if (S_ISDIR (st.st_mode))
+  if (*first >= 0)
+    tree = clone_tree (*first, "", AT_EMPTY_PATH, err);
+  else if (dir)
     tree = new_tmpfs (4096, 0555,
                       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
                       err);
   else
-    {
-      tree = clone_tree (AT_FDCWD, "/dev/null", 0, err);
-      if (tree >= 0
-          && set_attr (tree, AT_RECURSIVE,
-                       MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, "/dev/null",
-                       err) < 0)
-        close_fd (&tree);
-    }
+    tree = content_tree (r, "empty", "", err);
   if (tree < 0)
     return -1;
   int rc = attach (tree, fd, path, err);
-  close (tree);
+  if (rc == 0 && *first < 0)
+    *first = tree;   /* attached now: a source for the clones */
+  else
+    close (tree);
   if (rc == 0)
     log_step (r, "mask %s", path);
   return rc;
@@ -584,6 +686,82 @@ do_bind (struct rootfs *r, const struct securer_mount *m, int tree, securer_err_
   return rc;
 }
 
+/* Opens an entry of the procfs mounted at `proc` (an fd of its root);
+ * -1 with errno ENOENT and no error set when this kernel has none. */
+static int
+open_proc_entry (int proc, const char *dest, const char *name, securer_err_t *err)
+{
+  int fd = sys_openat2 (proc, name, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                        RESOLVE_STRICT | RESOLVE_NO_XDEV);
+  if (fd < 0 && errno != ENOENT)
+    securer_error_set (err, errno, "open %s/%s", dest, name);
+  return fd;
+}
+
+/* Binds a file holding `text` over the proc entry `name`, when it exists. */
+static int
+proc_replace (struct rootfs *r, int proc, const char *dest, const char *name,
+              const char *name_in_scratch, const char *text, securer_err_t *err)
+{
+  int fd = open_proc_entry (proc, dest, name, err);
+  if (fd < 0)
+    return *err != NULL ? -1 : 0;
+  int tree = content_tree (r, name_in_scratch, text, err);
+  char path[256];
+  snprintf (path, sizeof path, "%s/%s", dest, name);
+  int rc = tree < 0 ? -1 : attach (tree, fd, path, err);
+  close_fd (&tree);
+  close (fd);
+  if (rc == 0)
+    log_step (r, "per-sandbox %s", path);
+  return rc;
+}
+
+/* A boot id of this sandbox alone (random, in the kernel's format), so
+ * that sandboxes cannot tell they run on the same boot of one host. */
+static int
+proc_boot_id (struct rootfs *r, int proc, const char *dest, securer_err_t *err)
+{
+  unsigned char b[16];
+  size_t got = 0;
+  while (got < sizeof b)
+    {
+      ssize_t n = getrandom (b + got, sizeof b - got, 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return securer_error_set (err, errno, "getrandom for the boot id");
+      got += (size_t) n;
+    }
+  b[6] = (unsigned char) ((b[6] & 0x0f) | 0x40);   /* version 4, as the kernel makes it */
+  b[8] = (unsigned char) ((b[8] & 0x3f) | 0x80);
+  char text[64];
+  snprintf (text, sizeof text,
+            "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n", b[0], b[1],
+            b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+            b[15]);
+  return proc_replace (r, proc, dest, "sys/kernel/random/boot_id", "boot_id", text, err);
+}
+
+/* meminfo with the sandbox's own memory: its cgroup limit as total, free
+ * and available (what a program sizing its caches should go by), nothing
+ * of the host's use.  Without a cgroup memory limit there is no figure of
+ * the sandbox's own to show, and the file is empty. */
+static int
+proc_meminfo (struct rootfs *r, int proc, const char *dest, securer_err_t *err)
+{
+  uint64_t kb = r->p->limits.cgroup_memory / 1024;
+  char text[512] = "";
+  if (kb > 0)
+    snprintf (text, sizeof text,
+              "MemTotal:       %8llu kB\nMemFree:        %8llu kB\nMemAvailable:   %8llu kB\n"
+              "Buffers:               0 kB\nCached:                0 kB\n"
+              "SwapCached:            0 kB\nSwapTotal:             0 kB\n"
+              "SwapFree:              0 kB\nShmem:                 0 kB\n",
+              (unsigned long long) kb, (unsigned long long) kb, (unsigned long long) kb);
+  return proc_replace (r, proc, dest, "meminfo", "meminfo", text, err);
+}
+
 static int
 do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
 {
@@ -593,22 +771,36 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
   int mnt = new_fs ("proc", "proc", NULL, 0,
                     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
   int rc = mnt < 0 ? -1 : attach (mnt, target, m->dest, err);
-  close_fd (&mnt);
   close (target);
   if (rc < 0)
-    return -1;
+    {
+      close_fd (&mnt);
+      return -1;
+    }
   log_step (r, "proc on %s", m->dest);
 
-  for (size_t i = 0; i < sizeof proc_masked / sizeof *proc_masked; i++)
+  /* Entries are opened from the new procfs itself: nothing else can be
+   * mounted on it yet, and RESOLVE_NO_XDEV keeps every mask on it. */
+  for (size_t i = 0; rc == 0 && i < sizeof proc_masked / sizeof *proc_masked; i++)
     {
-      char *path = join (m->dest, proc_masked[i]);
-      if (path == NULL)
-        return securer_error_set (err, ENOMEM, "mask proc entries");
-      rc = mask_path (r, path, err);
-      free (path);
-      if (rc < 0)
-        return -1;
+      int fd = open_proc_entry (mnt, m->dest, proc_masked[i], err);
+      if (fd < 0)
+        {
+          rc = *err != NULL ? -1 : 0;
+          continue;
+        }
+      char path[256];
+      snprintf (path, sizeof path, "%s/%s", m->dest, proc_masked[i]);
+      rc = mask_fd (r, fd, path, err);
+      close (fd);
     }
+  if (rc == 0)
+    rc = proc_boot_id (r, mnt, m->dest, err);
+  if (rc == 0)
+    rc = proc_meminfo (r, mnt, m->dest, err);
+  close (mnt);
+  if (rc < 0)
+    return -1;
   for (size_t i = 0; i < sizeof proc_readonly / sizeof *proc_readonly; i++)
     {
       char *path = join (m->dest, proc_readonly[i]);
@@ -933,7 +1125,8 @@ securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, secure
   /* The helpers look at *err to tell "missing" from "failed". */
   securer_err_t local = NULL;
   securer_err_t *err = errp != NULL ? errp : &local;
-  struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1 };
+  struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1, .empty_file = -1,
+                      .empty_dir = -1, .scratch = -1 };
   int rc = -1;
   mode_t old_umask = umask (0);
 
@@ -966,7 +1159,7 @@ securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, secure
         securer_error_prefix (err, "mask %s", p->masks[i]);
         goto out;
       }
-  if (pivot (&r, err) < 0)
+  if (remove_scratch (&r, err) < 0 || pivot (&r, err) < 0)
     goto out;
   rc = 0;
 out:
@@ -974,6 +1167,9 @@ out:
     for (size_t i = 0; i < p->n_mounts; i++)
       close_fd (&r.trees[i]);
   free (r.trees);
+  close_fd (&r.empty_file);
+  close_fd (&r.empty_dir);
+  close_fd (&r.scratch);
   close_fd (&r.rootfd);
   umask (old_umask);
   if (rc < 0)

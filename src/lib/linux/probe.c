@@ -126,6 +126,29 @@ no:
   securer_error_free (&e);
 }
 
+/* What a launch would get: the same code makes a group with all three
+ * limits (best effort, so that it says what failed) and removes it. */
+static void
+probe_cgroup_limits (struct securer_probe *pr)
+{
+  struct securer_policy p;
+  memset (&p, 0, sizeof p);
+  p.limits.cgroup = SECURER_ENFORCE_BEST_EFFORT;
+  p.limits.cgroup_memory = 64u << 20;
+  p.limits.cgroup_pids = 16;
+  p.limits.cgroup_cpu_millis = 1000;
+  struct securer_cgroup *cg = NULL;
+  char *report = NULL;
+  if (securer_cgroup_create (&p, &cg, &report, NULL) == 0)
+    pr->cgroup_limits = securer_cgroup_version (cg, "memory") != 0
+                        && securer_cgroup_version (cg, "pids") != 0
+                        && securer_cgroup_version (cg, "cpu") != 0;
+  snprintf (pr->cgroup_limits_report, sizeof pr->cgroup_limits_report, "%s",
+            report ? report : "no report");
+  free (report);
+  securer_cgroup_destroy (cg);
+}
+
 int
 securer_probe_kernel (struct securer_probe *pr, securer_err_t *err)
 {
@@ -166,6 +189,7 @@ securer_probe_kernel (struct securer_probe *pr, securer_err_t *err)
         }
     }
 
+  probe_cgroup_limits (pr);
   pr->clone3 = try_clone3 () == 0;
   int pfd = pidfd_open (getpid (), 0);
   pr->pidfd = pfd >= 0;

@@ -605,6 +605,9 @@ start_supervision (struct securer_sandbox *sb, uint64_t timeout_ms, securer_err_
     }
   if (sb->notify_fd >= 0 && epoll_add (sb->epfd, sb->notify_fd, err) < 0)
     return -1;
+  int oom = securer_cgroup_oom_fd (sb->cg);
+  if (oom >= 0 && epoll_add (sb->epfd, oom, err) < 0)
+    return -1;
   return 0;
 }
 
@@ -777,6 +780,14 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       securer_error_prefix (err, "cgroup");
       goto fail;
     }
+  if (opts->verbose && sb->cg_report != NULL)
+    fprintf (stderr, "securer: %s\n", sb->cg_report);
+  if (securer_cgroup_prepare_join (sb->cg, err) < 0)
+    {
+      securer_error_prefix (err, "cgroup");
+      goto fail;
+    }
+  lp.cg = sb->cg;
 
   if (open_init (&lp.init_fd, err) < 0)
     goto fail;
@@ -1014,6 +1025,15 @@ securer_sandbox_dispatch (struct securer_sandbox *sb, struct securer_status *st,
             }
           else if (fd == sb->pidfd)
             exited = true;
+          else if (fd == securer_cgroup_oom_fd (sb->cg))
+            {
+              /* The memory limit was hit: the whole sandbox ends, as with
+               * memory.oom.group on v2. */
+              uint64_t events;
+              if (read (fd, &events, sizeof events) > 0 && sb->reason == SECURER_KILL_NONE)
+                sb->reason = SECURER_KILL_LIMIT;
+              kill_everything (sb);
+            }
         }
       if (!exited)
         return 0;

@@ -97,6 +97,14 @@ securer_sandbox_status_json (const struct securer_sandbox *sb, const struct secu
       json_object_set_new (enf, "landlock", ll);
       json_t *cg = json_object ();
       json_object_set_new (cg, "used", json_boolean (sb->cg != NULL));
+      /* Per controller: the hierarchy that enforces it (1 or 2), null
+       * when the limit is not enforced (not set, or best effort failed). */
+      static const char *const ctrls[] = { "memory", "pids", "cpu" };
+      for (size_t i = 0; i < sizeof ctrls / sizeof *ctrls; i++)
+        {
+          int v = securer_cgroup_version (sb->cg, ctrls[i]);
+          json_object_set_new (cg, ctrls[i], v ? json_integer (v) : json_null ());
+        }
       json_object_set_new (cg, "report", str_or_null (sb->cg_report));
       json_object_set_new (enf, "cgroup", cg);
       json_object_set_new (enf, "seccomp", json_boolean (sb->prog != NULL));

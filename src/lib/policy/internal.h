@@ -23,6 +23,9 @@
 #define POLICY_MAX_PATH 4096
 #define POLICY_MAX_VALUE_TERMS 64         /* A|B|C in one condition value */
 
+/* Host name of a sandbox with a uts namespace when the policy names none. */
+#define POLICY_DEFAULT_HOSTNAME "sandbox"
+
 /* ---- diagnostics (diag.c) ----------------------------------------------- */
 void diag_add (struct securer_diags *d, enum securer_diag_severity sev, const char *file,
                unsigned line, unsigned col, const char *hint, const char *fmt, ...)

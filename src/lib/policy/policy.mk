@@ -12,6 +12,7 @@ libsecurer_core_la_SOURCES += \
 nobase_dist_pkgdata_DATA += \
 	policies/minimal.policy \
 	policies/r.policy \
+	policies/r-server.policy \
 	policies/base/fs-system.policy \
 	policies/base/fs-r.policy \
 	policies/base/isolation.policy \

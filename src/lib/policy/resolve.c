@@ -644,6 +644,10 @@ builder_finish (struct builder *b, const char *top_file)
       if (p->network == SECURER_NET_HOST)
         p->namespaces &= ~(unsigned) SECURER_NS_NET;
     }
+  /* A new UTS namespace starts with a copy of the host's name; the
+   * sandbox gets a fixed one instead, so nothing of the host shows. */
+  if (p->hostname == NULL && (p->namespaces & SECURER_NS_UTS))
+    p->hostname = strdup (POLICY_DEFAULT_HOSTNAME);
   struct securer_limits *l = &p->limits;
   if (!b->marks[SET_CGROUP_MODE].set)
     l->cgroup = (l->cgroup_memory || l->cgroup_pids || l->cgroup_cpu_millis)
