@@ -896,8 +896,10 @@ Test (attacks, memory_past_the_cgroup_cap_kills_only_that_sandbox)
    * sandbox's 12 MiB. */
   char pol[PATH_MAX + 64];
   derived_policy (pol, sizeof pol, "mem.policy", "cgroup memory 12M\n");
+  /* memfd is not here: the r policy refuses memfd_create outright (W^X,
+   * test-wx.c), so it is no way to memory either. */
   static const char *const kinds[][3] = {
-    { "heap", "64", NULL }, { "memfd", "64", NULL }, { "shm", "64", NULL },
+    { "heap", "64", NULL }, { "shm", "64", NULL },
     { "file", "32", "/tmp" }, { "file", "15", "/dev/shm" },
   };
   if (!host_gives_cgroups ())
@@ -969,10 +971,10 @@ Test (attacks, fork_bomb_stopped_by_cgroup_pids)
   release_bystander (&b);
 }
 
-Test (attacks, r_server_refuses_without_cgroups)
+Test (attacks, r_server_refuses_an_unprivileged_caller)
 {
-  /* As an unprivileged caller without a delegated cgroup: r runs on its
-   * rlimits, r-server refuses and says why. */
+  /* r-server wants a host id of the sandbox's own, which only root can
+   * give: an unprivileged caller is refused, and told why. */
   char server[PATH_MAX + 32];
   snprintf (server, sizeof server, "%s/policies/r-server.policy",
             env_or ("SECURER_SRCDIR", SECURER_ABS_SRCDIR));
@@ -980,6 +982,27 @@ Test (attacks, r_server_refuses_without_cgroups)
   struct run r = { 0 };
   const char *cmd[] = { R_BIN, "--version", NULL };
   run_cmd (server, cmd, &o, &r);
+  cr_assert_eq (r.status, 125, "%s", r.err);
+  ASSERT_HAS (r.err, "host=pool: only a root caller can give each sandbox a host uid of its own", &r);
+  run_free (&r);
+}
+
+Test (attacks, r_server_refuses_without_cgroups)
+{
+  /* As an unprivileged caller without a delegated cgroup (its own uid
+   * allowed, so that the cgroup check is the one met): r runs on its
+   * rlimits, r-server refuses and says why. */
+  char server[PATH_MAX + 32], pol[PATH_MAX + 64];
+  snprintf (server, sizeof server, "%s/policies/r-server.policy",
+            env_or ("SECURER_SRCDIR", SECURER_ABS_SRCDIR));
+  snprintf (pol, sizeof pol, "%s/server-caller.policy", work);
+  char text[2 * PATH_MAX];
+  snprintf (text, sizeof text, "include \"%s\"\nuid 1000 host=caller\ngid 1000 host=caller\n", server);
+  write_text (pol, text, 0644);
+  struct opts o = { .stdin_fd = -1, .unprivileged = true };
+  struct run r = { 0 };
+  const char *cmd[] = { R_BIN, "--version", NULL };
+  run_cmd (pol, cmd, &o, &r);
   if (r.status == 0)
     cr_skip_test ("this host gives unprivileged callers cgroups");
   cr_assert_eq (r.status, 125, "%s", r.err);
