@@ -29,3 +29,13 @@ tests_integration_test_run_cli_SOURCES = tests/integration/test-run-cli.c tests/
 tests_integration_test_run_cli_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_run_cli_LDADD = $(TEST_LIBS)
 endif
+
+# Terminal sanitiser of the CLI (src/cli/termsafe.c).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-termsafe
+TESTS += tests/unit/test-termsafe
+tests_unit_test_termsafe_SOURCES = tests/unit/test-termsafe.c src/cli/termsafe.c src/cli/termsafe.h
+tests_unit_test_termsafe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_termsafe_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_termsafe_LDADD = $(TEST_LIBS)
+endif
