@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "termsafe.h"
 #include "securer/session.h"
 
 void
@@ -195,11 +196,19 @@ done:
   return rc;
 }
 
+/* Which of stdout and stderr are terminals: what the sandbox prints goes
+ * to them through the terminal sanitiser. */
+struct ttys {
+  bool out, err;
+};
+
 static void
 print_line (void *data, enum securer_stream stream, const char *line)
 {
-  FILE *f = stream == SECURER_STDERR ? stderr : stdout;
-  fputs (line, f);
+  const struct ttys *t = data;
+  bool to_err = stream == SECURER_STDERR;
+  FILE *f = to_err ? stderr : stdout;
+  termsafe_fputs (line, f, to_err ? t->err : t->out);
   fputc ('\n', f);
   fflush (f);
 }
@@ -384,9 +393,11 @@ cmd_exec (int argc, char **argv)
       free (owned_code);
       goto out;
     }
+  struct ttys ttys = { .out = isatty (1), .err = isatty (2) };
   struct securer_exec_opts xo = {
     .timeout_ms = (uint64_t) (timeout * 1000.0), .max_tool_calls = max_tools,
     .max_output_lines = max_lines, .print = !json, .on_output = json ? NULL : print_line,
+    .output_data = &ttys,
   };
   struct securer_result res;
   rc = securer_session_execute (s, code, &xo, &res, &err);
@@ -417,18 +428,28 @@ cmd_exec (int argc, char **argv)
       json_object_set_new (out, "warnings", w);
       json_object_set_new (out, "tool_calls", json_integer (res.tool_calls));
       json_object_set_new (out, "elapsed", json_real (res.elapsed));
-      json_dumpf (out, stdout, JSON_COMPACT | JSON_REAL_PRECISION (17));
+      /* JSON escapes every C0 control; on a terminal, C1 controls (which
+       * some terminals act on even as UTF-8) are escaped too. */
+      json_dumpf (out, stdout, JSON_COMPACT | JSON_REAL_PRECISION (17) | (ttys.out ? JSON_ENSURE_ASCII : 0));
       fputc ('\n', stdout);
       json_decref (out);
     }
   else
     {
       for (size_t i = 0; i < res.n_warnings; i++)
-        fprintf (stderr, "Warning message:\n%s\n", res.warnings[i]);
+        {
+          fputs ("Warning message:\n", stderr);
+          termsafe_fputs (res.warnings[i], stderr, ttys.err);
+          fputc ('\n', stderr);
+        }
       if (res.output_truncated)
         fprintf (stderr, "securer: output truncated after %u lines\n", max_lines);
       if (rc < 0)
-        fprintf (stderr, "Error: %s\n", res.error ? res.error : "execution failed");
+        {
+          fputs ("Error: ", stderr);
+          termsafe_fputs (res.error ? res.error : "execution failed", stderr, ttys.err);
+          fputc ('\n', stderr);
+        }
     }
   switch (res.status)
     {
