@@ -112,6 +112,13 @@ securer_init_main (struct launch_plan *lp)
   /* From here on only the payload may hold the setup socket, so EOF tells
    * the parent that exec happened. */
   close (lp->setup_sock);
+  /* Nor does pid 1 keep any other descriptor it was born with (the
+   * caller's stdio, the supervisor's ends of the payload's pipes): a pipe
+   * end held here would keep the payload from ever seeing EOF on its stdin
+   * or EPIPE on its stdout. */
+  for (int fd = 0; fd < lp->status_sock; fd++)
+    close (fd);
+  (void) securer_linux_close_fds_above (lp->status_sock, NULL);
 
   for (;;)
     {
