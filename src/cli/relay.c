@@ -319,6 +319,14 @@ src_read (struct chan *c)
     c->len += (size_t) n;
 }
 
+/* After a timeout, what the caller does not take at once is dropped. */
+static void
+drop_if_killed (struct chan *c)
+{
+  if (c->draining && !c->keep_waiting)
+    c->off = c->len = 0;
+}
+
 static void
 dst_write (struct chan *c)
 {
@@ -327,8 +335,7 @@ dst_write (struct chan *c)
   ssize_t n = end_write (&c->dst, c->buf + c->off, c->len);
   if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
     {
-      if (c->draining && !c->keep_waiting)
-        c->off = c->len = 0;   /* killed: what the caller does not take now is dropped */
+      drop_if_killed (c);
       return;
     }
   if (n < 0)
@@ -375,10 +382,15 @@ cli_relay_pump (struct cli_relay *r, const struct pollfd *pf, unsigned n)
     {
       struct chan *c = &r->ch[r->polled[k].ch];
       bool ready = pf[k].revents != 0;
-      if (r->polled[k].src && (ready || c->draining))
-        src_read (c);
-      else if (!r->polled[k].src && (ready || (c->draining && !c->keep_waiting)))
+      if (r->polled[k].src)
+        {
+          if (ready || c->draining)
+            src_read (c);
+        }
+      else if (ready)
         dst_write (c);
+      else
+        drop_if_killed (c);
     }
 }
 
