@@ -8,8 +8,8 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -151,7 +151,8 @@ parse_args (int argc, char **argv, struct run_args *a)
         return usage_error ("unknown option '%s'", argv[i]);
     }
   if (a->inherit_stdio && (a->no_stdin || a->raw_output))
-    return usage_error ("%s", "--inherit-stdio relays nothing: it cannot go with --no-stdin or --raw-output");
+    return usage_error ("%s", "--inherit-stdio relays nothing: it cannot go with --no-stdin or "
+                              "--raw-output");
   if (a->policy == NULL)
     return usage_error ("%s", "--policy is required");
   if (i >= argc)
