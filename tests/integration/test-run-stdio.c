@@ -348,17 +348,25 @@ has_byte (const char *buf, size_t len, char c)
   return memchr (buf, c, len) != NULL;
 }
 
-Test (run_stdio, escape_sequences_do_not_reach_a_terminal)
+/* securer with args on a terminal succeeds, and the terminal shows
+ * exactly want: no ESC or BEL reached it. */
+static void
+assert_terminal_shows (char *const *args, const char *want)
 {
-  char *args[] = { "run", "--policy", policy, "--", sprobe, "escapes", NULL };
   int status;
   size_t len;
   char *out = pty_output (args, &status, &len);
   cr_assert_eq (status, 0, "%s", out);
   cr_assert (!has_byte (out, len, '\033') && !has_byte (out, len, '\007'), "%s", out);
-  /* the text around them is all there ('\n' is "\r\n" on a terminal) */
-  cr_assert_str_eq (out, "beforemiddleafter\r\n");
+  cr_assert_str_eq (out, want);
   free (out);
+}
+
+Test (run_stdio, escape_sequences_do_not_reach_a_terminal)
+{
+  char *args[] = { "run", "--policy", policy, "--", sprobe, "escapes", NULL };
+  /* the text around them is all there ('\n' is "\r\n" on a terminal) */
+  assert_terminal_shows (args, "beforemiddleafter\r\n");
 }
 
 Test (run_stdio, raw_output_passes_escape_sequences_to_a_terminal)
@@ -564,6 +572,16 @@ Test (run_stdio, exit_status_and_signal_come_through)
   free (out);
   free (err);
   free (probe);
+}
+
+/* Plain R under the shipped r policy, as `securer run`, on a terminal. */
+Test (run_stdio, r_under_run_cannot_write_escape_sequences_to_a_terminal)
+{
+  if (access ("/usr/lib/R/bin/exec/R", X_OK) != 0)
+    cr_skip_test ("R is not installed");
+  char *args[] = { "run", "--policy", "r", "--", "/usr/lib/R/bin/exec/R", "--vanilla", "--slave", "-e",
+                   "cat('a\\033]52;c;cm0gLXJmIH4K\\007b\\033[2J\\033[3Jc\\n')", NULL };
+  assert_terminal_shows (args, "abc\r\n");
 }
 
 /* ---- securer exec ----------------------------------------------------------- */
