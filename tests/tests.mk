@@ -51,3 +51,24 @@ tests_integration_test_wx_SOURCES = tests/integration/test-wx.c
 tests_integration_test_wx_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_wx_LDADD = $(TEST_LIBS)
 endif
+
+# Terminal sanitiser of the CLI (src/cli/termsafe.c), and the stdio relay of
+# `securer run` as seen from a pipe and from a pseudo-terminal;
+# tests/helpers/stdio-probe runs inside and tries to reach the caller's
+# descriptions and terminal.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-termsafe tests/helpers/stdio-probe tests/integration/test-run-stdio
+TESTS += tests/unit/test-termsafe tests/integration/test-run-stdio
+tests_unit_test_termsafe_SOURCES = tests/unit/test-termsafe.c src/cli/termsafe.c src/cli/termsafe.h
+tests_unit_test_termsafe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_termsafe_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_termsafe_LDADD = $(TEST_LIBS)
+tests_helpers_stdio_probe_SOURCES = tests/helpers/stdio-probe.c tests/helpers/stdio-pattern.h
+tests_helpers_stdio_probe_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+tests_helpers_stdio_probe_LDFLAGS = -all-static
+tests_helpers_stdio_probe_LDADD =
+tests_integration_test_run_stdio_SOURCES = tests/integration/test-run-stdio.c tests/integration/run-util.h \
+	tests/helpers/stdio-pattern.h
+tests_integration_test_run_stdio_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_run_stdio_LDADD = $(TEST_LIBS)
+endif

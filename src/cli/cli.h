@@ -44,10 +44,14 @@ int cli_parse_timeout (const char *s, uint64_t *ms);
  * stderr; NULL when it cannot be loaded. */
 struct securer_policy *cli_load_policy (const char *arg);
 
+struct cli_relay;
+
 /* Runs the sandbox to completion (fills *st), passing each signal read
- * from sigfd (-1: none) on to it. */
-int cli_supervise (struct securer_sandbox *sb, int sigfd, struct securer_status *st,
-                   securer_err_t *err);
+ * from sigfd (-1: none) on to it and moving the payload's stdio through
+ * relay (may be NULL).  Once the sandbox has ended, the output left in the
+ * pipes is written out; a signal read from sigfd then gives up on it. */
+int cli_supervise (struct securer_sandbox *sb, int sigfd, struct cli_relay *relay,
+                   struct securer_status *st, securer_err_t *err);
 
 
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "termsafe.h"
 #include "securer/session.h"
 #include "session/internal.h"
 
@@ -21,7 +22,9 @@ cmd_exec_help (FILE *out)
            "Usage: securer exec [OPTIONS] (-e CODE | -f FILE | -)\n"
            "\n"
            "Run R code once in a fresh sandboxed R session and print what it prints,\n"
-           "as the R console would (visible values are printed).\n"
+           "as the R console would (visible values are printed).  On a terminal, escape\n"
+           "sequences in it are removed and other control characters and invalid UTF-8\n"
+           "shown (\"^G\", \"\\xff\"); to a file or a pipe it is written unchanged.\n"
            "\n"
            "Options:\n"
            "  -e, --expr CODE         R code to run\n"
@@ -206,11 +209,19 @@ done:
   return rc;
 }
 
+/* Which of stdout and stderr are terminals: what the sandbox prints goes
+ * to them through the terminal sanitiser. */
+struct ttys {
+  bool out, err;
+};
+
 static void
 print_line (void *data, enum securer_stream stream, const char *line)
 {
-  FILE *f = stream == SECURER_STDERR ? stderr : stdout;
-  fputs (line, f);
+  const struct ttys *t = data;
+  bool to_err = stream == SECURER_STDERR;
+  FILE *f = to_err ? stderr : stdout;
+  termsafe_fputs (line, f, to_err ? t->err : t->out);
   fputc ('\n', f);
   fflush (f);
 }
@@ -403,10 +414,12 @@ cmd_exec (int argc, char **argv)
       free (owned_code);
       goto out;
     }
+  struct ttys ttys = { .out = isatty (1), .err = isatty (2) };
   struct securer_exec_opts xo = {
     .timeout_ms = (uint64_t) (timeout * 1000.0), .max_tool_calls = max_tools,
     .max_output_lines = max_lines, .print = !json, .on_output = json ? NULL : print_line,
     .max_output_bytes = max_bytes,
+    .output_data = &ttys,
   };
   struct securer_result res;
   rc = securer_session_execute (s, code, &xo, &res, &err);
@@ -415,20 +428,30 @@ cmd_exec (int argc, char **argv)
   if (json)
     {
       json_t *out = securer_result_json (&res, "text", plain, max_reply);
-      json_dumpf (out, stdout, JSON_COMPACT | JSON_REAL_PRECISION (17));
+      /* JSON escapes every C0 control; on a terminal, C1 controls (which
+       * some terminals act on even as UTF-8) are escaped too. */
+      json_dumpf (out, stdout, JSON_COMPACT | JSON_REAL_PRECISION (17) | (ttys.out ? JSON_ENSURE_ASCII : 0));
       fputc ('\n', stdout);
       json_decref (out);
     }
   else
     {
       for (size_t i = 0; i < res.n_warnings; i++)
-        fprintf (stderr, "Warning message:\n%s\n", res.warnings[i]);
+        {
+          fputs ("Warning message:\n", stderr);
+          termsafe_fputs (res.warnings[i], stderr, ttys.err);
+          fputc ('\n', stderr);
+        }
       if (res.output_truncated)
         fprintf (stderr, "securer: output truncated: %llu more lines (%llu bytes) were not kept\n",
                  (unsigned long long) res.output_dropped_lines,
                  (unsigned long long) res.output_dropped_bytes);
       if (rc < 0)
-        fprintf (stderr, "Error: %s\n", res.error ? res.error : "execution failed");
+        {
+          fputs ("Error: ", stderr);
+          termsafe_fputs (res.error ? res.error : "execution failed", stderr, ttys.err);
+          fputc ('\n', stderr);
+        }
     }
   switch (res.status)
     {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "relay.h"
 #include "seccomp/learn.h"
 
 static void
@@ -49,7 +50,8 @@ learn_help (FILE *out)
            "  -h, --help            show this help\n"
            "\n"
            "Without --output, CMD's standard output goes to standard error so that standard\n"
-           "output holds only the fragment.\n"
+           "output holds only the fragment.  CMD's stdio are pipes relayed as by\n"
+           "'securer run' (escape sequences removed on a terminal).\n"
            "\n"
            "Exit status: 0 when a fragment was written (CMD's own status is reported on\n"
            "standard error), 125 when the sandbox could not be set up or this kernel\n"
@@ -178,6 +180,8 @@ write_out (const char *path, const char *text, securer_err_t *err)
 int
 cmd_policy_learn (int argc, char **argv)
 {
+  int caller_fd[3];
+  cli_relay_std_fds (caller_fd);
   struct learn_args a;
   int rc = parse_args (argc, argv, &a);
   if (rc != 0)
@@ -187,6 +191,7 @@ cmd_policy_learn (int argc, char **argv)
   struct securer_learn *l = NULL;
   struct securer_policy *p = NULL;
   struct securer_sandbox *sb = NULL;
+  struct cli_relay *relay = NULL;
   struct securer_status st;
   memset (&st, 0, sizeof st);
   char *text = NULL;
@@ -218,23 +223,32 @@ cmd_policy_learn (int argc, char **argv)
   struct securer_spawn_opts o = {
     .policy = p,
     .argv = a.argv,
-    .stdin_fd = -1,
-    /* Standard output is the fragment's unless it goes to a file. */
-    .stdout_fd = a.output != NULL && strcmp (a.output, "-") != 0 ? -1 : 2,
-    .stderr_fd = -1,
     .timeout_ms = a.timeout_ms,
     .verbose = a.verbose,
     .on_syscall = securer_learn_record,
     .on_syscall_ctx = l,
   };
-  if (securer_sandbox_spawn (&o, &sb, &err) < 0)
+  /* CMD's stdio is relayed as for `securer run`, so the fragment covers
+   * what it does there; standard output is the fragment's unless that
+   * goes to a file. */
+  struct cli_relay_opts ro = {
+    .in = caller_fd[0],
+    .out = caller_fd[a.output != NULL && strcmp (a.output, "-") != 0 ? 1 : 2],
+    .err = caller_fd[2],
+  };
+  if (cli_relay_new (&ro, &relay, &err) < 0)
+    {
+      rc = SECURER_EXIT_SETUP;
+      goto out;
+    }
+  if (cli_relay_spawn (relay, &o, &sb, &err) < 0)
     {
       rc = err && err->status ? err->status : SECURER_EXIT_SETUP;
       goto out;
     }
   /* Every readable pollfd is one or more notifications (each recorded by
    * the callback inside dispatch) or the end of the sandbox. */
-  if (cli_supervise (sb, sigfd, &st, &err) < 0)
+  if (cli_supervise (sb, sigfd, relay, &st, &err) < 0)
     {
       rc = SECURER_EXIT_SETUP;
       goto out;
@@ -277,6 +291,7 @@ out:
   free (text);
   securer_status_clear (&st);
   securer_sandbox_free (sb);
+  cli_relay_free (relay);
   securer_learn_free (l);
   securer_policy_free (p);
   if (sigfd >= 0)

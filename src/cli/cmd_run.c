@@ -6,16 +6,17 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <stdint.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "relay.h"
 
 void
 cmd_run_help (FILE *out)
@@ -30,8 +31,19 @@ cmd_run_help (FILE *out)
            "  -t, --timeout SEC        wall-clock limit in seconds (overrides the policy's)\n"
            "      --json-status FILE|fd:N\n"
            "                           write one JSON record about how CMD ended\n"
+           "      --no-stdin           CMD's standard input is empty; securer's is not read\n"
+           "      --raw-output         pass CMD's output to a terminal unchanged\n"
+           "      --inherit-stdio      give CMD securer's own stdin, stdout and stderr\n"
            "  -v, --verbose            report each setup step on stderr\n"
            "  -h, --help               show this help\n"
+           "\n"
+           "CMD's standard input, output and error are pipes that securer relays to and\n"
+           "from its own, so CMD shares no open file or terminal with the caller.  Output\n"
+           "going to a terminal has its escape sequences removed and other control\n"
+           "characters and invalid UTF-8 shown (\"^G\", \"\\xff\"); output to a file or a\n"
+           "pipe is passed byte for byte.  With --inherit-stdio CMD gets securer's\n"
+           "descriptors as they are (it can change their flags and, on a terminal, the\n"
+           "terminal's settings) and nothing is filtered.\n"
            "\n"
            "CMD is looked up in the PATH of the sandbox's environment when it has no '/'.\n"
            "SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to securer are passed\n"
@@ -51,6 +63,7 @@ struct run_args {
   const char *json_status;
   uint64_t timeout_ms;
   bool verbose;
+  bool no_stdin, raw_output, inherit_stdio;
   char **argv;
 };
 
@@ -128,9 +141,18 @@ parse_args (int argc, char **argv, struct run_args *a)
         a->json_status = val;
       else if (strcmp (o, "-v") == 0 || strcmp (o, "--verbose") == 0)
         a->verbose = true;
+      else if (strcmp (o, "--no-stdin") == 0)
+        a->no_stdin = true;
+      else if (strcmp (o, "--raw-output") == 0)
+        a->raw_output = true;
+      else if (strcmp (o, "--inherit-stdio") == 0)
+        a->inherit_stdio = true;
       else
         return usage_error ("unknown option '%s'", argv[i]);
     }
+  if (a->inherit_stdio && (a->no_stdin || a->raw_output))
+    return usage_error ("%s", "--inherit-stdio relays nothing: it cannot go with --no-stdin or "
+                              "--raw-output");
   if (a->policy == NULL)
     return usage_error ("%s", "--policy is required");
   if (i >= argc)
@@ -207,54 +229,70 @@ fail_setup (securer_err_t *err, int status_fd)
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
 int
-cli_supervise (struct securer_sandbox *sb, int sigfd, struct securer_status *st, securer_err_t *err)
+cli_supervise (struct securer_sandbox *sb, int sigfd, struct cli_relay *relay, struct securer_status *st,
+               securer_err_t *err)
 {
-  int ep = epoll_create1 (EPOLL_CLOEXEC);
-  if (ep < 0)
-    return securer_error_set (err, errno, "epoll_create1");
-  struct epoll_event ev = { .events = EPOLLIN, .data.fd = securer_sandbox_pollfd (sb) };
-  if (epoll_ctl (ep, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
-    {
-      close (ep);
-      return securer_error_set (err, errno, "epoll_ctl");
-    }
-  if (sigfd >= 0)
-    {
-      ev.data.fd = sigfd;
-      if (epoll_ctl (ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
-        {
-          close (ep);
-          return securer_error_set (err, errno, "epoll_ctl");
-        }
-    }
-  int r;
+  bool ended = false;
   for (;;)
     {
-      r = securer_sandbox_dispatch (sb, st, err);
-      if (r != 0)
-        break;
-      struct epoll_event got[2];
-      int n = epoll_wait (ep, got, 2, -1);
-      if (n < 0 && errno != EINTR)
+      if (!ended)
         {
-          r = securer_error_set (err, errno, "epoll_wait");
-          break;
+          int r = securer_sandbox_dispatch (sb, st, err);
+          if (r < 0)
+            return -1;
+          if (r == 1)
+            {
+              ended = true;
+              /* After a timeout the caller may be the one not reading: what
+               * it does not take at once is dropped rather than waited for. */
+              if (relay != NULL)
+                cli_relay_sandbox_ended (relay, st->reason != SECURER_KILL_TIMEOUT);
+            }
         }
-      for (int i = 0; i < n; i++)
-        if (got[i].data.fd == sigfd)
-          {
-            struct signalfd_siginfo si;
-            while (read (sigfd, &si, sizeof si) == (ssize_t) sizeof si)
+      if (ended && (relay == NULL || !cli_relay_busy (relay)))
+        return 0;
+      struct pollfd pf[2 + CLI_RELAY_MAX_POLLFDS];
+      unsigned n = 0;
+      if (!ended)
+        pf[n++] = (struct pollfd) { .fd = securer_sandbox_pollfd (sb), .events = POLLIN };
+      int sig_at = -1;
+      if (sigfd >= 0)
+        {
+          sig_at = (int) n;
+          pf[n++] = (struct pollfd) { .fd = sigfd, .events = POLLIN };
+        }
+      unsigned first = n;
+      bool now = false;
+      if (relay != NULL)
+        n += cli_relay_poll_fill (relay, pf + n, &now);
+      if (poll (pf, n, now ? 0 : -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return securer_error_set (err, errno, "poll");
+        }
+      if (sig_at >= 0 && pf[sig_at].revents)
+        {
+          struct signalfd_siginfo si;
+          while (read (sigfd, &si, sizeof si) == (ssize_t) sizeof si)
+            {
+              if (ended)
+                return 0;   /* the operator gives up on the remaining output */
               securer_sandbox_signal (sb, (int) si.ssi_signo, NULL);
-          }
+            }
+        }
+      if (relay != NULL)
+        cli_relay_pump (relay, pf + first, n - first);
     }
-  close (ep);
-  return r < 0 ? -1 : 0;
 }
 
 int
 cmd_run (int argc, char **argv)
 {
+  /* Before anything is opened: a closed std fd must not be mistaken for
+   * whatever takes its number later. */
+  int caller_fd[3];
+  cli_relay_std_fds (caller_fd);
   struct run_args a;
   int rc = parse_args (argc, argv, &a);
   if (rc != 0)
@@ -308,9 +346,12 @@ cmd_run (int argc, char **argv)
   struct securer_sandbox *sb = NULL;
   struct securer_status st;
   memset (&st, 0, sizeof st);
-  if (securer_sandbox_spawn (&o, &sb, &err) < 0)
+  struct cli_relay *relay = NULL;
+  struct cli_relay_opts ro = { .in = caller_fd[0], .out = caller_fd[1], .err = caller_fd[2],
+                              .no_stdin = a.no_stdin, .raw = a.raw_output };
+  if (!a.inherit_stdio && cli_relay_new (&ro, &relay, &err) < 0)
     rc = fail_setup (&err, status_fd);
-  else if (cli_supervise (sb, sigfd, &st, &err) < 0)
+  else if (cli_relay_spawn (relay, &o, &sb, &err) < 0 || cli_supervise (sb, sigfd, relay, &st, &err) < 0)
     rc = fail_setup (&err, status_fd);
   else
     {
@@ -338,6 +379,7 @@ cmd_run (int argc, char **argv)
     }
   securer_status_clear (&st);
   securer_sandbox_free (sb);
+  cli_relay_free (relay);
   securer_policy_free (policy);
   if (sigfd >= 0)
     close (sigfd);

@@ -183,6 +183,7 @@ struct opts {
   const char *extra_env;   /* one "NAME=value" added to the caller's environment */
   pid_t *pid_out;          /* when set: do not wait; return after start */
   bool unprivileged;       /* securer itself runs as uid/gid 65534 (no --json-status) */
+  bool inherit_stdio;      /* run --inherit-stdio: the payload gets stdin_fd itself */
 };
 
 static pid_t running_pid;
@@ -258,6 +259,8 @@ start_securer (const char *policy, const char *const *cmd, const struct opts *o,
       argv[n++] = "--timeout";
       argv[n++] = tbuf;
     }
+  if (o && o->inherit_stdio)
+    argv[n++] = "--inherit-stdio";
   argv[n++] = "--";
   for (int i = 0; cmd[i] != NULL && n < 62; i++)
     argv[n++] = cmd[i];
@@ -1253,7 +1256,8 @@ Test (attacks, tiocsti_on_inherited_terminal)
 {
   int master, slave;
   cr_assert_eq (openpty (&master, &slave, NULL, NULL, NULL), 0);
-  struct opts o = { .stdin_fd = slave };
+  /* The terminal is the payload's own stdin only when the caller asks. */
+  struct opts o = { .stdin_fd = slave, .inherit_stdio = true };
   struct run r = { 0 };
   probe (&r, &o, "tiocsti", NULL, NULL);
   uint64_t args[6] = { 0, 0x5412 /* TIOCSTI */, 0, 0, 0, 0 };
