@@ -459,9 +459,8 @@ static void
 run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
 {
   const char *code = json_string_value (json_object_get (req, "code"));
-  double timeout = json_number_value (json_object_get (req, "timeout"));
   struct securer_exec_opts xo = {
-    .timeout_ms = timeout > 0 ? (uint64_t) (timeout * 1000.0) : 0,
+    .timeout_ms = serve_timeout_ms (json_object_get (req, "timeout")),
     .max_tool_calls = (unsigned) json_integer_value (json_object_get (req, "max_tool_calls")),
     .max_output_lines = (unsigned) json_integer_value (json_object_get (req, "max_output_lines")),
     .max_code_length = (size_t) json_integer_value (json_object_get (req, "max_code_length")),

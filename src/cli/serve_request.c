@@ -88,3 +88,14 @@ serve_tools_from_json (const json_t *arr, securer_err_t *err)
   }
   return t;
 }
+
+uint64_t
+serve_timeout_ms (const json_t *timeout)
+{
+  double ms = json_number_value (timeout) * 1000.0;
+  if (!(ms > 0))
+    return 0;
+  /* Converting a double beyond the range of uint64_t is undefined; such a
+   * timeout (over 500 million years) is as good as none. */
+  return ms < 18446744073709551616.0 ? (uint64_t) ms : UINT64_MAX;
+}

@@ -6,6 +6,7 @@
 #define SECURER_SERVE_REQUEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -25,6 +26,11 @@ struct serve_request {
 int serve_request_parse (const char *line, size_t len, struct serve_request *r,
                          securer_err_t *err);
 void serve_request_clear (struct serve_request *r);
+
+/* The "timeout" of an execute request (seconds) in milliseconds; 0, the
+ * session's default, when it is absent or not positive; UINT64_MAX when
+ * it is too long to count. */
+uint64_t serve_timeout_ms (const json_t *timeout);
 
 /* A registry for the "tools" member of an open request (absent or null:
  * no tools); NULL with *err set when a declaration is malformed. */

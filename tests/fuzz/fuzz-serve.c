@@ -35,6 +35,8 @@ on_line (const char *line, size_t len)
               securer_tools_unref (t);
             }
         }
+      else if (strcmp (r.op, "execute") == 0)
+        serve_timeout_ms (json_object_get (r.req, "timeout"));
       else if (strcmp (r.op, "tool_result") == 0)
         {
           json_t *tagged = securer_value_from_plain (json_object_get (r.req, "value"), &err);
