@@ -72,3 +72,14 @@ tests_integration_test_run_stdio_SOURCES = tests/integration/test-run-stdio.c te
 tests_integration_test_run_stdio_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_run_stdio_LDADD = $(TEST_LIBS)
 endif
+
+# The decoding of `securer serve` requests that needs no server.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-serve-request
+TESTS += tests/unit/test-serve-request
+tests_unit_test_serve_request_SOURCES = tests/unit/test-serve-request.c src/cli/serve_request.c \
+	src/cli/serve_request.h
+tests_unit_test_serve_request_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
+tests_unit_test_serve_request_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_serve_request_LDADD = $(TEST_LIBS)
+endif

@@ -49,7 +49,9 @@ int securer_value_validate (const json_t *v, securer_err_t *err);
 /* Ordinary JSON for a tagged value: length-1 unnamed vectors become scalars,
  * NA becomes null, NaN/Inf/-Inf become the strings "NaN", "Inf", "-Inf",
  * named vectors and lists become objects, data frames become arrays of row
- * objects, factors their labels, Dates "YYYY-MM-DD" strings.  New reference. */
+ * objects (of the columns that carry values: an "other" column only in a
+ * one-row data frame; none left: []), factors their labels, Dates
+ * "YYYY-MM-DD" strings.  New reference. */
 json_t *securer_value_to_plain (const json_t *v);
 
 /* The same, refused (NULL, E2BIG) when the plain form would exceed

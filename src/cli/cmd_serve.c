@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "serve_request.h"
 #include "securer/session.h"
 #include "session/internal.h"
 
@@ -366,63 +367,6 @@ on_pool_member_start (struct entry *e, const char *error)
   json_decref (id);
 }
 
-static struct securer_tools *
-tools_from_json (const json_t *arr, securer_err_t *err)
-{
-  struct securer_tools *t = securer_tools_new ();
-  if (t == NULL)
-    {
-      securer_error_set (err, ENOMEM, "tools");
-      return NULL;
-    }
-  if (arr == NULL || json_is_null (arr))
-    return t;
-  if (!json_is_array (arr))
-    {
-      securer_tools_unref (t);
-      securer_error_set (err, EINVAL, "\"tools\" must be an array");
-      return NULL;
-    }
-  size_t i;
-  json_t *tj;
-  json_array_foreach (arr, i, tj)
-  {
-    const char *name = json_string_value (json_object_get (tj, "name"));
-    const char *desc = json_string_value (json_object_get (tj, "description"));
-    json_t *args = json_object_get (tj, "args");
-    struct securer_tool_arg a[64];
-    size_t n = 0;
-    if (args != NULL && !json_is_object (args))
-      {
-        securer_tools_unref (t);
-        securer_error_set (err, EINVAL, "tool %zu: \"args\" must be an object of NAME: TYPE", i + 1);
-        return NULL;
-      }
-    const char *k;
-    json_t *v;
-    json_object_foreach (args, k, v)
-    {
-      int ty = json_is_string (v) ? securer_arg_type_parse (json_string_value (v)) : -1;
-      if (ty < 0 || n == 64)
-        {
-          securer_tools_unref (t);
-          securer_error_set (err, EINVAL, "tool %zu: argument '%s' needs a type (numeric, integer, "
-                                          "character, logical, list, data.frame, any)", i + 1, k);
-          return NULL;
-        }
-      a[n].name = k;
-      a[n].type = (enum securer_arg_type) ty;
-      n++;
-    }
-    if (securer_tools_add (t, name ? name : "", desc, a, n, NULL, NULL, err) < 0)
-      {
-        securer_tools_unref (t);
-        return NULL;
-      }
-  }
-  return t;
-}
-
 /* Reads a policy from a descriptor (a regular file of at most 1 MiB). */
 static int
 load_policy_fd (int fd, const char *name, const char *shown, struct securer_policy **out,
@@ -512,7 +456,7 @@ out:
 static struct entry *
 open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_t *err)
 {
-  struct securer_tools *tools = tools_from_json (json_object_get (req, "tools"), err);
+  struct securer_tools *tools = serve_tools_from_json (json_object_get (req, "tools"), err);
   if (tools == NULL)
     return NULL;
   struct securer_policy *policy = NULL;
@@ -647,7 +591,6 @@ static void
 run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
 {
   const char *code = json_string_value (json_object_get (req, "code"));
-  double timeout = json_number_value (json_object_get (req, "timeout"));
   size_t lines, bytes, calls;
   if (!request_cap (c, id, req, "max_output_lines", srv.max_output_lines, "--max-output-lines", &lines)
       || !request_cap (c, id, req, "max_output_bytes", srv.max_output_bytes, "--max-output-bytes",
@@ -655,7 +598,7 @@ run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
       || !request_cap (c, id, req, "max_tool_calls", srv.max_tool_calls, "--max-tool-calls", &calls))
     return;
   struct securer_exec_opts xo = {
-    .timeout_ms = timeout > 0 ? (uint64_t) (timeout * 1000.0) : 0,
+    .timeout_ms = serve_timeout_ms (json_object_get (req, "timeout")),
     .max_tool_calls = (unsigned) calls,
     .max_output_lines = (unsigned) lines,
     .max_output_bytes = bytes,
@@ -849,18 +792,13 @@ do_tool_result (struct client *c, json_t *id, const json_t *req)
 static void
 handle_request (struct client *c, const char *line, size_t len)
 {
-  json_error_t je;
-  json_t *req = json_loadb (line, len, JSON_REJECT_DUPLICATES, &je);
-  if (!json_is_object (req))
-    {
-      json_decref (req);
-      return reply_error (c, NULL, "malformed request: %s", je.text);
-    }
-  json_t *id = json_object_get (req, "id");
-  const char *op = json_string_value (json_object_get (req, "op"));
+  struct serve_request r;
   securer_err_t err = NULL;
-  if (op == NULL)
-    reply_error (c, id, "request needs an \"op\" string");
+  int parsed = serve_request_parse (line, len, &r, &err);
+  json_t *req = r.req, *id = r.id;
+  const char *op = r.op;
+  if (parsed < 0)
+    reply_error (c, id, "%s", securer_error_message (err));
   else if (!c->authed)
     {
       const char *tok = json_string_value (json_object_get (req, "token"));

@@ -193,6 +193,51 @@ Test (value, to_plain)
   expect_plain ("null", "null");
 }
 
+/* A data frame's "nrow" is only believed as far as its columns carry the
+ * rows: a few bytes from R claiming 2^31-1 rows once made the host build
+ * that many row objects. */
+Test (value, data_frame_rows_are_backed_by_columns)
+{
+  const char *bad[] = {
+    "{\"t\":\"df\",\"n\":[\"l\"],\"nrow\":2147483647,\"v\":[{\"t\":\"list\",\"v\":[null]}]}",
+    "{\"t\":\"df\",\"n\":[\"l\"],\"nrow\":1,\"v\":[{\"t\":\"list\",\"v\":[null,null]}]}",
+    "{\"t\":\"df\",\"n\":[\"d\"],\"nrow\":2147483647,\"v\":[{\"t\":\"df\",\"n\":[],\"nrow\":1,\"v\":[]}]}",
+    NULL,
+  };
+  securer_err_t err = NULL;
+  for (const char **b = bad; *b; b++)
+    {
+      json_t *j = load (*b);
+      cr_assert_eq (securer_value_validate (j, &err), -1, "accepted %s", *b);
+      cr_assert_eq (securer_error_errno (err), EINVAL);
+      cr_assert (strstr (securer_error_message (err), "rows, expected") != NULL, "%s: %s", *b,
+                 securer_error_message (err));
+      securer_error_free (&err);
+      json_decref (j);
+    }
+  /* Valid values whose rows no column carries: no row objects at all. */
+  const char *empty[] = {
+    "{\"t\":\"df\",\"n\":[],\"nrow\":2147483647,\"v\":[]}",
+    "{\"t\":\"df\",\"n\":[\"z\"],\"nrow\":2147483647,"
+    "\"v\":[{\"t\":\"other\",\"class\":[\"complex\"],\"text\":\"1+2i\"}]}",
+    NULL,
+  };
+  for (const char **e = empty; *e; e++)
+    {
+      json_t *j = load (*e);
+      cr_assert_eq (securer_value_validate (j, &err), 0, "%s: %s", *e, securer_error_message (err));
+      json_decref (j);
+      expect_plain (*e, "[]");
+    }
+  expect_plain ("{\"t\":\"df\",\"n\":[\"a\",\"z\",\"l\"],\"nrow\":2,\"v\":[{\"t\":\"int\",\"v\":[1,2]},"
+                "{\"t\":\"other\",\"class\":[\"complex\"],\"text\":\"1+2i\"},"
+                "{\"t\":\"list\",\"v\":[null,{\"t\":\"chr\",\"v\":[\"x\"]}]}]}",
+                "[{\"a\":1,\"l\":null},{\"a\":2,\"l\":\"x\"}]");
+  expect_plain ("{\"t\":\"df\",\"n\":[\"z\"],\"nrow\":1,"
+                "\"v\":[{\"t\":\"other\",\"class\":[\"complex\"],\"text\":\"1+2i\"}]}",
+                "[{\"z\":\"1+2i\"}]");
+}
+
 static void
 expect_tagged (const char *plain, const char *tagged)
 {

@@ -230,13 +230,14 @@ validate (const json_t *v, int depth, securer_err_t *err)
         {
           if (validate (e, depth + 1, err) < 0)
             return securer_error_prefix (err, "df column %zu", i + 1);
-          const json_t *cv = json_object_get (e, "v");
+          /* Every column but an "other" one carries its nrow rows, so
+           * the rows a data frame claims are backed by what was sent. */
           enum vkind ck = kind_of (e);
-          if (ck != K_LIST && ck != K_DF && ck != K_OTHER
-              && json_array_size (cv) != (size_t) json_integer_value (nrow))
+          size_t rows = ck == K_DF ? (size_t) json_integer_value (json_object_get (e, "nrow"))
+                                   : json_array_size (json_object_get (e, "v"));
+          if (ck != K_OTHER && rows != (size_t) json_integer_value (nrow))
             return securer_error_set (err, EINVAL, "df column %zu has %zu rows, expected %lld",
-                                      i + 1, json_array_size (cv),
-                                      (long long) json_integer_value (nrow));
+                                      i + 1, rows, (long long) json_integer_value (nrow));
         }
         return check_common (v, json_array_size (arr), df_keys, what, err);
       }
@@ -303,18 +304,30 @@ securer_value_to_plain (const json_t *v)
       return json_incref (json_object_get (v, "text"));
     case K_DF:
       {
+        /* The rows are made of the columns that carry them: an "other"
+         * column (values R could not transfer) shows its text in a one-row
+         * data frame and is left out of longer ones, and a data frame with
+         * no column left has no rows.  So the rows never outnumber the
+         * values R sent, whatever "nrow" claims. */
         json_t *rows = json_array ();
         size_t nrow = (size_t) json_integer_value (json_object_get (v, "nrow"));
         json_t *cols = json_array ();
+        bool carried = false;
         size_t i;
         const json_t *c;
         json_array_foreach (arr, i, c)
+        {
           json_array_append_new (cols, securer_value_to_plain (c));
-        for (size_t r = 0; r < nrow; r++)
+          if (nrow == 1 || kind_of (c) != K_OTHER)
+            carried = true;
+        }
+        for (size_t r = 0; carried && r < nrow; r++)
           {
             json_t *row = json_object ();
             json_array_foreach (cols, i, c)
             {
+              if (nrow != 1 && kind_of (json_array_get (arr, i)) == K_OTHER)
+                continue;
               const char *nm = json_string_value (json_array_get (names, i));
               json_t *cell = json_is_array (c) ? json_array_get (c, r) : (nrow == 1 ? (json_t *) c : NULL);
               json_object_set (row, nm ? nm : "", cell ? cell : json_null ());

@@ -1,0 +1,39 @@
+/* The part of a `securer serve` request that needs no server state: the
+ * line parsed and its envelope checked, and the tool declarations of
+ * "open"/"pool_open" turned into a registry.  Kept apart from the server
+ * so that it can be exercised on arbitrary input (tests/fuzz). */
+#ifndef SECURER_SERVE_REQUEST_H
+#define SECURER_SERVE_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "securer/error.h"
+#include "securer/session.h"
+
+struct serve_request {
+  json_t *req;        /* the request object (NULL when the line is not one); owns the rest */
+  json_t *id;         /* "id", echoed in the reply; NULL when absent */
+  const char *op;     /* "op"; NULL when the request has none */
+};
+
+/* Parses one request line (duplicate keys rejected).  On failure *err
+ * holds the message the client is answered with, and r->id the id to
+ * answer it with (NULL when the line is not a JSON object).  Either way
+ * serve_request_clear() releases r. */
+int serve_request_parse (const char *line, size_t len, struct serve_request *r,
+                         securer_err_t *err);
+void serve_request_clear (struct serve_request *r);
+
+/* The "timeout" of an execute request (seconds) in milliseconds; 0, the
+ * session's default, when it is absent or not positive; UINT64_MAX when
+ * it is too long to count. */
+uint64_t serve_timeout_ms (const json_t *timeout);
+
+/* A registry for the "tools" member of an open request (absent or null:
+ * no tools); NULL with *err set when a declaration is malformed. */
+struct securer_tools *serve_tools_from_json (const json_t *arr, securer_err_t *err);
+
+#endif

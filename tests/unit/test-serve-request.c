@@ -1,0 +1,74 @@
+/* The part of `securer serve` requests decoded without a server
+ * (src/cli/serve_request.c). */
+#include <config.h>
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "serve_request.h"
+
+static void
+expect_refused (const char *line, const char *message, bool has_id)
+{
+  struct serve_request r;
+  securer_err_t err = NULL;
+  cr_assert_eq (serve_request_parse (line, strlen (line), &r, &err), -1, "accepted %s", line);
+  cr_assert (strstr (securer_error_message (err), message) != NULL, "%s: %s", line,
+             securer_error_message (err));
+  cr_assert_eq (r.id != NULL, has_id, "%s", line);
+  securer_error_free (&err);
+  serve_request_clear (&r);
+}
+
+Test (serve_request, envelope)
+{
+  struct serve_request r;
+  securer_err_t err = NULL;
+  const char *ok = "{\"op\":\"status\",\"id\":[1],\"session\":\"s\"}";
+  cr_assert_eq (serve_request_parse (ok, strlen (ok), &r, &err), 0);
+  cr_assert_str_eq (r.op, "status");
+  cr_assert (json_is_array (r.id));
+  serve_request_clear (&r);
+  expect_refused ("{\"op\":", "malformed request: ", false);
+  expect_refused ("[\"op\"]", "malformed request: ", false);
+  expect_refused ("{\"op\":\"a\",\"op\":\"b\"}", "malformed request: duplicate", false);
+  expect_refused ("{\"id\":7,\"op\":3}", "request needs an \"op\" string", true);
+}
+
+Test (serve_request, tools)
+{
+  securer_err_t err = NULL;
+  json_t *good = json_loads ("[{\"name\":\"add\",\"args\":{\"a\":\"numeric\",\"b\":\"data.frame\"}}]", 0, NULL);
+  struct securer_tools *t = serve_tools_from_json (good, &err);
+  cr_assert_not_null (t, "%s", securer_error_message (err));
+  cr_assert_eq (securer_tools_count (t), 1);
+  securer_tools_unref (t);
+  json_decref (good);
+  const char *bad[] = { "{}", "[{\"name\":\"if\"}]", "[{\"name\":\"f\",\"args\":[]}]",
+                        "[{\"name\":\"f\",\"args\":{\"a\":\"complex\"}}]", NULL };
+  for (const char **b = bad; *b; b++)
+    {
+      json_t *j = json_loads (*b, 0, NULL);
+      cr_assert_null (serve_tools_from_json (j, &err), "accepted %s", *b);
+      cr_assert_not_null (err);
+      securer_error_free (&err);
+      json_decref (j);
+    }
+}
+
+/* A timeout too long for a 64-bit count of milliseconds converted out of
+ * range, which is undefined behaviour (found by tests/fuzz/fuzz-serve). */
+Test (serve_request, timeout)
+{
+  struct { const char *json; uint64_t ms; } cases[] = {
+    { "2.5", 2500 }, { "1", 1000 }, { "0", 0 }, { "-3", 0 }, { "\"10\"", 0 }, { "null", 0 },
+    { "1e16", 10000000000000000000u }, { "1e300", UINT64_MAX }, { "1.7e308", UINT64_MAX },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      json_t *j = json_loads (cases[i].json, JSON_DECODE_ANY, NULL);
+      cr_assert_eq (serve_timeout_ms (j), cases[i].ms, "%s", cases[i].json);
+      json_decref (j);
+    }
+  cr_assert_eq (serve_timeout_ms (NULL), 0);
+}
