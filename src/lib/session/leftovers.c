@@ -43,14 +43,14 @@ struct proc {
   signed char in;            /* -1 unknown, 0 outside the sandbox, 1 inside */
 };
 
-/* State and parent from /proc/PID/stat; the name field may hold anything,
- * including ") ", so parsing starts after its last ')'. */
+/* State and parent from the stat file `name` under dirfd (AT_FDCWD for an
+ * absolute path); the name field may hold anything, including ") ", so
+ * parsing starts after its last ')'. */
 static int
-read_stat (pid_t pid, pid_t *ppid, char *state)
+stat_at (int dirfd, const char *name, pid_t *ppid, char *state)
 {
-  char path[40], buf[512];
-  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  char buf[512];
+  int fd = openat (dirfd, name, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -1;
   ssize_t n = read (fd, buf, sizeof buf - 1);
@@ -66,6 +66,14 @@ read_stat (pid_t pid, pid_t *ppid, char *state)
   *ppid = pp;
   *state = st;
   return 0;
+}
+
+static int
+read_stat (pid_t pid, pid_t *ppid, char *state)
+{
+  char path[40];
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  return stat_at (AT_FDCWD, path, ppid, state);
 }
 
 static int
@@ -274,19 +282,9 @@ open_sandbox_proc (pid_t init)
 static char
 state_at (int dirfd)
 {
-  char buf[512], state = 0;
-  int sfd = openat (dirfd, "stat", O_RDONLY | O_CLOEXEC);
-  if (sfd < 0)
-    return 0;
-  ssize_t n = read (sfd, buf, sizeof buf - 1);
-  close (sfd);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  char *rp = strrchr (buf, ')');
-  if (rp == NULL || sscanf (rp + 1, " %c", &state) != 1)
-    return 0;
-  return state;
+  pid_t ppid;
+  char state;
+  return stat_at (dirfd, "stat", &ppid, &state) == 0 ? state : 0;
 }
 
 static bool
