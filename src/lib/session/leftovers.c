@@ -46,18 +46,28 @@ struct proc {
 /* State and parent from the stat file `name` under dirfd (AT_FDCWD for an
  * absolute path); the name field may hold anything, including ") ", so
  * parsing starts after its last ')'. */
+/* Reads a small /proc file whole into buf (NUL-terminated); -1 when it
+ * cannot be read or is empty (the process is gone). */
 static int
-stat_at (int dirfd, const char *name, pid_t *ppid, char *state)
+read_small (int dirfd, const char *name, char *buf, size_t size)
 {
-  char buf[512];
   int fd = openat (dirfd, name, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -1;
-  ssize_t n = read (fd, buf, sizeof buf - 1);
+  ssize_t n = read (fd, buf, size - 1);
   close (fd);
   if (n <= 0)
     return -1;
   buf[n] = '\0';
+  return 0;
+}
+
+static int
+stat_at (int dirfd, const char *name, pid_t *ppid, char *state)
+{
+  char buf[512];
+  if (read_small (dirfd, name, buf, sizeof buf) < 0)
+    return -1;
   char *rp = strrchr (buf, ')');
   int pp;
   char st;
@@ -233,14 +243,8 @@ inside_pid (pid_t host_pid)
 {
   char path[40], buf[2048];
   snprintf (path, sizeof path, "/proc/%d/status", (int) host_pid);
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  if (read_small (AT_FDCWD, path, buf, sizeof buf) < 0)
     return -1;
-  ssize_t n = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (n <= 0)
-    return -1;
-  buf[n] = '\0';
   char *l = strstr (buf, "\nNSpid:");
   if (l == NULL)
     return -1;
