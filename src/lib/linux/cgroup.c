@@ -343,9 +343,10 @@ sweep_stale_groups (int parent_fd)
 /* Creates the group `name` under `parent` and returns it in *out, with
  * *lock an open descriptor of it holding an exclusive flock for as long
  * as the sandbox lives: the lock is how a later run tells a live group
- * from one a killed supervisor left behind.  The descriptor is inherited
- * by the sandbox's init (not by the payload: close-on-exec), so the lock
- * lasts as long as anything of the sandbox does.
+ * from one a killed supervisor left behind.  Only the supervisor keeps the
+ * descriptor (close-on-exec: securer-init and the payload drop it), so a
+ * group whose supervisor died can be swept while its last processes are
+ * still exiting; the sweep therefore also requires it to hold none.
  *
  * `parent` is locked shared around mkdir + flock so that the sweep of
  * stale groups, which needs it exclusively, never sees a group between
