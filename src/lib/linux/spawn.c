@@ -118,9 +118,26 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
       securer_error_set (&err, errno, "chdir %s", cwd);
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
     }
+  if (securer_linux_drop_caps (&err) < 0)
+    payload_fail (lp, SECURER_EXIT_SETUP, &err);
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    {
+      securer_error_set (&err, errno, "set no_new_privs");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
+
+  struct securer_landlock_report rep;
+  memset (&rep, 0, sizeof rep);
+  if (securer_landlock_apply (p, &rep, &err) < 0)
+    {
+      securer_error_prefix (&err, "landlock");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
   /* Wait until pid 1 has become securer-init and undumpable: from the
    * moment the command runs, pid 1 must hold nothing of the caller and be
-   * out of the command's reach. */
+   * out of the command's reach.  The steps above (capabilities,
+   * no_new_privs, Landlock) need no particular descriptors, so they run
+   * while pid 1 is still executing securer-init. */
   char gate_byte;
   ssize_t gate_n;
   while ((gate_n = read (lp->gate_fd, &gate_byte, 1)) != 0)
@@ -146,21 +163,6 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
                                  lp->n_pass_fds, lp->setup_sock, sock, &err) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
   lp->setup_sock = sock;
-  if (securer_linux_drop_caps (&err) < 0)
-    payload_fail (lp, SECURER_EXIT_SETUP, &err);
-  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-    {
-      securer_error_set (&err, errno, "set no_new_privs");
-      payload_fail (lp, SECURER_EXIT_SETUP, &err);
-    }
-
-  struct securer_landlock_report rep;
-  memset (&rep, 0, sizeof rep);
-  if (securer_landlock_apply (p, &rep, &err) < 0)
-    {
-      securer_error_prefix (&err, "landlock");
-      payload_fail (lp, SECURER_EXIT_SETUP, &err);
-    }
   struct sync_msg m;
   memset (&m, 0, sizeof m);
   m.type = SYNC_READY;
