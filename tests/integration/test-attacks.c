@@ -1087,13 +1087,15 @@ Test (attacks, cgroup_of_a_killed_supervisor_is_removed_by_the_next_run)
   finish_securer (&r);
   cr_assert_eq (r.status, 128 + SIGKILL);
   run_free (&r);
+  /* A launch by another test running at the same time may already have
+   * swept a group (the killed supervisor cannot have): only a group still
+   * there is waited on. */
   for (int i = 0; i < n; i++)
     {
-      cr_assert_eq (access (groups[i], F_OK), 0, "%s was removed by nobody", groups[i]);
-      for (int k = 0; k < 1000 && !group_empty (groups[i]); k++)
+      for (int k = 0; k < 1000 && access (groups[i], F_OK) == 0 && !group_empty (groups[i]); k++)
         usleep (10 * 1000);
-      cr_assert (group_empty (groups[i]), "the sandbox in %s outlived its supervisor",
-                 groups[i]);
+      cr_assert (access (groups[i], F_OK) < 0 || group_empty (groups[i]),
+                 "the sandbox in %s outlived its supervisor", groups[i]);
     }
 
   /* Any later run that makes a group removes the leftovers. */
