@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "securer/ports.h"
-#include "ports-internal.h"
+#include "ports/ports-internal.h"
 
 #define host_path securer_host_path
 

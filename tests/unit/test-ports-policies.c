@@ -9,7 +9,7 @@
 #include "securer/policy.h"
 #include "securer/ports.h"
 #include "securer/sandbox.h"
-#include "../../macos/ports-internal.h"
+#include "ports/ports-internal.h"
 
 static struct securer_policy *
 load (const char *name)
