@@ -85,3 +85,12 @@ tests_unit_test_ports_launch_macos_CPPFLAGS = $(AM_CPPFLAGS) -DSECURER_MACOS_LAU
 tests_unit_test_ports_launch_macos_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_ports_launch_macos_LDADD = $(TEST_LIBS)
 endif
+
+# Every generated Seatbelt profile read by an SBPL reader written for the test.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-ports-sbpl
+TESTS += tests/unit/test-ports-sbpl
+tests_unit_test_ports_sbpl_SOURCES = tests/unit/test-ports-sbpl.c
+tests_unit_test_ports_sbpl_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ports_sbpl_LDADD = $(TEST_LIBS)
+endif
