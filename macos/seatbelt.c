@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "securer/ports.h"
-#include "ports-internal.h"
+#include "ports/ports-internal.h"
 
 #define host_path securer_host_path
 
@@ -439,8 +439,14 @@ gen_mounts (struct gen *g, securer_err_t *err)
             char comment[64];
             snprintf (comment, sizeof comment, "%s bind%s", rw ? "rw" : "ro",
                       m->optional ? " (optional)" : "");
-            emit_rule (g, "allow", rw ? "file-read* file-write*" : "file-read*", "subpath", &hp,
-                       comment);
+            /* A read-only bind of a directory the platform rules already
+             * grant would repeat their rule word for word. */
+            bool granted = false;
+            for (size_t k = 0; !rw && k < N_ELEMS (platform_read_subpaths); k++)
+              granted |= strcmp (hp.path, platform_read_subpaths[k]) == 0;
+            if (!granted)
+              emit_rule (g, "allow", rw ? "file-read* file-write*" : "file-read*", "subpath", &hp,
+                         comment);
             if (strcmp (hp.path, dest) != 0)
               r = securer_port_gap (g->rep, SECURER_ENFORCE_BEST_EFFORT, "filesystem", rule_full,
                                     err,
@@ -543,7 +549,9 @@ gen_exec (struct gen *g, securer_err_t *err)
             return -1;
           if (r == 0)
             continue; /* under no mount: nothing there to run */
-          emit_rule (g, "allow", "process-exec file-read*", "subpath", &hp, NULL);
+          /* Reading it is the mount's grant (and a mask's denial): the
+           * rule adds the right to execute only. */
+          emit_rule (g, "allow", "process-exec", "subpath", &hp, NULL);
           free (hp.path);
           n++;
         }

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "securer/ports.h"
-#include "../macos/ports-internal.h"
+#include "ports/ports-internal.h"
 
 /* Names Windows programs and R take their home and scratch space from:
  * all point at the private directory, whatever the caller had. */
@@ -465,6 +465,68 @@ securer_jobobject_plan (const struct securer_policy *p, const char *private_dir,
       return securer_error_prefix (err, "jobobject plan");
     }
   return 0;
+}
+
+/* Drops from the report every line that credits the AppContainer. */
+static void
+forget_appcontainer (struct securer_port_report *rep)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < rep->n_enforced; i++)
+    if (strstr (rep->enforced[i], "AppContainer") != NULL)
+      free (rep->enforced[i]);
+    else
+      rep->enforced[k++] = rep->enforced[i];
+  rep->n_enforced = k;
+  k = 0;
+  for (size_t i = 0; i < rep->n_gaps; i++)
+    {
+      struct securer_port_gap *g = &rep->gaps[i];
+      if (strstr (g->reason, "AppContainer") == NULL)
+        {
+          rep->gaps[k++] = *g;
+          continue;
+        }
+      free (g->section);
+      free (g->rule);
+      free (g->reason);
+    }
+  rep->n_gaps = k;
+}
+
+int
+securer_jobobject_without_appcontainer (const struct securer_policy *p, struct securer_jobobject_plan *plan,
+                                        struct securer_port_report *rep, const char *why,
+                                        securer_err_t *err)
+{
+  plan->appcontainer = false;
+  for (size_t i = 0; i < plan->n_capabilities; i++)
+    free (plan->capabilities[i]);
+  plan->n_capabilities = 0;
+  for (size_t i = 0; i < plan->n_grants; i++)
+    free (plan->grants[i].path);
+  plan->n_grants = 0;
+  forget_appcontainer (rep);
+  /* What remains: the job's limits, the sanitized environment, the private
+   * directory, and a token without privileges. */
+  if (securer_port_gap (rep, SECURER_ENFORCE_REQUIRED, "filesystem", "the policy's view", err,
+                        "%s; without one the payload can read and write whatever the caller's "
+                        "account can", why) < 0)
+    return -1;
+  if (p->network != SECURER_NET_HOST
+      && securer_port_gap (rep, SECURER_ENFORCE_REQUIRED, "network",
+                           p->network == SECURER_NET_NONE ? "network none" : "network loopback", err,
+                           "%s; without one the payload has the caller's network access", why) < 0)
+    return -1;
+  if ((p->namespaces & SECURER_NS_IPC)
+      && securer_port_gap (rep, SECURER_ENFORCE_BEST_EFFORT, "namespaces", "namespace ipc", err,
+                           "%s; named objects are the session's", why) < 0)
+    return -1;
+  if ((p->namespaces & SECURER_NS_USER)
+      && securer_port_gap (rep, SECURER_ENFORCE_BEST_EFFORT, "identity", "uid and gid", err,
+                           "the payload runs as the caller's account") < 0)
+    return -1;
+  return securer_port_enforced (rep, err, "identity: a restricted token (every privilege it can shed removed)");
 }
 
 void

@@ -9,6 +9,12 @@
  *     KILL_ON_JOB_CLOSE so nothing the payload started survives
  *   → ACEs revoked, profile deleted.
  *
+ * The AppContainer API is looked up at run time, not imported: Windows
+ * before 8 has none, and Wine exports CreateAppContainerProfile only as a
+ * stub that aborts the process when called.  Without it the plan says so
+ * (securer_jobobject_without_appcontainer) and the payload runs with a
+ * restricted token in the job alone, if the caller accepts that.
+ *
  * Compiled only on Windows (`make check-windows-build` cross-compiles it
  * with mingw-w64); on every other system this file is empty. */
 #ifdef _WIN32
@@ -108,6 +114,36 @@ out:
 
 /* ---- AppContainer ---------------------------------------------------------- */
 
+typedef HRESULT (WINAPI *create_profile_fn) (PCWSTR, PCWSTR, PCWSTR, PSID_AND_ATTRIBUTES, DWORD, PSID *);
+typedef HRESULT (WINAPI *delete_profile_fn) (PCWSTR);
+static create_profile_fn create_profile;
+static delete_profile_fn delete_profile;
+
+bool
+securer_windows_appcontainer_available (const char **why)
+{
+  *why = NULL;
+  /* Wine's stub would abort us at the first call: ask ntdll first. */
+  HMODULE ntdll = GetModuleHandleW (L"ntdll.dll");
+  if (ntdll != NULL && GetProcAddress (ntdll, "wine_get_version") != NULL)
+    {
+      *why = "no AppContainer under Wine, whose CreateAppContainerProfile is a stub";
+      return false;
+    }
+  HMODULE userenv = LoadLibraryW (L"userenv.dll");
+  if (userenv != NULL)
+    {
+      create_profile = (create_profile_fn) (void (*) (void)) GetProcAddress (userenv, "CreateAppContainerProfile");
+      delete_profile = (delete_profile_fn) (void (*) (void)) GetProcAddress (userenv, "DeleteAppContainerProfile");
+    }
+  if (create_profile == NULL || delete_profile == NULL)
+    {
+      *why = "no AppContainer before Windows 8";
+      return false;
+    }
+  return true;
+}
+
 struct container {
   wchar_t name[96];
   PSID sid;
@@ -155,7 +191,9 @@ container_create (const struct securer_jobobject_plan *plan, struct container *c
       c->caps[i].Attributes = SE_GROUP_ENABLED;
       c->n_caps++;
     }
-  HRESULT hr = CreateAppContainerProfile (c->name, c->name, L"securer sandbox", c->n_caps ? c->caps : NULL,
+  if (create_profile == NULL)
+    return securer_error_set (err, ENOSYS, "no AppContainers on this system");
+  HRESULT hr = create_profile (c->name, c->name, L"securer sandbox", c->n_caps ? c->caps : NULL,
                                           c->n_caps, &c->sid);
   if (FAILED (hr))
     return win_error (err, (DWORD) hr, "CreateAppContainerProfile");
@@ -233,10 +271,32 @@ container_destroy (struct container *c)
   free (c->granted);
   if (c->sid != NULL)
     {
-      DeleteAppContainerProfile (c->name);
+      if (delete_profile != NULL)
+        delete_profile (c->name);
       FreeSid (c->sid);
     }
   memset (c, 0, sizeof *c);
+}
+
+/* Without an AppContainer: the caller's token with every privilege it can
+ * shed removed (SeChangeNotify stays: Windows needs it to traverse). */
+static HANDLE
+restricted_token (securer_err_t *err)
+{
+  HANDLE self = NULL, restricted = NULL;
+  if (!OpenProcessToken (GetCurrentProcess (),
+                         TOKEN_DUPLICATE | TOKEN_ASSIGN_PRIMARY | TOKEN_QUERY | TOKEN_ADJUST_DEFAULT, &self))
+    {
+      win_error (err, GetLastError (), "OpenProcessToken");
+      return NULL;
+    }
+  if (!CreateRestrictedToken (self, DISABLE_MAX_PRIVILEGE, 0, NULL, 0, NULL, 0, NULL, &restricted))
+    {
+      win_error (err, GetLastError (), "CreateRestrictedToken");
+      restricted = NULL;
+    }
+  CloseHandle (self);
+  return restricted;
 }
 
 /* ---- the job ---------------------------------------------------------------- */
@@ -315,7 +375,7 @@ securer_windows_run (const struct securer_jobobject_plan *plan, const char *cmdl
 {
   struct container c;
   memset (&c, 0, sizeof c);
-  HANDLE job = NULL;
+  HANDLE job = NULL, token = NULL;
   PROCESS_INFORMATION pi;
   memset (&pi, 0, sizeof pi);
   STARTUPINFOEXW si;
@@ -330,12 +390,9 @@ securer_windows_run (const struct securer_jobobject_plan *plan, const char *cmdl
       securer_error_set (err, EINVAL, "command line, directory or environment is not valid UTF-8");
       goto out;
     }
-  if (!plan->appcontainer)
-    {
-      securer_error_set (err, EINVAL, "the Windows launcher runs every payload in an AppContainer");
-      goto out;
-    }
-  if (container_create (plan, &c, err) < 0 || container_grant (plan, &c, err) < 0)
+  if (plan->appcontainer && (container_create (plan, &c, err) < 0 || container_grant (plan, &c, err) < 0))
+    goto out;
+  if (!plan->appcontainer && (token = restricted_token (err)) == NULL)
     goto out;
   if ((job = job_create (plan, err)) == NULL)
     goto out;
@@ -355,8 +412,9 @@ securer_windows_run (const struct securer_jobobject_plan *plan, const char *cmdl
   sc.CapabilityCount = c.n_caps;
   HANDLE inherit[3];
   DWORD n_inherit = std_handles (inherit);
-  if (!UpdateProcThreadAttribute (si.lpAttributeList, 0, PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES,
-                                  &sc, sizeof sc, NULL, NULL)
+  if ((plan->appcontainer
+       && !UpdateProcThreadAttribute (si.lpAttributeList, 0, PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES,
+                                      &sc, sizeof sc, NULL, NULL))
       || (n_inherit > 0
           && !UpdateProcThreadAttribute (si.lpAttributeList, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST,
                                          inherit, n_inherit * sizeof (HANDLE), NULL, NULL)))
@@ -371,9 +429,13 @@ securer_windows_run (const struct securer_jobobject_plan *plan, const char *cmdl
   si.StartupInfo.hStdError = GetStdHandle (STD_ERROR_HANDLE);
 
   /* Suspended: the limits must hold before the payload's first instruction. */
-  if (!CreateProcessW (NULL, wcmd, NULL, NULL, n_inherit > 0,
-                       CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT,
-                       env, wdir, &si.StartupInfo, &pi))
+  DWORD cflags = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT;
+  BOOL created = token != NULL
+                   ? CreateProcessAsUserW (token, NULL, wcmd, NULL, NULL, n_inherit > 0, cflags, env, wdir,
+                                           &si.StartupInfo, &pi)
+                   : CreateProcessW (NULL, wcmd, NULL, NULL, n_inherit > 0, cflags, env, wdir,
+                                     &si.StartupInfo, &pi);
+  if (!created)
     {
       win_error (err, GetLastError (), "CreateProcess");
       securer_error_set_status (err, SECURER_EXIT_CANNOT_EXEC);
@@ -423,6 +485,8 @@ out:
       TerminateJobObject (job, 0);
       CloseHandle (job);
     }
+  if (token != NULL)
+    CloseHandle (token);
   if (pi.hThread)
     CloseHandle (pi.hThread);
   if (pi.hProcess)

@@ -212,7 +212,10 @@ main (void)
   struct securer_jobobject_plan plan;
   struct securer_port_report rep = { 0 };
   int status = SECURER_EXIT_SETUP;
-  if (securer_jobobject_plan (&p, private_dir, env, &plan, &rep, &err) == 0)
+  const char *no_container = NULL;
+  bool have_container = securer_windows_appcontainer_available (&no_container);
+  if (securer_jobobject_plan (&p, private_dir, env, &plan, &rep, &err) == 0
+      && (have_container || securer_jobobject_without_appcontainer (&p, &plan, &rep, no_container, &err) == 0))
     {
       char *text = securer_port_report_format (&rep);
       if (text)

@@ -179,10 +179,25 @@ int securer_jobobject_plan (const struct securer_policy *p, const char *private_
                             char *const *caller_env, struct securer_jobobject_plan *plan,
                             struct securer_port_report *rep, securer_err_t *err);
 
+/* For a system that cannot create AppContainers (Windows before 8; Wine,
+ * whose userenv.dll has CreateAppContainerProfile only as a stub): the plan
+ * runs the payload with a restricted token in the job alone, and every
+ * protection the AppContainer gave becomes a gap of *rep, REQUIRED where the
+ * policy asks for it, so the launch is refused unless the caller accepts a
+ * weaker sandbox.  `why` says why there is none. */
+int securer_jobobject_without_appcontainer (const struct securer_policy *p,
+                                            struct securer_jobobject_plan *plan,
+                                            struct securer_port_report *rep, const char *why,
+                                            securer_err_t *err);
+
 void securer_jobobject_plan_clear (struct securer_jobobject_plan *plan);
 
 #ifdef _WIN32
-/* CreateProcessW suspended in a fresh AppContainer → AssignProcessToJobObject
+/* Whether this system can create AppContainers; when not, *why (static
+ * text) says why. */
+bool securer_windows_appcontainer_available (const char **why);
+/* CreateProcessW suspended in a fresh AppContainer (or, when the plan has
+ * none, with a restricted token) → AssignProcessToJobObject
  * → ResumeThread; waits with the plan's wall-clock timeout and terminates
  * the whole job on expiry.  `cmdline` is UTF-8, quoted by the caller.
  * *exit_code gets the payload's code (SECURER_EXIT_TIMEOUT on timeout). */

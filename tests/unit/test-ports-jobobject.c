@@ -233,3 +233,40 @@ Test (jobobject, bad_input)
   securer_error_free (&err);
   securer_port_report_clear (&rep);
 }
+
+/* Without AppContainers (Windows before 8, Wine) every protection the
+ * container gave becomes a gap: refused unless the caller accepts a weaker
+ * sandbox, and the report credits nothing to a container. */
+Test (jobobject, without_appcontainer_the_view_and_network_are_required_gaps)
+{
+  struct securer_policy p;
+  test_r_policy (&p);
+  struct securer_jobobject_plan plan;
+  struct securer_port_report rep = { 0 };
+  make_plan (&p, &plan, &rep);
+  cr_assert (plan.appcontainer);
+  cr_assert_gt (plan.n_grants, 0);
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_jobobject_without_appcontainer (&p, &plan, &rep, "no AppContainer here", &err), 0);
+  cr_assert_not (plan.appcontainer);
+  cr_assert_eq (plan.n_grants, 0);
+  cr_assert_eq (plan.n_capabilities, 0);
+  const struct securer_port_gap *g = securer_port_report_find (&rep, "filesystem", "the policy's view");
+  cr_assert_not_null (g);
+  cr_assert_eq (g->level, SECURER_ENFORCE_REQUIRED);
+  g = securer_port_report_find (&rep, "network", "network none");
+  cr_assert_not_null (g);
+  cr_assert_eq (g->level, SECURER_ENFORCE_REQUIRED);
+  for (size_t i = 0; i < rep.n_enforced; i++)
+    cr_assert_null (strstr (rep.enforced[i], "AppContainer"), "still credited: %s", rep.enforced[i]);
+  /* The job's limits and the environment are still enforced. */
+  cr_assert_gt (plan.active_process_limit, 0);
+  cr_assert_null (env_get (&plan, "OPENAI_API_KEY"));
+  cr_assert_eq (securer_port_check (&rep, 0, &err), -1);
+  cr_assert_not_null (strstr (securer_error_message (err), "no AppContainer here"), "%s",
+                      securer_error_message (err));
+  securer_error_free (&err);
+  cr_assert_eq (securer_port_check (&rep, SECURER_PORT_ACCEPT_WEAKER, &err), 0);
+  securer_jobobject_plan_clear (&plan);
+  securer_port_report_clear (&rep);
+}

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "securer/sandbox.h"
-#include "ports-internal.h"
+#include "ports/ports-internal.h"
 
 static bool
 strbuf_reserve (struct securer_strbuf *sb, size_t more)
