@@ -144,3 +144,35 @@ test_that("validate_code parses and notes risky calls", {
   expect_false(validate_code("if (TRUE {")$valid)
   expect_match(validate_code("system('ls')")$warnings, "system")
 })
+
+test_that("an interrupt of the host R restarts the session and says so", {
+  skip_if_no_securer()
+  script <- tempfile(fileext = ".R")
+  writeLines(c(
+    "library(securer)",
+    "s <- SecureSession$new()",
+    "s$execute('x <- 1')",
+    "# 'ready' once the execution runs (its first output line is streamed).",
+    "r <- tryCatch(s$execute('cat(1, \"\\\\n\"); Sys.sleep(30)', output_handler = function(l) cat('ready\\n')),",
+    "              error = function(e) conditionMessage(e))",
+    "cat('caught:', r, '\\n')",
+    "cat('exists:', s$execute(\"exists('x')\"), '\\n')",
+    "s$close()"), script)
+  env <- c(R_LIBS = paste(.libPaths(), collapse = ":"), SECURER_BIN = securer_binary())
+  p <- processx::process$new(file.path(R.home("bin"), "Rscript"), script, stdout = "|", stderr = "|",
+                             env = c("current", env))
+  on.exit(p$kill_tree())
+  out <- ""
+  while (!grepl("ready", out) && p$is_alive()) {
+    p$poll_io(1000)
+    out <- paste0(out, p$read_output())
+  }
+  expect_match(out, "ready")
+  p$interrupt()
+  p$wait(20000)
+  out <- paste0(out, p$read_all_output())
+  err <- p$read_all_error()
+  expect_match(out, "caught: Execution interrupted: the session was restarted")
+  expect_match(out, "exists: FALSE")
+  expect_identical(p$get_exit_status(), 0L, info = err)
+})
