@@ -83,3 +83,10 @@ tests_unit_test_serve_request_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_unit_test_serve_request_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_serve_request_LDADD = $(TEST_LIBS)
 endif
+
+# The R package (r/): its testthat suite against this build's securer
+# (skipped when R, R6, processx, jsonlite or testthat is missing).
+if ENABLE_TESTS
+TESTS += tests/r-package.sh
+endif
+EXTRA_DIST += tests/r-package.sh r

@@ -305,6 +305,11 @@ typedef void (*securer_done_fn) (void *userdata, struct securer_session *s,
 int securer_session_execute_async (struct securer_session *s, const char *code,
                                    const struct securer_exec_opts *opts, securer_done_fn done,
                                    void *done_data, securer_err_t *err);
+/* Starts a parse-only check (see securer_session_validate) without
+ * waiting: done gets status OK with the advisory notes as res->warnings,
+ * or SYNTAX with the message. */
+int securer_session_validate_async (struct securer_session *s, const char *code,
+                                    securer_done_fn done, void *done_data, securer_err_t *err);
 /* Answers a deferred tool call: exactly one of value (tagged, may be JSON
  * null) or error (message) is used; error != NULL wins. */
 int securer_session_tool_reply (struct securer_session *s, uint64_t call_id, const json_t *value,

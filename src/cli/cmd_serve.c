@@ -75,6 +75,8 @@ struct entry {
   bool opening;                    /* start_id belongs to the open */
   bool plain;                      /* values as ordinary JSON for this execution */
   bool doomed;                     /* its start failed: freed from the main loop */
+  bool closing;                    /* being closed: no restart between pool uses */
+  uint64_t call_id;                /* the last tool call sent to the client */
   struct pool *pool;               /* member of this pool, or NULL */
   struct entry *next;
 };
@@ -292,6 +294,7 @@ on_tool_call (void *data, struct securer_session *s, const struct securer_tool_c
         }
       json_object_set_new (args, k, x);
     }
+  e->call_id = call->call_id;
   client_send (e->c, json_pack ("{s:s, s:s, s:I, s:s, s:o}", "event", "tool_call", "session", e->id,
                                 "call_id", (json_int_t) call->call_id, "tool", call->tool, "args", args));
 }
@@ -305,13 +308,36 @@ on_done (void *data, struct securer_session *s, const struct securer_result *r)
   json_t *res = securer_result_json (r, "line", e->plain, srv.max_reply);
   reply_ok (e->c, id, json_pack ("{s:s, s:o}", "session", e->id, "result", res));
   json_decref (id);
-  if (e->pool && e->pool->reset)
+  if (e->pool && e->pool->reset && !e->closing)
     {
       securer_err_t err = NULL;
       /* Between callers: a fresh R (its start-up overlaps the wait). */
       if (securer_session_restart (s, &err) < 0)
         securer_error_free (&err);
     }
+}
+
+/* The outcome of a validate: the parse runs in R like an execution, so
+ * the request is answered from the loop, never by running the loop
+ * re-entrantly (a close arriving meanwhile would free the session). */
+static void
+on_validated (void *data, struct securer_session *s, const struct securer_result *r)
+{
+  struct entry *e = data;
+  json_t *id = e->req_id;
+  e->req_id = NULL;
+  if (r->status == SECURER_EXEC_OK)
+    {
+      json_t *arr = json_array ();
+      for (size_t i = 0; i < r->n_warnings; i++)
+        json_array_append_new (arr, json_string (r->warnings[i]));
+      reply_ok (e->c, id, json_pack ("{s:b, s:o}", "valid", 1, "warnings", arr));
+    }
+  else if (r->status == SECURER_EXEC_SYNTAX)
+    reply_ok (e->c, id, json_pack ("{s:b, s:s}", "valid", 0, "error", r->error ? r->error : "syntax error"));
+  else
+    reply_error (e->c, id, "validate: %s", r->error ? r->error : securer_exec_status_name (r->status));
+  json_decref (id);
 }
 
 static void on_pool_member_start (struct entry *e, const char *error);
@@ -507,6 +533,7 @@ close_entry (struct client *c, struct entry *e)
         *pp = e->next;
         break;
       }
+  e->closing = true;
   securer_session_close (e->s);
   json_decref (e->req_id);
   json_decref (e->start_id);
@@ -607,6 +634,17 @@ run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
     .on_output = json_is_true (json_object_get (req, "stream")) ? on_output : NULL,
     .output_data = e,
   };
+  /* The pending request keeps its id and its value form: this one is
+   * refused, with a result of its own. */
+  if (e->req_id != NULL || securer_session_busy (e->s))
+    {
+      struct securer_result busy = {
+        .status = SECURER_EXEC_REJECTED,
+        .error = "session is busy with another execution (it runs one at a time)",
+      };
+      json_t *res = securer_result_json (&busy, "line", false, srv.max_reply);
+      return reply_ok (c, id, json_pack ("{s:s, s:o}", "session", e->id, "result", res));
+    }
   e->plain = json_is_true (json_object_get (req, "plain"));
   e->req_id = json_incref (id ? id : json_null ());
   securer_err_t err = NULL;
@@ -756,36 +794,55 @@ do_execute (struct client *c, json_t *id, const json_t *req)
     expire_queue (p);  /* no wait asked for: the reply comes now */
 }
 
+/* A tool_result that cannot be used is answered with an error (carrying
+ * its own id, the session and the call id), and the call it was meant for
+ * fails in R with the same message: R would otherwise wait for an answer
+ * until the execution's timeout. */
+static void
+tool_result_refused (struct client *c, json_t *id, struct entry *e, uint64_t call_id,
+                     const char *why)
+{
+  char msg[600];
+  snprintf (msg, sizeof msg, "tool_result: %s", why);
+  securer_err_t err = NULL;
+  if (securer_session_tool_reply (e->s, call_id, NULL, msg, &err) < 0)
+    securer_error_free (&err);  /* no such call pending: only the client hears */
+  client_send (c, json_pack ("{s:O?, s:b, s:s, s:s, s:I}", "id", id, "ok", 0, "error", msg,
+                             "session", e->id, "call_id", (json_int_t) call_id));
+}
+
 static void
 do_tool_result (struct client *c, json_t *id, const json_t *req)
 {
   struct entry *e = find_entry (c, json_string_value (json_object_get (req, "session")));
   if (e == NULL)
-    return reply_error (c, id, "no such session");
+    return reply_error (c, id, "tool_result: no such session");
   json_t *cid = json_object_get (req, "call_id");
-  const char *error = json_string_value (json_object_get (req, "error"));
+  json_t *jerr = json_object_get (req, "error");
   json_t *value = json_object_get (req, "value");
+  if (value == NULL)
+    value = json_null ();  /* R NULL */
+  if (!json_is_integer (cid))
+    return tool_result_refused (c, id, e, e->call_id, "\"call_id\" must be an integer");
+  uint64_t call_id = (uint64_t) json_integer_value (cid);
+  if (jerr != NULL && !json_is_string (jerr))
+    return tool_result_refused (c, id, e, call_id, "\"error\" must be a string");
+  const char *error = json_string_value (jerr);
   securer_err_t err = NULL;
   json_t *tagged = NULL;
   if (error == NULL && e->plain)
     {
       tagged = securer_value_from_plain (value, &err);
-      if (tagged == NULL)
-        {
-          reply_error (c, id, "tool_result: %s", securer_error_message (err));
-          securer_error_free (&err);
-          return;
-        }
       value = tagged;
     }
-  if (!json_is_integer (cid)
-      || securer_session_tool_reply (e->s, (uint64_t) json_integer_value (cid),
-                                     value ? value : json_null (), error, &err) < 0)
-    {
-      reply_error (c, id, "tool_result: %s", err ? securer_error_message (err) : "\"call_id\" must be an integer");
-      securer_error_free (&err);
-    }
+  else if (error == NULL && securer_value_validate (value, &err) < 0)
+    value = NULL;
+  if (err != NULL)
+    tool_result_refused (c, id, e, call_id, securer_error_message (err));
+  else if (securer_session_tool_reply (e->s, call_id, value, error, &err) < 0)
+    reply_error (c, id, "tool_result: %s", securer_error_message (err));
   /* No reply on success: the execution's own reply follows. */
+  securer_error_free (&err);
   json_decref (tagged);
 }
 
@@ -838,23 +895,20 @@ handle_request (struct client *c, const char *line, size_t len)
   else if (strcmp (op, "validate") == 0)
     {
       struct entry *e = find_entry (c, json_string_value (json_object_get (req, "session")));
-      char **w = NULL;
-      size_t nw = 0;
       const char *code = json_string_value (json_object_get (req, "code"));
       if (e == NULL || code == NULL)
         reply_error (c, id, "validate needs \"session\" and \"code\"");
-      else if (securer_session_validate (e->s, code, &w, &nw, &err) < 0)
-        reply_ok (c, id, json_pack ("{s:b, s:s}", "valid", 0, "error", securer_error_message (err)));
+      else if (e->req_id != NULL)
+        reply_error (c, id, "validate: session is busy with another execution (it runs one at a time)");
       else
         {
-          json_t *arr = json_array ();
-          for (size_t i = 0; i < nw; i++)
+          e->req_id = json_incref (id ? id : json_null ());
+          if (securer_session_validate_async (e->s, code, on_validated, e, &err) < 0)
             {
-              json_array_append_new (arr, json_string (w[i]));
-              free (w[i]);
+              json_decref (e->req_id);
+              e->req_id = NULL;
+              reply_error (c, id, "validate: %s", securer_error_message (err));
             }
-          free (w);
-          reply_ok (c, id, json_pack ("{s:b, s:o}", "valid", 1, "warnings", arr));
         }
     }
   else if (strcmp (op, "restart") == 0 || strcmp (op, "close") == 0 || strcmp (op, "status") == 0)

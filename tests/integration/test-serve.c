@@ -827,3 +827,147 @@ Test (serve, invalid_utf8_and_host_names_in_replies, .timeout = 120)
   json_decref (j);
   free (out);
 }
+
+/* ---- one session, requests that overlap ------------------------------------------------ */
+
+/* Opens a session with the tool hold(x = any) on a fresh server; its id
+ * goes to sid. */
+static void
+open_hold_session (struct conn *c, struct replies *rs, char *sid, size_t n)
+{
+  char *argv[] = { "securer", "serve", NULL };
+  start_serve (c, argv);
+  send_line (c, "{\"op\":\"open\",\"id\":1,\"tools\":[{\"name\":\"hold\",\"args\":{\"x\":\"any\"}}]}");
+  json_t *r = reply_to (c, rs, 1);
+  cr_assert (json_is_true (json_object_get (r, "ok")), "%s", json_string_value (json_object_get (r, "error")));
+  snprintf (sid, n, "%s", json_string_value (json_object_get (r, "session")));
+}
+
+static void
+end_serve (struct conn *c, struct replies *rs)
+{
+  replies_clear (rs);
+  fclose (c->in);
+  int st;
+  waitpid (c->pid, &st, 0);
+  cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0, "serve ended with status %d", st);
+  fclose (c->out);
+}
+
+static const char *
+result_status (json_t *reply)
+{
+  return json_string_value (json_object_get (json_object_get (reply, "result"), "status"));
+}
+
+Test (serve, a_second_execute_on_a_busy_session_is_rejected_and_the_first_keeps_its_id, .timeout = 60)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char sid[64], req[512];
+  open_hold_session (&c, &rs, sid, sizeof sid);
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":2,\"session\":\"%s\",\"plain\":true,\"code\":\"hold(1) + 1\"}", sid);
+  send_line (&c, req);
+  wait_tool_call (&c, &rs);
+  /* Not plain: had it replaced the first request's form, the plain answer
+   * below would be refused as a tagged value. */
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":3,\"session\":\"%s\",\"code\":\"2\"}", sid);
+  send_line (&c, req);
+  json_t *r = reply_to (&c, &rs, 3);
+  cr_assert (json_is_true (json_object_get (r, "ok")));
+  cr_assert_str_eq (result_status (r), "rejected");
+  cr_assert (strstr (json_string_value (json_object_get (json_object_get (r, "result"), "error")),
+                     "busy") != NULL);
+  answer_tool (&c, &rs, "41");
+  r = reply_to (&c, &rs, 2);
+  cr_assert_str_eq (result_status (r), "ok", "%s",
+                    json_string_value (json_object_get (json_object_get (r, "result"), "error")));
+  cr_assert_eq (json_number_value (json_object_get (json_object_get (r, "result"), "value")), 42.0);
+  end_serve (&c, &rs);
+}
+
+Test (serve, close_while_a_validate_waits_for_r_answers_both, .timeout = 60)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char sid[64], req[512];
+  open_hold_session (&c, &rs, sid, sizeof sid);
+  /* The validate waits for a restarting R; the close arrives meanwhile. */
+  snprintf (req, sizeof req, "{\"op\":\"restart\",\"id\":2,\"session\":\"%s\"}", sid);
+  send_line (&c, req);
+  snprintf (req, sizeof req, "{\"op\":\"validate\",\"id\":3,\"session\":\"%s\",\"code\":\"1 +\"}", sid);
+  send_line (&c, req);
+  usleep (30000);
+  snprintf (req, sizeof req, "{\"op\":\"close\",\"id\":4,\"session\":\"%s\"}", sid);
+  send_line (&c, req);
+  cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 4), "ok")));
+  /* The validate is answered, and the server goes on serving. */
+  json_t *r = reply_to (&c, &rs, 3);
+  cr_assert (json_is_false (json_object_get (r, "ok")));
+  cr_assert (strstr (json_string_value (json_object_get (r, "error")), "session closed") != NULL, "%s",
+             json_string_value (json_object_get (r, "error")));
+  snprintf (req, sizeof req, "{\"op\":\"status\",\"id\":5,\"session\":\"%s\"}", sid);
+  send_line (&c, req);
+  cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 5), "ok")));
+
+  /* On a live session a validate answers from the loop, and says why
+   * code does not parse. */
+  send_line (&c, "{\"op\":\"open\",\"id\":6}");
+  r = reply_to (&c, &rs, 6);
+  snprintf (req, sizeof req, "{\"op\":\"validate\",\"id\":7,\"session\":\"%s\",\"code\":\"if (TRUE {\"}",
+            json_string_value (json_object_get (r, "session")));
+  send_line (&c, req);
+  cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 7), "valid")));
+  snprintf (req, sizeof req, "{\"op\":\"validate\",\"id\":8,\"session\":\"%s\",\"code\":\"system('ls')\"}",
+            json_string_value (json_object_get (r, "session")));
+  send_line (&c, req);
+  r = reply_to (&c, &rs, 8);
+  cr_assert (json_is_true (json_object_get (r, "valid")));
+  cr_assert_gt (json_array_size (json_object_get (r, "warnings")), 0);
+  end_serve (&c, &rs);
+}
+
+Test (serve, a_malformed_tool_result_is_answered_and_fails_the_call_in_r, .timeout = 60)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char sid[64], req[512];
+  open_hold_session (&c, &rs, sid, sizeof sid);
+  const char *bad[] = {
+    "\"value\":{\"t\":\"dbl\",\"v\":[\"x\"]}",   /* not a valid tagged value */
+    "\"error\":42",                              /* error must be a string */
+  };
+  for (int i = 0; i < 2; i++)
+    {
+      int xid = 2 + 2 * i;
+      snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":%d,\"session\":\"%s\",\"code\":"
+                "\"tryCatch(hold(1), error = function(e) conditionMessage(e))\"}", xid, sid);
+      send_line (&c, req);
+      wait_tool_call (&c, &rs);
+      long long call = (long long) json_integer_value (json_object_get (rs.tool_call, "call_id"));
+      snprintf (req, sizeof req, "{\"op\":\"tool_result\",\"id\":%d,\"session\":\"%s\",\"call_id\":%lld,%s}",
+                xid + 1, sid, call, bad[i]);
+      json_decref (rs.tool_call);
+      rs.tool_call = NULL;
+      send_line (&c, req);
+      json_t *r = reply_to (&c, &rs, xid + 1);
+      cr_assert (json_is_false (json_object_get (r, "ok")));
+      cr_assert_eq (json_integer_value (json_object_get (r, "call_id")), call);
+      cr_assert_str_eq (json_string_value (json_object_get (r, "session")), sid);
+      /* R heard it at once (no timeout) and the session goes on. */
+      r = reply_to (&c, &rs, xid);
+      cr_assert_str_eq (result_status (r), "ok");
+      json_t *v = json_object_get (json_object_get (r, "result"), "value");
+      const char *msg = json_string_value (json_array_get (json_object_get (v, "v"), 0));
+      cr_assert (msg && strstr (msg, "tool_result:") != NULL, "%s", msg ? msg : "(no message)");
+    }
+  /* A call_id that is not an integer still ends the pending call. */
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":6,\"session\":\"%s\",\"code\":\"hold(1)\"}", sid);
+  send_line (&c, req);
+  wait_tool_call (&c, &rs);
+  snprintf (req, sizeof req, "{\"op\":\"tool_result\",\"id\":7,\"session\":\"%s\",\"call_id\":\"x\",\"value\":null}", sid);
+  send_line (&c, req);
+  cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 7), "ok")));
+  cr_assert_str_eq (result_status (reply_to (&c, &rs, 6)), "error");
+  end_serve (&c, &rs);
+}

@@ -103,8 +103,6 @@ struct securer_session {
   bool tool_refused;               /* the pending call is one of them: its reply is not logged */
   securer_done_fn done;
   void *done_data;
-  char **parse_warnings;
-  size_t n_parse_warnings;
   unsigned executions;
   bool opened;                     /* session_start was logged */
 };
@@ -925,7 +923,7 @@ handle_line (struct securer_session *s, const char *line, size_t len)
           violation (s, "unexpected parse reply");
           break;
         }
-      s->parse_warnings = copy_strings (m.warnings, &s->n_parse_warnings);
+      s->res.warnings = copy_strings (m.warnings, &s->res.n_warnings);
       finish (s, SECURER_EXEC_OK, NULL);
       break;
     default:
@@ -1313,9 +1311,6 @@ securer_session_close (struct securer_session *s)
   free (s->start_stderr);
   free (s->halt_msg);
   free (s->tool_name);
-  for (size_t i = 0; i < s->n_parse_warnings; i++)
-    free (s->parse_warnings[i]);
-  free (s->parse_warnings);
   free (s);
 }
 
@@ -1622,6 +1617,18 @@ securer_session_execute (struct securer_session *s, const char *code,
   return 0;
 }
 
+/* The parse reply's advisory warnings are the result's warnings. */
+int
+securer_session_validate_async (struct securer_session *s, const char *code, securer_done_fn done,
+                                void *done_data, securer_err_t *err)
+{
+  bool reject;
+  if (s->job != JOB_NONE && s->finished)
+    job_reset (s);
+  struct securer_exec_opts xo = { .timeout_ms = 10000 };
+  return begin (s, JOB_PARSE, code, &xo, done, done_data, &reject, err);
+}
+
 int
 securer_session_validate (struct securer_session *s, const char *code, char ***warnings,
                           size_t *n_warnings, securer_err_t *err)
@@ -1630,11 +1637,7 @@ securer_session_validate (struct securer_session *s, const char *code, char ***w
     *warnings = NULL;
   if (n_warnings)
     *n_warnings = 0;
-  bool reject;
-  if (s->job != JOB_NONE && s->finished)
-    job_reset (s);
-  struct securer_exec_opts xo = { .timeout_ms = 10000 };
-  if (begin (s, JOB_PARSE, code, &xo, NULL, NULL, &reject, err) < 0)
+  if (securer_session_validate_async (s, code, NULL, NULL, err) < 0)
     return -1;
   if (run_until_finished (s, err) < 0)
     kill_and_fail (s, SECURER_EXEC_CRASHED, "event loop failed");
@@ -1644,16 +1647,11 @@ securer_session_validate (struct securer_session *s, const char *code, char ***w
                             s->res.error ? s->res.error : "validation failed");
   if (rc == 0 && warnings)
     {
-      *warnings = s->parse_warnings;
-      *n_warnings = s->n_parse_warnings;
-      s->parse_warnings = NULL;
-      s->n_parse_warnings = 0;
+      *warnings = s->res.warnings;
+      *n_warnings = s->res.n_warnings;
+      s->res.warnings = NULL;
+      s->res.n_warnings = 0;
     }
-  for (size_t i = 0; i < s->n_parse_warnings; i++)
-    free (s->parse_warnings[i]);
-  free (s->parse_warnings);
-  s->parse_warnings = NULL;
-  s->n_parse_warnings = 0;
   job_reset (s);
   return rc;
 }

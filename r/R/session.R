@@ -1,0 +1,257 @@
+# SecureSession: one sandboxed R session, run by its own `securer serve`.
+
+strip_errno <- function(msg) sub(": E[A-Z0-9]+ \\([^)]*\\)$", "", msg)
+
+timeout_message <- function(timeout) {
+  sprintf("Execution timed out after %s second%s", format(timeout), if (identical(as.numeric(timeout), 1)) "" else "s")
+}
+
+securer_error <- function(msg, class = NULL) {
+  stop(structure(class = c(class, "securer_error", "error", "condition"),
+                 list(message = msg, call = NULL)))
+}
+
+#' A persistent sandboxed R session with tools
+#'
+#' @description
+#' Runs R code in a sandboxed R process (a `securer serve` session: its
+#' own namespaces, Landlock, seccomp and resource limits).  State persists
+#' between `$execute()` calls.  Tools are host R functions the sandboxed
+#' code calls like ordinary functions.
+#' @export
+SecureSession <- R6::R6Class("SecureSession",
+  public = list(
+    #' @description Start a session.
+    #' @param tools a list of [securer_tool()]s.
+    #' @param sandbox `TRUE` (the shipped `r` policy), or the name of a
+    #'   shipped policy or the path of a policy file.  `FALSE` is accepted
+    #'   but still runs in the sandbox (there is no unsandboxed mode).
+    #' @param limits named resource limits, see [default_limits()].
+    #' @param verbose report the sandbox set-up on stderr.
+    #' @param sandbox_strict accepted for compatibility: a session always
+    #'   refuses to start when the sandbox cannot be had.
+    #' @param audit_log path of a JSONL audit log.
+    #' @param max_executions cap on `$execute()` calls.
+    #' @param pre_execute_hook function(code) returning FALSE to block.
+    #' @param sanitize_errors strip paths, pids and host names from errors.
+    initialize = function(tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
+                          sandbox_strict = FALSE, audit_log = NULL, max_executions = NULL,
+                          pre_execute_hook = NULL, sanitize_errors = FALSE) {
+      private$tool_list <- normalize_tools(tools)
+      if (!is.null(pre_execute_hook) && !is.function(pre_execute_hook)) {
+        stop("pre_execute_hook must be a function", call. = FALSE)
+      }
+      private$hook <- pre_execute_hook
+      private$policy <- if (isTRUE(sandbox) || isFALSE(sandbox)) "r" else as.character(sandbox)
+      private$sandbox_requested <- sandbox
+      private$limits <- limits
+      private$verbose <- verbose
+      private$audit <- check_audit_log(audit_log)
+      private$max_executions <- max_executions
+      private$sanitize <- isTRUE(sanitize_errors)
+      private$handle <- new.env(parent = emptyenv())
+      # A forgotten session's serve process is closed at gc or exit.
+      reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
+      private$start()
+      invisible(self)
+    },
+
+    #' @description Run code; returns its value.
+    #' @param code R code (a string).
+    #' @param timeout seconds, `NULL` for none.
+    #' @param validate check the syntax on the host before sending.
+    #' @param output_handler function(line) called for each output line.
+    #' @param max_tool_calls cap on tool calls in this execution.
+    #' @param max_code_length longest code accepted, in characters.
+    #' @param max_output_lines cap on the output lines kept.
+    execute = function(code, timeout = 30, validate = TRUE, output_handler = NULL,
+                       max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL) {
+      if (!self$is_alive()) securer_error("Session is not running.")
+      if (private$busy) {
+        securer_error("SecureSession does not support concurrent executions: wait for the running one to finish",
+                      "securer_busy")
+      }
+      code <- paste(as.character(code), collapse = "\n")
+      if (nchar(code) > max_code_length) {
+        securer_error(sprintf("Code exceeds maximum length (%d > %d characters)", nchar(code), as.integer(max_code_length)))
+      }
+      if (!is.null(private$hook) && !isTRUE(private$hook(code))) securer_error("Execution blocked by pre_execute_hook")
+      if (isTRUE(validate)) {
+        parsed <- tryCatch({ parse(text = code, keep.source = FALSE); NULL }, error = function(e) conditionMessage(e))
+        if (!is.null(parsed)) securer_error(paste0("Code has a syntax error: ", parsed), "securer_syntax")
+      }
+      fields <- execute_fields(code, timeout, max_code_length, max_tool_calls, max_output_lines,
+                               stream = !is.null(output_handler))
+      fields$session <- json_string1(private$sid)
+      private$busy <- TRUE
+      on.exit(private$busy <- FALSE, add = TRUE)
+      interrupted <- FALSE
+      reply <- tryCatch(private$serve$request(fields, function(ev) private$on_event(ev, output_handler)),
+                        interrupt = function(e) { interrupted <<- TRUE; NULL })
+      if (interrupted) {
+        # Nothing can stop one execution of a serve session: the session
+        # starts afresh.
+        private$busy <- FALSE
+        private$restart_process()
+        securer_error("Execution interrupted: the session was restarted (its state is lost)", "securer_interrupted")
+      }
+      private$executions <- private$executions + 1L
+      reply_value(reply, timeout)
+    },
+
+    #' @description Close the session (its serve process ends).
+    close = function() {
+      if (!is.null(private$serve)) private$serve$close()
+      private$serve <- NULL
+      private$handle$serve <- NULL
+      private$sid <- NULL
+      invisible(self)
+    },
+
+    #' @description Is the session running?
+    is_alive = function() !is.null(private$serve) && private$serve$is_alive() && !is.null(private$sid),
+
+    #' @description Start a fresh R in the session (state is gone).
+    restart = function() {
+      if (private$busy) securer_error("Cannot restart while an execution is in progress")
+      if (!self$is_alive()) {
+        private$start()
+        return(invisible(self))
+      }
+      r <- private$serve$request(list(op = "\"restart\"", session = json_string1(private$sid)))
+      if (!isTRUE(r$ok)) securer_error(strip_errno(r$error))
+      invisible(self)
+    },
+
+    #' @description The tools: a named list of `list(name, args)`.
+    tools = function() lapply(private$tool_list, function(t) list(name = t@name, args = t@args)),
+
+    #' @description One line describing the session.
+    format = function(...) {
+      sb <- if (isFALSE(private$sandbox_requested)) {
+        sprintf("policy '%s' (sandbox = FALSE asked for, but sessions always run in the sandbox)", private$policy)
+      } else sprintf("policy '%s'", private$policy)
+      sprintf("<SecureSession> %s; sandbox: %s%s; tools: %s; executions: %d",
+              if (self$is_alive()) sprintf("%s (securer serve pid %d)", private$sid, private$serve$pid()) else "closed",
+              sb, if (is.null(private$limits)) "" else " with limits",
+              if (length(private$tool_list)) paste(names(private$tool_list), collapse = ", ") else "none",
+              private$executions)
+    },
+
+    #' @description Print the session.
+    print = function(...) {
+      cat(self$format(), "\n", sep = "")
+      invisible(self)
+    }
+  ),
+  private = list(
+    serve = NULL, sid = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
+    sandbox_requested = TRUE, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
+    sanitize = FALSE, busy = FALSE, executions = 0L,
+
+    start = function() {
+      args <- character()
+      sp <- serve_policy(private$policy, private$limits)
+      if (!is.null(private$audit)) args <- c(args, "--audit-dir", dirname(private$audit))
+      if (isTRUE(private$verbose)) args <- c(args, "--verbose")
+      serve <- ServeProcess$new(args, private$verbose, sp$dir)
+      private$serve <- serve
+      private$handle$serve <- serve
+      fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = json_string1(sp$name),
+                     audit_log = if (!is.null(private$audit)) json_string1(basename(private$audit)),
+                     max_executions = if (!is.null(private$max_executions)) as.character(as.integer(private$max_executions)),
+                     sanitize_errors = if (private$sanitize) "true")
+      r <- tryCatch(serve$request(fields), error = function(e) list(ok = FALSE, error = conditionMessage(e)))
+      if (!isTRUE(r$ok)) {
+        self$close()
+        securer_error(paste0("The sandboxed session could not start: ", strip_errno(r$error)))
+      }
+      private$sid <- r$session
+    },
+
+    restart_process = function() {
+      self$close()
+      private$start()
+    },
+
+    on_event = function(ev, output_handler) handle_event(private$serve, private$tool_list, ev, output_handler)
+  )
+)
+
+execute_fields <- function(code, timeout, max_code_length = 100000L, max_tool_calls = NULL,
+                           max_output_lines = NULL, stream = FALSE) {
+  if (!is.null(timeout) && !(is.numeric(timeout) && length(timeout) == 1L && !is.na(timeout) && timeout > 0)) {
+    stop("timeout must be a positive number of seconds or NULL", call. = FALSE)
+  }
+  int <- function(x) if (!is.null(x)) as.character(as.integer(x))
+  list(op = "\"execute\"", code = json_string1(code),
+       timeout = if (is.null(timeout)) "1e9" else sub("^\\[(.*)\\]$", "\\1", json_doubles(timeout)),
+       max_code_length = int(max_code_length), max_tool_calls = int(max_tool_calls),
+       max_output_lines = int(max_output_lines), stream = if (stream) "true")
+}
+
+# The R value of an execute reply, or the error it reports.
+reply_value <- function(reply, timeout) {
+  if (!isTRUE(reply$ok)) securer_error(strip_errno(reply$error))
+  res <- reply$result
+  for (w in res$warnings) warning(w, call. = FALSE)
+  status <- res$status
+  if (identical(status, "ok")) {
+    value <- decode_value(res$value)
+    if (!is.null(value) && length(res$output) > 0L) {
+      attr(value, "output") <- vapply(res$output, function(o) o$line, character(1))
+    }
+    return(if (isTRUE(res$visible)) value else invisible(value))
+  }
+  msg <- strip_errno(if (is.null(res$error)) status else res$error)
+  switch(status,
+    timeout = securer_error(timeout_message(timeout), "securer_timeout"),
+    tool_limit = securer_error(msg, "securer_tool_limit"),
+    rejected = securer_error(msg, "securer_rejected"),
+    syntax = securer_error(paste0("Code has a syntax error: ", msg), "securer_syntax"),
+    securer_error(msg))
+}
+
+# An event from serve during an execution: an output line for the
+# handler, or a tool call, answered by running the host function.
+handle_event <- function(serve, tool_list, ev, output_handler) {
+  if (identical(ev$event, "output")) {
+    if (!is.null(output_handler)) output_handler(ev$line)
+    return(invisible())
+  }
+  if (!identical(ev$event, "tool_call")) return(invisible())
+  answer <- run_tool(tool_list, ev$tool, ev$args)
+  fields <- list(op = "\"tool_result\"", session = json_string1(ev$session),
+                 call_id = format(ev$call_id, scientific = FALSE))
+  if (!is.null(answer$error)) fields$error <- json_string1(answer$error) else fields$value <- answer$value
+  serve$send(json_object(fields))
+}
+
+# Runs a tool on the host; any failure is an error for the sandboxed code.
+run_tool <- function(tool_list, name, args) {
+  tool <- if (is_string(name)) tool_list[[name]] else NULL
+  if (is.null(tool)) return(list(error = sprintf("Unknown tool: %s", format(name))))
+  tryCatch({
+    if (!is.list(args)) stop("malformed arguments")
+    decoded <- lapply(args, decode_value)
+    value <- do.call(tool@fn, decoded)
+    list(value = encode_value(value))
+  }, error = function(e) list(error = conditionMessage(e)))
+}
+
+check_audit_log <- function(path) {
+  if (is.null(path)) return(NULL)
+  if (!is_string(path)) stop("audit_log must be a path", call. = FALSE)
+  path <- path.expand(path)
+  link <- Sys.readlink(path)
+  if (!is.na(link) && nzchar(link)) stop(sprintf("audit_log '%s' is a symlink: refused", path), call. = FALSE)
+  if (file.exists(path)) {
+    if (dir.exists(path)) stop(sprintf("audit_log '%s' is a directory", path), call. = FALSE)
+    real <- normalizePath(path)
+    if (startsWith(real, "/dev/") || startsWith(real, "/proc/") || startsWith(real, "/sys/")) {
+      stop(sprintf("audit_log '%s' is a device file: refused", path), call. = FALSE)
+    }
+  }
+  dir <- normalizePath(dirname(path), mustWork = TRUE)
+  file.path(dir, basename(path))
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(securer)
+
+test_check("securer")

@@ -1,0 +1,12 @@
+skip_if_no_securer <- function() {
+  if (!nzchar(securer_binary())) skip("the securer binary is not installed (set SECURER_BIN to use one)")
+}
+
+add_tool <- function() {
+  securer_tool("add", "Add two numbers", fn = function(a, b) a + b, args = list(a = "numeric", b = "numeric"))
+}
+
+serve_pids <- function() {
+  pids <- processx::run("pgrep", c("-f", "securer serve"), error_on_status = FALSE)$stdout
+  as.integer(strsplit(trimws(pids), "\n")[[1]])
+}

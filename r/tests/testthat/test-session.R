@@ -1,0 +1,178 @@
+test_that("a session keeps state and returns exact values", {
+  skip_if_no_securer()
+  s <- SecureSession$new()
+  on.exit(s$close())
+  expect_true(s$is_alive())
+  s$execute("x <- c(a = 0.1 + 0.2, b = NA)")
+  expect_identical(s$execute("x"), c(a = 0.1 + 0.2, b = NA))
+  expect_identical(s$execute("data.frame(n = 1:2, d = as.Date(c('2024-01-01', NA)))"),
+                   data.frame(n = 1:2, d = as.Date(c("2024-01-01", NA))))
+  expect_null(s$execute("NULL"))
+  expect_identical(s$execute("factor(c('a', 'b'))"), factor(c("a", "b")))
+  expect_match(format(s), "SecureSession")
+})
+
+test_that("tools run on the host, in loops, and their errors are errors in the sandbox", {
+  skip_if_no_securer()
+  calls <- 0
+  tools <- list(add_tool(),
+                securer_tool("fail", "Always fails", function() stop("no adding today")),
+                securer_tool("count", "Counts calls", function() { calls <<- calls + 1; calls }))
+  s <- SecureSession$new(tools = tools)
+  on.exit(s$close())
+  expect_identical(s$execute("s <- 0; for (i in 1:20) s <- add(s, i); s"), 210)
+  expect_error(s$execute("fail()"), "no adding today")
+  expect_identical(s$execute("tryCatch(fail(), error = function(e) conditionMessage(e))"), "no adding today")
+  expect_error(s$execute("add('a', 1)"), "must be numeric, got character")
+  s$execute("for (i in 1:3) count()")
+  expect_identical(calls, 3)
+  expect_named(s$tools(), c("add", "fail", "count"))
+  expect_identical(s$tools()$add$args, list(a = "numeric", b = "numeric"))
+  expect_error(s$execute("for (i in 1:10) add(i, i)", max_tool_calls = 5), "Maximum tool calls \\(5\\) exceeded")
+})
+
+test_that("tool definitions are checked", {
+  expect_error(securer_tool("not valid", "x", function() 1), "valid R identifier")
+  expect_error(SecureSession$new(tools = list(add_tool(), add_tool())), "Duplicate")
+  expect_s4_class(add_tool(), "securer_tool_class")
+  expect_identical(add_tool()@name, "add")
+})
+
+test_that("errors, syntax errors, warnings and output reach the host", {
+  skip_if_no_securer()
+  s <- SecureSession$new()
+  on.exit(s$close())
+  expect_error(s$execute('stop("something went wrong")'), "something went wrong")
+  expect_error(s$execute("if (TRUE {"), "syntax error")
+  expect_warning(v <- s$execute('warning("careful"); 3'), "careful")
+  expect_identical(as.numeric(v), 3)
+  lines <- character()
+  r <- s$execute('for (i in 1:3) cat("Step", i, "\\n"); 1', output_handler = function(l) lines <<- c(lines, l))
+  expect_identical(lines, c("Step 1 ", "Step 2 ", "Step 3 "))
+  expect_identical(attr(r, "output"), lines)
+  expect_error(s$execute(strrep("x", 20), max_code_length = 10), "exceeds maximum length")
+})
+
+test_that("a timeout kills the execution and the session recovers", {
+  skip_if_no_securer()
+  s <- SecureSession$new()
+  on.exit(s$close())
+  expect_error(s$execute("Sys.sleep(60)", timeout = 1), "Execution timed out after 1 second$")
+  expect_true(s$is_alive())
+  expect_identical(s$execute("1 + 1"), 2)
+})
+
+test_that("restart, close and max_executions", {
+  skip_if_no_securer()
+  s <- SecureSession$new(max_executions = 3)
+  s$execute("x <- 42")
+  s$restart()
+  expect_false(s$execute("exists('x')"))
+  s$execute("1")
+  expect_error(s$execute("1"), "Maximum executions \\(3\\) reached")
+  s$close()
+  expect_false(s$is_alive())
+  expect_error(s$execute("1"), "Session is not running.", fixed = TRUE)
+})
+
+test_that("a tool cannot start a second execution on its own session", {
+  skip_if_no_securer()
+  s <- NULL
+  reenter <- securer_tool("reenter", "Runs code on the session", function() s$execute("1"))
+  s <- SecureSession$new(tools = list(reenter))
+  on.exit(s$close())
+  expect_error(s$execute("reenter()"), "does not support concurrent")
+  expect_identical(s$execute("2"), 2)
+})
+
+test_that("pre_execute_hook blocks code", {
+  skip_if_no_securer()
+  s <- SecureSession$new(pre_execute_hook = function(code) !grepl("system\\(", code))
+  on.exit(s$close())
+  expect_error(s$execute("system('ls')"), "blocked")
+  expect_identical(s$execute("1L"), 1L)
+})
+
+test_that("limits map onto the policy", {
+  skip_if_no_securer()
+  s <- SecureSession$new(limits = list(cpu = 1))
+  on.exit(s$close())
+  expect_error(s$execute("x <- 0; repeat x <- x + 1", timeout = 20))
+  expect_identical(s$execute("1"), 1)
+  expect_error(SecureSession$new(limits = list(bogus = 1)), "Unknown limit")
+  expect_named(default_limits(), c("cpu", "memory", "fsize", "nproc", "nofile"))
+})
+
+test_that("the sandbox holds: no network, no writes outside /tmp", {
+  skip_if_no_securer()
+  expect_error(execute_r("readLines(url('http://example.com'))"))
+  expect_error(execute_r('writeLines("test", "/usr/file.txt")'))
+  expect_identical(execute_r("1 + 1"), 2)
+})
+
+test_that("audit logs are written, and symlinks refused", {
+  skip_if_no_securer()
+  dir <- tempfile()
+  dir.create(dir)
+  log <- file.path(dir, "audit.jsonl")
+  s <- SecureSession$new(audit_log = log)
+  s$execute("1 + 1")
+  s$close()
+  events <- vapply(readLines(log), function(l) jsonlite::parse_json(l)$event, character(1))
+  expect_true(all(c("session_start", "execute_start", "session_close") %in% events))
+  file.symlink(log, file.path(dir, "link.jsonl"))
+  expect_error(SecureSession$new(audit_log = file.path(dir, "link.jsonl")), "symlink")
+  expect_error(SecureSession$new(audit_log = "/dev/null"), "device file")
+})
+
+test_that("with_secure_session closes, and a forgotten session is closed by gc", {
+  skip_if_no_securer()
+  before <- serve_pids()
+  expect_identical(with_secure_session(function(s) { s$execute("x <- 10"); s$execute("x * 2") }), 20)
+  s <- SecureSession$new()
+  pid <- s$.__enclos_env__$private$serve$pid()
+  expect_true(pid %in% serve_pids())
+  rm(s)
+  gc()
+  Sys.sleep(0.5)
+  expect_false(pid %in% serve_pids())
+  expect_true(all(serve_pids() %in% before))
+})
+
+test_that("validate_code parses and notes risky calls", {
+  expect_true(validate_code("1 + 1")$valid)
+  expect_false(validate_code("if (TRUE {")$valid)
+  expect_match(validate_code("system('ls')")$warnings, "system")
+})
+
+test_that("an interrupt of the host R restarts the session and says so", {
+  skip_if_no_securer()
+  script <- tempfile(fileext = ".R")
+  writeLines(c(
+    "library(securer)",
+    "s <- SecureSession$new()",
+    "s$execute('x <- 1')",
+    "# 'ready' once the execution runs (its first output line is streamed).",
+    "r <- tryCatch(s$execute('cat(1, \"\\\\n\"); Sys.sleep(30)', output_handler = function(l) cat('ready\\n')),",
+    "              error = function(e) conditionMessage(e))",
+    "cat('caught:', r, '\\n')",
+    "cat('exists:', s$execute(\"exists('x')\"), '\\n')",
+    "s$close()"), script)
+  env <- c(R_LIBS = paste(.libPaths(), collapse = ":"), SECURER_BIN = securer_binary())
+  p <- processx::process$new(file.path(R.home("bin"), "Rscript"), script, stdout = "|", stderr = "|",
+                             env = c("current", env))
+  on.exit(p$kill_tree())
+  out <- ""
+  while (!grepl("ready", out) && p$is_alive()) {
+    p$poll_io(1000)
+    out <- paste0(out, p$read_output())
+  }
+  expect_match(out, "ready")
+  p$interrupt()
+  p$wait(20000)
+  out <- paste0(out, p$read_all_output())
+  err <- p$read_all_error()
+  expect_match(out, "caught: Execution interrupted: the session was restarted")
+  expect_match(out, "exists: FALSE")
+  expect_identical(p$get_exit_status(), 0L, info = err)
+})
