@@ -984,27 +984,66 @@ Test (policy_limits, oversized_and_irregular_input)
   free (dir);
 }
 
-Test (policy_limits, a_group_that_cannot_load_is_an_error)
+/* Loads `policy` with a data directory of its own holding group `group`
+ * (seccomp/GROUP.syscalls with `content`); *file is the group file's path,
+ * removed again before returning. */
+static struct securer_policy *
+load_with_group (const char *group, const char *content, const char *policy, char **file,
+                 char **diags)
 {
-  /* A data directory of our own whose group refers to a missing one. */
   char tmp[] = "/tmp/securer-groups-XXXXXX";
   cr_assert_not_null (mkdtemp (tmp));
-  char *sub = NULL, *file = NULL;
+  char *sub = NULL;
   cr_assert_geq (asprintf (&sub, "%s/seccomp", tmp), 0);
-  cr_assert_geq (asprintf (&file, "%s/broken.syscalls", sub), 0);
+  cr_assert_geq (asprintf (file, "%s/%s.syscalls", sub, group), 0);
   cr_assert_eq (mkdir (sub, 0755), 0);
-  FILE *f = fopen (file, "w");
-  fputs ("read\n@no-such-group-anywhere\n", f);
+  FILE *f = fopen (*file, "w");
+  fputs (content, f);
   fclose (f);
   setenv ("SECURER_DATADIR", tmp, 1);
-  char *diags = NULL;
-  struct securer_policy *p = load_text ("t.policy", "seccomp allow @broken\n", &diags);
-  unlink (file);
+  struct securer_policy *p = load_text ("t.policy", policy, diags);
+  unlink (*file);
   rmdir (sub);
   rmdir (tmp);
+  free (sub);
+  return p;
+}
+
+Test (policy_limits, a_group_that_cannot_load_is_an_error)
+{
+  /* A group that refers to a missing one. */
+  char *file = NULL, *diags = NULL;
+  struct securer_policy *p = load_with_group ("broken", "read\n@no-such-group-anywhere\n",
+                                              "seccomp allow @broken\n", &file, &diags);
   cr_assert_null (p);
-  cr_assert (strncmp (diags, "t.policy:1:15: error: cannot load syscall group '@broken': ", 58) == 0, "%s", diags);
+  /* The problem where it is, then the use that failed because of it. */
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected, "%s:2:1: error: unknown group '@no-such-group-anywhere'\n"
+                           "t.policy:1:15: error: cannot load syscall group '@broken': ", file), 0);
+  cr_assert (strncmp (diags, expected, strlen (expected)) == 0, "%s", diags);
+  free (expected);
   free (diags);
   free (file);
-  free (sub);
+}
+
+Test (policy_limits, group_file_mistakes_are_placed_and_suggested)
+{
+  char *file = NULL, *diags = NULL;
+  struct securer_policy *p
+    = load_with_group ("typos", "read\n  getpidd   # misspelt\n@basic-iox\nwrite close\nzz_not_a_syscall_at_all\n",
+                       "seccomp allow @typos\n", &file, &diags);
+  cr_assert_null (p);
+  /* Every problem of the file, each at its line and column. */
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected,
+                           "%s:2:3: error: unknown syscall 'getpidd' (did you mean 'getpid'?)\n"
+                           "%s:3:1: error: unknown group '@basic-iox' (did you mean '@basic-io'?)\n"
+                           "%s:4:1: error: one entry per line expected, got 'write close'\n"
+                           "%s:5:1: error: unknown syscall 'zz_not_a_syscall_at_all' (not known to libseccomp ",
+                           file, file, file, file), 0);
+  cr_assert (strncmp (diags, expected, strlen (expected)) == 0, "%s", diags);
+  cr_assert (strstr (diags, "t.policy:1:15: error: cannot load syscall group '@typos': ") != NULL, "%s", diags);
+  free (expected);
+  free (diags);
+  free (file);
 }

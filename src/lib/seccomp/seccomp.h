@@ -23,6 +23,13 @@
  * a group file are included only when this libseccomp knows them; "known"
  * is built in: every syscall libseccomp can name.  Errors carry file:line. */
 int securer_group_load (const char *name, char ***members, size_t *n_members, securer_err_t *err);
+/* The same, handing every problem found in a group file (unknown syscall
+ * or group, malformed line, cycle) to report with its place (1-based line
+ * and column) and a "did you mean" hint or NULL, before failing. */
+typedef void (*securer_group_report_fn) (void *ctx, const char *file, unsigned line, unsigned col,
+                                         const char *hint, const char *message);
+int securer_group_load_report (const char *name, char ***members, size_t *n_members,
+                               securer_group_report_fn report, void *ctx, securer_err_t *err);
 /* NULL-terminated malloc'd list of every group name available (without '@'). */
 char **securer_group_names (void);
 void securer_strv_free (char **v);
