@@ -444,6 +444,12 @@ securer_seccomp_free (struct securer_seccomp_prog *prog)
 }
 
 bool
+securer_seccomp_enabled (const struct securer_seccomp_prog *prog)
+{
+  return prog != NULL && prog->enabled;
+}
+
+bool
 securer_seccomp_uses_notify (const struct securer_seccomp_prog *prog)
 {
   return prog != NULL && prog->enabled && prog->notify;

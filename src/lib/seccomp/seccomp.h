@@ -124,6 +124,8 @@ int securer_seccomp_bpf (const struct securer_seccomp_prog *prog, const struct s
 int securer_seccomp_install_bpf (const struct sock_filter *insns, unsigned n_insns, unsigned long flags,
                                  int *listener);
 void securer_seccomp_free (struct securer_seccomp_prog *prog);
+/* False when the policy disables seccomp (the program loads nothing). */
+bool securer_seccomp_enabled (const struct securer_seccomp_prog *prog);
 /* True when the compiled program routes events through user notification
  * (REPORT_DENIALS was honoured or the policy has `notify` rules). */
 bool securer_seccomp_uses_notify (const struct securer_seccomp_prog *prog);
@@ -144,6 +146,24 @@ typedef int (*securer_region_cb) (void *ctx, struct securer_action act, const ui
                                   const uint64_t value[6]);
 int securer_seccomp_regions (const struct securer_seccomp_prog *prog, const char *name,
                              securer_region_cb cb, void *ctx, securer_err_t *err);
+
+/* ---- emulate.c: the kernel's seccomp-BPF interpreter, in userspace ---- */
+struct seccomp_data;
+
+/* Runs a classic BPF seccomp program over d as the kernel does and sets
+ * *ret to the SECCOMP_RET_* value it returns.  A program the kernel would
+ * refuse (an instruction seccomp does not accept, a load outside struct
+ * seccomp_data, a jump out of the program, ...) is an error. */
+int securer_bpf_run (const struct sock_filter *insns, unsigned n, const struct seccomp_data *d,
+                     uint32_t *ret, securer_err_t *err);
+/* The action a SECCOMP_RET_* value stands for; -1 for one securer never
+ * generates (SECCOMP_RET_TRACE, unknown values). */
+int securer_seccomp_ret_action (uint32_t ret, struct securer_action *out);
+/* The verdict of the compiled program's BPF code for one call, as the
+ * kernel would give it: arch is an AUDIT_ARCH_* value (0: native), nr may
+ * carry the x32 bit.  The program must have been generated. */
+int securer_seccomp_emulate (const struct securer_seccomp_prog *prog, uint32_t arch, int nr,
+                             const uint64_t args[6], struct securer_action *out, securer_err_t *err);
 
 /* ---- oci.c: OCI runtime-spec / Docker seccomp profiles ---- */
 #include <jansson.h>
