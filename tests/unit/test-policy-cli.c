@@ -158,3 +158,117 @@ Test (policy_cli, shipped_policies_compile_to_a_filter)
       free (path);
     }
 }
+
+/* ---- policy test ------------------------------------------------------------ */
+
+/* The shipped expectation files: they double as the check that this
+ * libseccomp compiled every conditional rule of the shipped policies right
+ * (the verdicts come from the generated BPF program). */
+Test (policy_test, shipped_expectations_hold)
+{
+  struct run r = securer ("policy test r tests/policies/common.expect tests/policies/r.expect");
+  cr_assert_eq (r.status, 0, "%s%s", r.out, r.err);
+  cr_assert (strstr (r.out, "expectations, 0 failed\n") != NULL, "%s", r.out);
+  cr_assert (strstr (r.out, "tests/policies/r.expect:7: ok: mmap * * PROT_WRITE|PROT_EXEC -> errno EPERM\n") != NULL,
+             "%s", r.out);
+  run_free (&r);
+  r = securer ("policy test -q minimal tests/policies/common.expect tests/policies/minimal.expect");
+  cr_assert_eq (r.status, 0, "%s%s", r.out, r.err);
+  cr_assert_str_eq (r.out, "");
+  run_free (&r);
+}
+
+/* Runs `securer policy test OPTS POLICY FILE` on text written to a
+ * temporary FILE; *expected gets fmt with every %s replaced by FILE. */
+static struct run
+run_expect (const char *opts, const char *policy, const char *text, const char *fmt, char **expected)
+{
+  char path[] = "/tmp/securer-expect-XXXXXX";
+  int fd = mkstemp (path);
+  cr_assert_geq (fd, 0);
+  cr_assert_eq (write (fd, text, strlen (text)), (ssize_t) strlen (text));
+  close (fd);
+  char *args = NULL;
+  cr_assert_geq (asprintf (&args, "policy test %s %s %s", opts, policy, path), 0);
+  struct run r = securer (args);
+  unlink (path);
+  free (args);
+  /* Every %s of fmt is the file name. */
+  size_t n = 0;
+  for (const char *q = fmt; (q = strstr (q, "%s")) != NULL; q += 2)
+    n++;
+  char *e = malloc (strlen (fmt) + n * strlen (path) + 1), *w = e;
+  for (const char *q = fmt; *q;)
+    if (q[0] == '%' && q[1] == 's')
+      {
+        w = stpcpy (w, path);
+        q += 2;
+      }
+    else
+      *w++ = *q++;
+  *w = '\0';
+  *expected = e;
+  return r;
+}
+
+Test (policy_test, a_wrong_expectation_fails_with_its_place_and_a_witness)
+{
+  /* minimal has no W^X rules: the expectation of r is wrong for it. */
+  char *expected = NULL;
+  struct run r = run_expect ("", "minimal",
+                             "# W^X\nopenat -> allow\n  mmap * * PROT_WRITE|PROT_EXEC -> errno EPERM\n",
+                             "%s:2: ok: openat -> allow\n"
+                             "%s:3:3: error: expected errno EPERM, got allow for mmap(0x0, 0x0, 0x6, 0x0, 0x0, 0x0)\n"
+                             "minimal: 2 expectations, 1 failed\n", &expected);
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.out, expected);
+  run_free (&r);
+  free (expected);
+}
+
+Test (policy_test, malformed_lines_are_placed_and_suggested)
+{
+  char *expected = NULL;
+  struct run r = run_expect ("", "r",
+                             "socket AF_INETT -> allow\nptrac -> kill\nioctl * TIOCSTI -> errno EPRM\n"
+                             "read\nopenat -> allow extra\ni386 open -> kill\n",
+                             "%s:1:8: error: unknown constant 'AF_INETT' (did you mean 'AF_INET'?)\n"
+                             "%s:2:1: error: unknown syscall 'ptrac' (did you mean 'ptrace'?)\n"
+                             "%s:3:26: error: unknown errno name 'EPRM' (did you mean 'EPERM'?)\n"
+                             "%s:4:1: error: expected 'CALL -> VERDICT' such as 'openat -> allow'\n"
+                             "%s:5:17: error: unexpected 'extra' after the verdict\n", &expected);
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.err, expected);
+  /* The well-formed line is still checked. */
+  cr_assert (strstr (r.out, ": ok: i386 open -> kill\n") != NULL, "%s", r.out);
+  run_free (&r);
+  free (expected);
+}
+
+Test (policy_test, tap_output)
+{
+  char *expected = NULL;
+  struct run r = run_expect ("--tap", "r", "ptrace -> kill-process\nptrace -> allow\nread -> alow\n",
+                             "TAP version 13\n1..3\n"
+                             "ok 1 - ptrace -> kill-process\n"
+                             "not ok 2 - ptrace -> allow\n"
+                             "  ---\n  message: \"expected allow, got kill-process for ptrace(0x0, 0x0, 0x0, 0x0, 0x0, 0x0)\"\n"
+                             "  at: \"%s:2:1\"\n  ...\n"
+                             "not ok 3 - unknown verdict 'alow': expected allow, errno NAME, deny, kill-process, kill-thread, trap, log or notify\n",
+                             &expected);
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.out, expected);
+  run_free (&r);
+  free (expected);
+}
+
+Test (policy_test, usage)
+{
+  struct run r = securer ("policy test r");
+  cr_assert_eq (r.status, 2);
+  run_free (&r);
+  r = securer ("help policy test");
+  cr_assert_eq (r.status, 0);
+  cr_assert (strncmp (r.out, "Usage: securer policy test [OPTIONS] POLICY FILE...\n", 52) == 0, "%s", r.out);
+  run_free (&r);
+}

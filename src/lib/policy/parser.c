@@ -72,14 +72,6 @@ error_suggest (struct ctx *c, const struct token *t, const char *const *cands, s
   free (hint);
 }
 
-static size_t
-count (const char *const *v)
-{
-  size_t n = 0;
-  while (v && v[n])
-    n++;
-  return n;
-}
 
 /* The token after the last one, for "expected X" at the end of a line. */
 static struct token
@@ -1330,7 +1322,7 @@ parse_action (struct ctx *c, struct securer_action *a, const char *const *extra,
   if (e->quoted || securer_errno_lookup (e->text, &en) < 0)
     {
       const char *const *names = securer_errno_names ();
-      error_suggest (c, e, names, count (names), "unknown errno name '%s': expected a name such as EPERM or ENOSYS",
+      error_suggest (c, e, names, strv_len (names), "unknown errno name '%s': expected a name such as EPERM or ENOSYS",
                      e->text);
       return false;
     }
@@ -1484,7 +1476,7 @@ parse_value (struct cond_lexer *cl, struct ctok *t, uint64_t *out)
         {
           const char *const *names = securer_const_names ();
           struct token tk = { t->text, t->line, t->col, false };
-          char *hint = diag_full (cl->c->ps->diags) ? NULL : diag_suggest (tk.text, names, count (names));
+          char *hint = diag_full (cl->c->ps->diags) ? NULL : diag_suggest (tk.text, names, strv_len (names));
           cerr (cl, t, hint, "unknown constant '%s'", t->text);
           free (hint);
           return false;
@@ -1687,7 +1679,7 @@ d_seccomp (struct ctx *c)
                   struct token x = *tt;
                   x.text = (char *) g;
                   char *h = diag_suggest (x.text, (const char *const *) c->ps->group_names,
-                                          count ((const char *const *) c->ps->group_names));
+                                          strv_len ((const char *const *) c->ps->group_names));
                   if (h != NULL)
                     {
                       /* Suggest with the '@' the user has to write. */
@@ -1717,7 +1709,7 @@ d_seccomp (struct ctx *c)
           if (!diag_full (c->ps->diags))
             load_names (c->ps);
           const char *const *names = (const char *const *) c->ps->syscall_names;
-          error_suggest (c, tt, names, count (names), "unknown syscall '%s'", tt->text);
+          error_suggest (c, tt, names, strv_len (names), "unknown syscall '%s'", tt->text);
           continue;
         }
       if (builder_add_rule (b, tt->text, NULL, &a, conds, n_conds, &loc) < 0)
