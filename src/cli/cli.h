@@ -62,4 +62,7 @@ int cmd_policy_learn (int argc, char **argv);
 /* cmd_policy_test.c */
 int cmd_policy_test (int argc, char **argv);
 void cmd_policy_test_help (FILE *out);
+/* cmd_policy_explain.c */
+int cmd_policy_explain (int argc, char **argv);
+void cmd_policy_explain_help (FILE *out);
 #endif

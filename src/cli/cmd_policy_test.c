@@ -51,19 +51,13 @@ struct judge {
   securer_err_t err;
 };
 
-static bool
-same (struct securer_action a, struct securer_action b)
-{
-  return a.type == b.type && (a.type != SECURER_ACT_ERRNO || a.errnum == b.errnum);
-}
-
 static int
 judge_one (void *ctx, const uint64_t args[6])
 {
   struct judge *j = ctx;
   if (securer_seccomp_emulate (j->prog, j->call->arch, j->call->nr, args, &j->got, &j->err) < 0)
     return -1;
-  if (same (j->got, j->want))
+  if (securer_action_equal (j->got, j->want))
     return 0;
   memcpy (j->args, args, sizeof j->args);
   return 1;

@@ -272,3 +272,94 @@ Test (policy_test, usage)
   cr_assert (strncmp (r.out, "Usage: securer policy test [OPTIONS] POLICY FILE...\n", 52) == 0, "%s", r.out);
   run_free (&r);
 }
+
+/* ---- policy explain --------------------------------------------------------- */
+
+/* "FILE:N" for the first line of FILE (in the source tree) that starts
+ * with prefix once blanks are skipped. */
+static char *
+place_of (const char *rel, const char *prefix)
+{
+  char *path = src_path (rel);
+  FILE *f = fopen (path, "r");
+  cr_assert_not_null (f, "%s", path);
+  char *line = NULL, *place = NULL;
+  size_t cap = 0;
+  for (unsigned n = 1; place == NULL && getline (&line, &cap, f) >= 0; n++)
+    if (strncmp (line + strspn (line, " \t"), prefix, strlen (prefix)) == 0)
+      cr_assert_geq (asprintf (&place, "%s:%u", path, n), 0);
+  fclose (f);
+  free (line);
+  free (path);
+  cr_assert_not_null (place, "'%s' not in %s", prefix, rel);
+  return place;
+}
+
+Test (policy_explain, a_group_rule_is_traced_to_the_policy_and_the_group_file)
+{
+  struct run r = securer ("policy explain r openat");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  char *rule = place_of ("policies/base/seccomp-common.policy", "seccomp allow @default @basic-io @file-system");
+  char *member = place_of ("seccomp/file-system.syscalls", "openat");
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected,
+                           "openat(0x0, 0x0, 0x0, 0x0, 0x0, 0x0): allow\n"
+                           "  by `seccomp allow @default @basic-io @file-system @io-event @memlock @process`\n"
+                           "  at %s:34\n"
+                           "  @file-system names openat at %s\n"
+                           "  (the same for every value of the arguments given as '*')\n",
+                           rule, member), 0);
+  cr_assert_str_eq (r.out, expected);
+  run_free (&r);
+  free (expected);
+  free (member);
+  free (rule);
+}
+
+Test (policy_explain, a_conditional_rule_decides_with_the_arguments_given)
+{
+  struct run r = securer ("policy explain r mmap 0 4096 'PROT_READ|PROT_WRITE|PROT_EXEC'");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  char *rule = place_of ("policies/base/seccomp-wx.policy", "seccomp errno EPERM mmap  if arg2 & PROT_WRITE|PROT_EXEC");
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected,
+                           "mmap(0x0, 0x1000, 0x7, 0x0, 0x0, 0x0): errno EPERM\n"
+                           "  by `seccomp errno EPERM mmap  if arg2 & PROT_WRITE|PROT_EXEC == PROT_WRITE|PROT_EXEC`\n"
+                           "  at %s:21\n", rule), 0);
+  cr_assert (strncmp (r.out, expected, strlen (expected)) == 0, "%s", r.out);
+  run_free (&r);
+  free (expected);
+  free (rule);
+
+  /* With the protection left open, every rule that can decide is shown. */
+  r = securer ("policy explain r mmap");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert (strncmp (r.out, "mmap: the verdict depends on the arguments given as '*':\n\n"
+                             "mmap(0x0, 0x0, 0x0, 0x0, 0x0, 0x0): allow\n", 99) == 0, "%s", r.out);
+  cr_assert (strstr (r.out, "  by `seccomp errno EPERM mmap  if arg2 & PROT_EXEC == PROT_EXEC and arg3 & MAP_ANONYMOUS == MAP_ANONYMOUS`\n") != NULL,
+             "%s", r.out);
+  run_free (&r);
+}
+
+Test (policy_explain, defaults_foreign_abis_and_mistakes)
+{
+  struct run r = securer ("policy explain r i386 open");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "i386 open(0x0, 0x0, 0x0, 0x0, 0x0, 0x0): kill-process\n"
+                           "  by the action for other ABIs (`seccomp foreign-abi`): i386 calls never reach the rules\n");
+  run_free (&r);
+  r = securer ("policy explain minimal 1000 1 2");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "1000(0x1, 0x2, 0x0, 0x0, 0x0, 0x0): errno ENOSYS\n"
+                           "  by the default action (`seccomp default`): no rule for 1000 matches\n"
+                           "  (the same for every value of the arguments given as '*')\n");
+  run_free (&r);
+  r = securer ("policy explain r socket AF_INETT");
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.err, "securer: policy explain: unknown constant 'AF_INETT' (did you mean 'AF_INET'?)\n");
+  run_free (&r);
+  r = securer ("help policy explain");
+  cr_assert_eq (r.status, 0);
+  cr_assert (strncmp (r.out, "Usage: securer policy explain POLICY [ABI] SYSCALL [ARG...]\n", 60) == 0, "%s", r.out);
+  run_free (&r);
+}

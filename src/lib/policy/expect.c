@@ -49,9 +49,9 @@ report (struct sink *s, const struct token *t, const char *hint, const char *fmt
       if (vasprintf (&msg, fmt, ap) < 0)
         msg = NULL;
       if (hint != NULL)
-        securer_error_set (s->err, EINVAL, "%s (%s)", msg ? msg : "out of memory", hint);
+        securer_error_set (s->err, 0, "%s (%s)", msg ? msg : "out of memory", hint);
       else
-        securer_error_set (s->err, EINVAL, "%s", msg ? msg : "out of memory");
+        securer_error_set (s->err, 0, "%s", msg ? msg : "out of memory");
       free (msg);
     }
   va_end (ap);

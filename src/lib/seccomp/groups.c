@@ -131,7 +131,22 @@ struct loader {
   void *ctx;
   char **syscalls;                   /* for suggestions, loaded on first need */
   char **groups;
+  const char *find;                  /* a syscall whose first entry is wanted */
+  char *found_path;
+  unsigned found_line;
 };
+
+/* Adds a member; notes where the syscall looked for first appears. */
+static int
+add_member (struct loader *ld, struct strv *out, const char *name, const char *path, unsigned line)
+{
+  if (ld->find != NULL && ld->found_path == NULL && strcmp (name, ld->find) == 0)
+    {
+      ld->found_path = strdup (path);
+      ld->found_line = line;
+    }
+  return strv_push (out, name);
+}
 
 /* Checks that group `name` may be expanded here: 0, or an errno with the
  * reason in why. */
@@ -297,7 +312,7 @@ load_file (struct loader *ld, const char *name, const char *path, unsigned depth
         }
       else if (s[0] == '?')
         {
-          if (securer_syscall_known (s + 1) && strv_push (out, s + 1) < 0)
+          if (securer_syscall_known (s + 1) && add_member (ld, out, s + 1, path, lineno) < 0)
             {
               securer_error_set (err, ENOMEM, "%s:%u", path, lineno);
               rc = -2;
@@ -318,7 +333,7 @@ load_file (struct loader *ld, const char *name, const char *path, unsigned depth
           free (hint);
           rc = -2;
         }
-      else if (strv_push (out, s) < 0)
+      else if (add_member (ld, out, s, path, lineno) < 0)
         {
           securer_error_set (err, ENOMEM, "%s:%u", path, lineno);
           rc = -2;
@@ -358,6 +373,31 @@ securer_group_load_report (const char *name, char ***members, size_t *n_members,
   sort_unique (&out);
   *members = out.v;
   *n_members = out.n;
+  return 0;
+}
+
+int
+securer_group_locate (const char *group, const char *syscall, char **path, unsigned *line,
+                      securer_err_t *err)
+{
+  if (group != NULL && group[0] == '@')
+    group++;
+  *path = NULL;
+  *line = 0;
+  struct loader ld = { .find = syscall };
+  struct strv out = { 0 };
+  char why[1200];
+  int rc = load_into (&ld, group, 0, &out, why, sizeof why, err);
+  securer_strv_free (ld.syscalls);
+  securer_strv_free (ld.groups);
+  strv_clear (&out);
+  if (rc < 0)
+    {
+      free (ld.found_path);
+      return -1;
+    }
+  *path = ld.found_path;
+  *line = ld.found_line;
   return 0;
 }
 

@@ -30,6 +30,11 @@ typedef void (*securer_group_report_fn) (void *ctx, const char *file, unsigned l
                                          const char *hint, const char *message);
 int securer_group_load_report (const char *name, char ***members, size_t *n_members,
                                securer_group_report_fn report, void *ctx, securer_err_t *err);
+/* Where syscall first appears in group (nested groups included): *path
+ * (malloc'd) and *line; *path is NULL when it is not a member, or comes
+ * from the built-in @known. */
+int securer_group_locate (const char *group, const char *syscall, char **path, unsigned *line,
+                          securer_err_t *err);
 /* NULL-terminated malloc'd list of every group name available (without '@'). */
 char **securer_group_names (void);
 void securer_strv_free (char **v);
@@ -136,6 +141,20 @@ bool securer_seccomp_uses_notify (const struct securer_seccomp_prog *prog);
  * `arch` is an AUDIT_ARCH_* value; nr may carry the x32 bit. */
 struct securer_action securer_seccomp_eval (const struct securer_seccomp_prog *prog, uint32_t arch,
                                             int nr, const uint64_t args[6]);
+
+/* The same evaluation, saying what decided: a rule of the policy (*rule is
+ * its index in p->seccomp.rules; SIZE_MAX for an exception the compiler
+ * added itself), the default action, the foreign-ABI action, or no filter
+ * at all (the policy disables seccomp).  by and rule may be NULL. */
+enum securer_decided_by {
+  SECURER_BY_RULE,
+  SECURER_BY_DEFAULT,
+  SECURER_BY_FOREIGN_ABI,
+  SECURER_BY_NO_FILTER,
+};
+struct securer_action securer_seccomp_decide (const struct securer_seccomp_prog *prog, uint32_t arch,
+                                              int nr, const uint64_t args[6],
+                                              enum securer_decided_by *by, size_t *rule);
 
 /* The disjoint regions the compiler derived for syscall `name` (whose rules
  * were given in policy order): cb receives each region whose action is not
