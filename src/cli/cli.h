@@ -65,4 +65,7 @@ void cmd_policy_test_help (FILE *out);
 /* cmd_policy_explain.c */
 int cmd_policy_explain (int argc, char **argv);
 void cmd_policy_explain_help (FILE *out);
+/* cmd_policy_diff.c */
+int cmd_policy_diff (int argc, char **argv);
+void cmd_policy_diff_help (FILE *out);
 #endif

@@ -63,6 +63,7 @@ cmd_policy_help (FILE *out)
            "  learn -- CMD      record the syscalls CMD makes and propose rules\n"
            "  test POLICY FILE...  check expected verdicts of calls against the filter\n"
            "  explain POLICY CALL  the verdict of one call and the rule that decides it\n"
+           "  diff A B          what changes between two policies (--json for JSON)\n"
            "\n"
            "POLICY is a file (text, or JSON when it starts with '{') or the NAME of a\n"
            "shipped policy such as 'r' or 'minimal'.\n"
@@ -228,6 +229,8 @@ cmd_policy (int argc, char **argv)
     fn = cmd_policy_test;
   else if (strcmp (sub, "explain") == 0)
     fn = cmd_policy_explain;
+  else if (strcmp (sub, "diff") == 0)
+    fn = cmd_policy_diff;
   else if (strcmp (sub, "-h") == 0 || strcmp (sub, "--help") == 0 || strcmp (sub, "help") == 0)
     {
       cmd_policy_help (stdout);

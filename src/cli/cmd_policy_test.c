@@ -51,6 +51,21 @@ struct judge {
   securer_err_t err;
 };
 
+/* The witness still gets the verdict first seen instead of the one wanted. */
+static bool
+same_miss (void *ctx, const uint64_t args[6])
+{
+  struct judge *j = ctx;
+  struct securer_action got;
+  securer_err_t err = NULL;
+  if (securer_seccomp_emulate (j->prog, j->call->arch, j->call->nr, args, &got, &err) < 0)
+    {
+      securer_error_free (&err);
+      return false;
+    }
+  return securer_action_equal (got, j->got);
+}
+
 static int
 judge_one (void *ctx, const uint64_t args[6])
 {
@@ -60,6 +75,9 @@ judge_one (void *ctx, const uint64_t args[6])
   if (securer_action_equal (j->got, j->want))
     return 0;
   memcpy (j->args, args, sizeof j->args);
+  struct securer_action first = j->got;
+  securer_call_simplify (j->args, j->call->wild, same_miss, j);
+  j->got = first;
   return 1;
 }
 

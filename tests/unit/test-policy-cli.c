@@ -363,3 +363,72 @@ Test (policy_explain, defaults_foreign_abis_and_mistakes)
   cr_assert (strncmp (r.out, "Usage: securer policy explain POLICY [ABI] SYSCALL [ARG...]\n", 60) == 0, "%s", r.out);
   run_free (&r);
 }
+
+/* ---- policy diff ------------------------------------------------------------ */
+
+static char *
+temp_policy (const char *text)
+{
+  char *path = strdup ("/tmp/securer-diff-XXXXXX.policy");
+  int fd = mkstemps (path, 7);
+  cr_assert_geq (fd, 0);
+  cr_assert_eq (write (fd, text, strlen (text)), (ssize_t) strlen (text));
+  close (fd);
+  return path;
+}
+
+Test (policy_diff, settings_and_verdicts_that_change)
+{
+  char *a = temp_policy ("seccomp default errno ENOSYS\nseccomp allow read write\nnetwork none\n");
+  char *b = temp_policy ("seccomp default errno ENOSYS\nseccomp allow read write\n"
+                         "seccomp errno EPERM write if arg0 == 2\nnetwork loopback\n");
+  char *args = NULL;
+  cr_assert_geq (asprintf (&args, "policy diff %s %s", a, b), 0);
+  struct run r = securer (args);
+  cr_assert_eq (r.status, 1, "%s", r.err);
+  cr_assert_str_eq (r.out, "- network none\n+ network loopback\n"
+                           "seccomp write: allow -> errno EPERM for write(0x2, 0x0, 0x0, 0x0, 0x0, 0x0)\n");
+  run_free (&r);
+  free (args);
+  cr_assert_geq (asprintf (&args, "policy diff --json %s %s", a, b), 0);
+  r = securer (args);
+  cr_assert_eq (r.status, 1, "%s", r.err);
+  json_error_t je;
+  json_t *j = json_loads (r.out, 0, &je);
+  cr_assert_not_null (j, "%s", r.out);
+  cr_assert (json_is_true (json_object_get (j, "differ")));
+  cr_assert_str_eq (json_string_value (json_array_get (json_object_get (json_object_get (j, "settings"), "added"), 0)),
+                    "network loopback");
+  json_t *s0 = json_array_get (json_object_get (j, "seccomp"), 0);
+  cr_assert_str_eq (json_string_value (json_object_get (s0, "syscall")), "write");
+  cr_assert_str_eq (json_string_value (json_object_get (s0, "a")), "allow");
+  cr_assert_str_eq (json_string_value (json_object_get (s0, "b")), "errno EPERM");
+  json_decref (j);
+  run_free (&r);
+  free (args);
+  unlink (a);
+  unlink (b);
+  free (a);
+  free (b);
+}
+
+Test (policy_diff, the_same_policy_and_the_shipped_ones)
+{
+  struct run r = securer ("policy diff r r");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "r and r mean the same\n");
+  run_free (&r);
+  /* minimal has no W^X rules and keeps inotify. */
+  r = securer ("policy diff r minimal");
+  cr_assert_eq (r.status, 1, "%s", r.err);
+  cr_assert (strstr (r.out, "\nseccomp mprotect: errno EACCES -> allow for mprotect(0x0, 0x0, 0x4, 0x0, 0x0, 0x0)\n") != NULL,
+             "%s", r.out);
+  cr_assert (strstr (r.out, "\nseccomp inotify_init1: errno ENOSYS -> allow for ") != NULL, "%s", r.out);
+  cr_assert (strstr (r.out, "\n- limit cpu 60s\n") != NULL, "%s", r.out);
+  cr_assert (strstr (r.out, "\n+ limit cpu 10s\n") != NULL, "%s", r.out);
+  cr_assert (strstr (r.out, "ptrace") == NULL, "%s", r.out);
+  run_free (&r);
+  r = securer ("policy diff r");
+  cr_assert_eq (r.status, 2);
+  run_free (&r);
+}

@@ -576,3 +576,19 @@ securer_call_samples (const struct securer_seccomp_prog *prog, const struct secu
     securer_error_free (&err);
   return rc.stop;
 }
+
+void
+securer_call_simplify (uint64_t args[6], unsigned wild, securer_call_pred still_holds, void *ctx)
+{
+  static const uint64_t keep[] = { 0xffffffffull, 0 };
+  for (size_t step = 0; step < sizeof keep / sizeof keep[0]; step++)
+    for (unsigned k = 0; k < 6; k++)
+      {
+        if (!(wild & (1u << k)) || (args[k] & ~keep[step]) == 0)
+          continue;
+        uint64_t old = args[k];
+        args[k] &= keep[step];
+        if (!still_holds (ctx, args))
+          args[k] = old;
+      }
+}

@@ -62,6 +62,12 @@ typedef int (*securer_call_sample_cb) (void *ctx, const uint64_t args[6]);
 int securer_call_samples (const struct securer_seccomp_prog *prog, const struct securer_policy *p,
                           const struct securer_call *c, securer_call_sample_cb cb, void *ctx);
 
+/* Makes a witness readable: sets to 0 each argument of args in `wild`
+ * (upper bits first, then the rest) as long as still_holds says the
+ * witness still shows what it showed. */
+typedef bool (*securer_call_pred) (void *ctx, const uint64_t args[6]);
+void securer_call_simplify (uint64_t args[6], unsigned wild, securer_call_pred still_holds, void *ctx);
+
 /* "errno EPERM", "kill-process", ... (static or in buf). */
 const char *securer_verdict_text (struct securer_action a, char *buf, size_t size);
 /* "socket(0x2, 0x1, 0x0, ...)" for a concrete call, malloc'd. */

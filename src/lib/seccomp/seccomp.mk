@@ -13,7 +13,7 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/learn.h \
 	src/lib/seccomp/learn.c
 
-securer_SOURCES += src/cli/cmd_policy_seccomp.c src/cli/cmd_policy_learn.c src/cli/cmd_policy_test.c src/cli/cmd_policy_explain.c
+securer_SOURCES += src/cli/cmd_policy_seccomp.c src/cli/cmd_policy_learn.c src/cli/cmd_policy_test.c src/cli/cmd_policy_explain.c src/cli/cmd_policy_diff.c
 
 nobase_dist_pkgdata_DATA += \
 	seccomp/aio.syscalls \
