@@ -245,6 +245,24 @@ Test (policy_test, malformed_lines_are_placed_and_suggested)
   free (expected);
 }
 
+Test (policy_test, settings_expectations)
+{
+  char *expected = NULL;
+  struct run r = run_expect ("-q", "r", "network none\nlimit cpu 1m\nlimit timeout 60s\nnetwork loopbak\n"
+                             "  limit cpux 1\nnetwork host\n",
+                             "%s:3:1: error: expected `limit timeout 60s`, the policy has `limit timeout unlimited`\n"
+                             "%s:6:1: error: expected `network host`, the policy has `network none`\n"
+                             "r: 4 expectations, 2 failed\n", &expected);
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.out, expected);
+  free (expected);
+  /* Malformed settings lines are reported where they are, as in a policy. */
+  cr_assert (strstr (r.err, ":4:9: error: unknown network mode 'loopbak': expected none, loopback or host (did you mean 'loopback'?)\n") != NULL,
+             "%s", r.err);
+  cr_assert (strstr (r.err, ":5:9: error: unknown limit 'cpux': ") != NULL, "%s", r.err);
+  run_free (&r);
+}
+
 Test (policy_test, tap_output)
 {
   char *expected = NULL;

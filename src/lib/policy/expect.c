@@ -375,6 +375,90 @@ join (const struct line *ln)
   return s;
 }
 
+static const char *const net_words[] = { "none", "loopback", "host" };
+
+static bool
+parse_network (struct sink *s, const struct line *ln, struct securer_expectation *x)
+{
+  if (ln->n != 2)
+    {
+      report (s, &ln->tok[ln->n > 2 ? 2 : 0], NULL, "expected 'network none', 'network loopback' or 'network host'");
+      return false;
+    }
+  for (unsigned k = 0; k < 3; k++)
+    if (strcmp (ln->tok[1].text, net_words[k]) == 0)
+      {
+        x->network = (enum securer_net_mode) k;
+        return true;
+      }
+  char *hint = diag_suggest (ln->tok[1].text, net_words, 3);
+  report (s, &ln->tok[1], hint, "unknown network mode '%s': expected none, loopback or host", ln->tok[1].text);
+  free (hint);
+  return false;
+}
+
+/* `limit NAME VALUE` is read by the policy parser itself, so it means
+ * exactly what it would in a policy; its diagnostics are moved to the
+ * line and column of the expectation file. */
+static bool
+parse_limit (struct sink *s, const char *text, const struct line *ln, struct securer_expectation *x)
+{
+  const char *start = text;
+  for (unsigned l = 1; l < ln->line && start != NULL; l++)
+    {
+      start = strchr (start, '\n');
+      if (start != NULL)
+        start++;
+    }
+  if (start == NULL || ln->n < 2)
+    {
+      report (s, &ln->tok[0], NULL, "expected 'limit NAME VALUE' as in a policy");
+      return false;
+    }
+  size_t len = strcspn (start, "\n");
+  char *mini = NULL;
+  if (asprintf (&mini, "seccomp off\n%.*s\n", (int) len, start) < 0)
+    return false;
+  struct securer_diags d = { NULL, 0, 0 };
+  struct securer_policy *p = NULL;
+  securer_err_t err = NULL;
+  int r = securer_policy_load_string (s->file, mini, strlen (mini), &p, &d, &err);
+  free (mini);
+  for (size_t i = 0; i < d.n; i++)
+    if (d.items[i].severity == SECURER_DIAG_ERROR)
+      {
+        struct token t = { NULL, ln->line, d.items[i].col, false };
+        report (s, &t, d.items[i].hint, "%s", d.items[i].message);
+      }
+  if (r == 0)
+    {
+      x->limits = p->limits;
+      x->limit = -1;
+      for (int k = 0; k < SECURER_RLIMIT_COUNT; k++)
+        if (strcmp (ln->tok[1].text, securer_rlimit_name ((enum securer_rlimit_id) k)) == 0)
+          x->limit = k;
+    }
+  else if (d.n_errors == 0)
+    report (s, &ln->tok[0], NULL, "%s", securer_error_message (err));
+  securer_error_free (&err);
+  securer_diags_free (&d);
+  securer_policy_free (p);
+  return r == 0;
+}
+
+bool
+securer_expect_setting_holds (const struct securer_expectation *x, const struct securer_policy *p)
+{
+  if (x->kind == SECURER_EXPECT_NETWORK)
+    return p->network == x->network;
+  if (x->kind != SECURER_EXPECT_LIMIT)
+    return false;
+  if (x->limit < 0)
+    return p->limits.timeout_ms == x->limits.timeout_ms;
+  const struct securer_rlimit *a = &p->limits.rlimit[x->limit], *b = &x->limits.rlimit[x->limit];
+  return a->set == b->set && (!a->set || (a->soft == b->soft && a->hard == b->hard));
+}
+
 int
 securer_expect_parse (const char *name, const char *text, size_t len,
                       struct securer_expectations *out, struct securer_diags *diags)
@@ -392,6 +476,24 @@ securer_expect_parse (const char *name, const char *text, size_t len,
   size_t cap = 0;
   while (lexer_next (&lx, &ln) == 1)
     {
+      const char *first = ln.tok[0].quoted ? "" : ln.tok[0].text;
+      if (strcmp (first, "network") == 0 || strcmp (first, "limit") == 0)
+        {
+          struct securer_expectation x;
+          memset (&x, 0, sizeof x);
+          x.line = ln.line;
+          x.col = ln.col;
+          x.kind = first[0] == 'n' ? SECURER_EXPECT_NETWORK : SECURER_EXPECT_LIMIT;
+          bool ok = x.kind == SECURER_EXPECT_NETWORK ? parse_network (&s, &ln, &x)
+                                                     : parse_limit (&s, text, &ln, &x);
+          if (ok && (x.text = join (&ln)) != NULL
+              && grow ((void **) &out->items, &cap, out->n, sizeof *out->items) == 0)
+            out->items[out->n++] = x;
+          else
+            expectation_clear (&x);
+          line_clear (&ln);
+          continue;
+        }
       size_t arrow = 0;
       while (arrow < ln.n && (ln.tok[arrow].quoted || strcmp (ln.tok[arrow].text, "->") != 0))
         arrow++;

@@ -6,7 +6,8 @@
  * x32; an ARG is a value as in policy conditions (numbers, constants, `|`)
  * plus `A<<B`, or `*` for every value; arguments not given are `*`.  An
  * expectation is `CALL -> VERDICT` and holds when the filter gives that
- * verdict to every call it stands for. */
+ * verdict to every call it stands for.  `network MODE` and `limit NAME
+ * VALUE` lines, written as in a policy, expect that setting. */
 #ifndef SECURER_POLICY_EXPECT_H
 #define SECURER_POLICY_EXPECT_H
 
@@ -25,9 +26,19 @@ struct securer_call {
   unsigned wild;    /* bit k: argument k stands for every value */
 };
 
+enum securer_expect_kind {
+  SECURER_EXPECT_CALL,     /* CALL -> VERDICT */
+  SECURER_EXPECT_NETWORK,  /* network none|loopback|host */
+  SECURER_EXPECT_LIMIT,    /* limit NAME VALUE, as in a policy */
+};
+
 struct securer_expectation {
-  struct securer_call call;
-  struct securer_action verdict;
+  enum securer_expect_kind kind;
+  struct securer_call call;          /* CALL */
+  struct securer_action verdict;     /* CALL */
+  enum securer_net_mode network;     /* NETWORK */
+  int limit;                         /* LIMIT: an enum securer_rlimit_id, or -1 for timeout */
+  struct securer_limits limits;      /* LIMIT: the value, read as a policy would */
   char *text;       /* the line as written, for reports */
   unsigned line, col;
 };
@@ -42,6 +53,10 @@ struct securer_expectations {
  * (file:line:col, with suggestions).  Returns -1 when there was one. */
 int securer_expect_parse (const char *name, const char *text, size_t len,
                           struct securer_expectations *out, struct securer_diags *diags);
+/* Whether p meets a NETWORK or LIMIT expectation (a CALL one is checked
+ * against the filter, with securer_call_samples). */
+bool securer_expect_setting_holds (const struct securer_expectation *x, const struct securer_policy *p);
+
 /* The same for a file (at most 1 MiB, as policies); a file that cannot be
  * read is reported to diags too. */
 int securer_expect_load_file (const char *path, struct securer_expectations *out,
