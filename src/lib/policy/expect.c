@@ -139,14 +139,19 @@ struct abi {
   const char *name;
   uint32_t scmp_arch;
   uint32_t audit_arch;
+  bool foreign;   /* the filter gives it the foreign-ABI action */
 };
 
-/* The ABIs an x86_64 filter sees: its own, and the two it refuses as
- * foreign (i386 through int 0x80, x32). */
+/* The ABIs the filter sees: the native one first (the default), then those
+ * it refuses as foreign; on x86_64, i386 through int 0x80 and x32. */
 static const struct abi abis[] = {
-  { "x86_64", SCMP_ARCH_X86_64, AUDIT_ARCH_X86_64 },
-  { "i386", SCMP_ARCH_X86, AUDIT_ARCH_I386 },
-  { "x32", SCMP_ARCH_X32, AUDIT_ARCH_X86_64 },
+#if defined(__x86_64__)
+  { "x86_64", SCMP_ARCH_X86_64, AUDIT_ARCH_X86_64, false },
+  { "i386", SCMP_ARCH_X86, AUDIT_ARCH_I386, true },
+  { "x32", SCMP_ARCH_X32, AUDIT_ARCH_X86_64, true },
+#else
+  { "native", SCMP_ARCH_NATIVE, 0, false },
+#endif
 };
 
 static bool
@@ -175,6 +180,7 @@ parse_call (struct sink *s, const struct token *tok, size_t n, struct securer_ca
       return false;
     }
   c->arch = abi->audit_arch;
+  c->foreign = abi->foreign;
   uint64_t num;
   if (st->text[0] >= '0' && st->text[0] <= '9')
     {
@@ -328,7 +334,7 @@ char *
 securer_call_text (const struct securer_call *c, const uint64_t args[6])
 {
   char *s = NULL;
-  bool native = strcmp (c->abi, "x86_64") == 0;
+  bool native = !c->foreign;
   if (asprintf (&s, "%s%s%s(0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx)", native ? "" : c->abi,
                 native ? "" : " ", c->name, (unsigned long long) args[0], (unsigned long long) args[1],
                 (unsigned long long) args[2], (unsigned long long) args[3], (unsigned long long) args[4],
@@ -597,7 +603,7 @@ int
 securer_call_samples (const struct securer_seccomp_prog *prog, const struct securer_policy *p,
                       const struct securer_call *c, securer_call_sample_cb cb, void *ctx)
 {
-  bool native = strcmp (c->abi, "x86_64") == 0;
+  bool native = !c->foreign;
   /* The plain call first, with 0 for every '*': the witness a report
    * shows when it is enough.  A foreign ABI is refused on the arch alone,
    * so its arguments never matter. */

@@ -22,6 +22,7 @@ struct securer_call {
   int nr;           /* as the filter sees it (x32 bit included) */
   char *name;       /* syscall name as written */
   char *abi;        /* "x86_64", "i386", "x32" */
+  bool foreign;     /* an ABI the filter refuses outright (i386, x32) */
   uint64_t args[6];
   unsigned wild;    /* bit k: argument k stands for every value */
 };
