@@ -279,6 +279,9 @@ char *securer_policy_to_text (const struct securer_policy *p);
 
 void securer_policy_free (struct securer_policy *p);
 
+/* Same action (and errno, for errno actions). */
+bool securer_action_equal (struct securer_action a, struct securer_action b);
+
 /* Names for enums, shared by every printer. */
 const char *securer_rlimit_name (enum securer_rlimit_id id);
 const char *securer_action_name (enum securer_action_type t);

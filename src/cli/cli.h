@@ -59,4 +59,13 @@ int cli_supervise (struct securer_sandbox *sb, int sigfd, struct cli_relay *rela
 int cmd_policy_compile (int argc, char **argv);
 int cmd_policy_import (int argc, char **argv);
 int cmd_policy_learn (int argc, char **argv);
+/* cmd_policy_test.c */
+int cmd_policy_test (int argc, char **argv);
+void cmd_policy_test_help (FILE *out);
+/* cmd_policy_explain.c */
+int cmd_policy_explain (int argc, char **argv);
+void cmd_policy_explain_help (FILE *out);
+/* cmd_policy_diff.c */
+int cmd_policy_diff (int argc, char **argv);
+void cmd_policy_diff_help (FILE *out);
 #endif

@@ -61,6 +61,9 @@ cmd_policy_help (FILE *out)
            "  compile POLICY    compile the seccomp filter (BPF or libseccomp's PFC text)\n"
            "  import FILE       convert an OCI/Docker seccomp profile into policy rules\n"
            "  learn -- CMD      record the syscalls CMD makes and propose rules\n"
+           "  test POLICY FILE...  check expected verdicts of calls against the filter\n"
+           "  explain POLICY CALL  the verdict of one call and the rule that decides it\n"
+           "  diff A B          what changes between two policies (--json for JSON)\n"
            "\n"
            "POLICY is a file (text, or JSON when it starts with '{') or the NAME of a\n"
            "shipped policy such as 'r' or 'minimal'.\n"
@@ -222,6 +225,12 @@ cmd_policy (int argc, char **argv)
     fn = cmd_policy_import;
   else if (strcmp (sub, "learn") == 0)
     fn = cmd_policy_learn;
+  else if (strcmp (sub, "test") == 0)
+    fn = cmd_policy_test;
+  else if (strcmp (sub, "explain") == 0)
+    fn = cmd_policy_explain;
+  else if (strcmp (sub, "diff") == 0)
+    fn = cmd_policy_diff;
   else if (strcmp (sub, "-h") == 0 || strcmp (sub, "--help") == 0 || strcmp (sub, "help") == 0)
     {
       cmd_policy_help (stdout);

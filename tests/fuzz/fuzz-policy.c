@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/expect.h"
 #include "policy/internal.h"
 #include "securer/policy.h"
 
@@ -31,6 +32,15 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       policy_set_reader (no_files);
       init = 1;
     }
+  /* The same bytes as an expectation file (`securer policy test`). */
+  struct securer_expectations ex;
+  struct securer_diags ediags = { NULL, 0, 0 };
+  securer_expect_parse ("/fuzz/input.expect", (const char *) data, size, &ex, &ediags);
+  for (size_t i = 0; i < ediags.n; i++)
+    free (securer_diag_format (&ediags.items[i]));
+  securer_expectations_clear (&ex);
+  securer_diags_free (&ediags);
+
   struct securer_diags diags = { NULL, 0, 0 };
   struct securer_policy *p = NULL;
   securer_err_t err = NULL;

@@ -31,11 +31,14 @@ FUZZ_POLICY_SRCS = \
 	$(top_srcdir)/src/lib/policy/resolve.c \
 	$(top_srcdir)/src/lib/policy/json.c \
 	$(top_srcdir)/src/lib/policy/text.c \
-	$(top_srcdir)/src/lib/policy/policy.c
+	$(top_srcdir)/src/lib/policy/policy.c \
+	$(top_srcdir)/src/lib/policy/expect.c
 FUZZ_POLICY_SUPPORT = \
 	$(top_srcdir)/src/lib/seccomp/names.c \
 	$(top_srcdir)/src/lib/seccomp/groups.c \
 	$(top_srcdir)/src/lib/seccomp/constants.c \
+	$(top_srcdir)/src/lib/seccomp/compile.c \
+	$(top_srcdir)/src/lib/seccomp/argwidth.c \
 	$(top_srcdir)/src/lib/error.c \
 	$(top_srcdir)/src/lib/paths.c \
 	$(top_srcdir)/src/lib/suggest.c
@@ -86,7 +89,8 @@ fuzz-run: $(FUZZ_TARGETS:%=tests/fuzz/fuzz-%)
 	@for t in $(FUZZ_TARGETS); do \
 	  case $$t in \
 	    policy) cp $(top_srcdir)/policies/*.policy $(top_srcdir)/policies/base/*.policy \
-	              $(top_srcdir)/tests/unit/data/policy/*.policy tests/fuzz/corpus/policy/; \
+	              $(top_srcdir)/tests/unit/data/policy/*.policy $(top_srcdir)/tests/policies/*.expect \
+	              tests/fuzz/corpus/policy/; \
 	            len=4096 ;; \
 	    *) cp $(top_srcdir)/tests/fuzz/seeds/$$t/* tests/fuzz/corpus/$$t/; len=8192 ;; \
 	  esac; \

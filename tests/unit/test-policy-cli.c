@@ -158,3 +158,295 @@ Test (policy_cli, shipped_policies_compile_to_a_filter)
       free (path);
     }
 }
+
+/* ---- policy test ------------------------------------------------------------ */
+
+/* The shipped expectation files: they double as the check that this
+ * libseccomp compiled every conditional rule of the shipped policies right
+ * (the verdicts come from the generated BPF program). */
+Test (policy_test, shipped_expectations_hold)
+{
+  struct run r = securer ("policy test r tests/policies/common.expect tests/policies/r.expect");
+  cr_assert_eq (r.status, 0, "%s%s", r.out, r.err);
+  cr_assert (strstr (r.out, "expectations, 0 failed\n") != NULL, "%s", r.out);
+  cr_assert (strstr (r.out, "tests/policies/r.expect:7: ok: mmap * * PROT_WRITE|PROT_EXEC -> errno EPERM\n") != NULL,
+             "%s", r.out);
+  run_free (&r);
+  r = securer ("policy test -q minimal tests/policies/common.expect tests/policies/minimal.expect");
+  cr_assert_eq (r.status, 0, "%s%s", r.out, r.err);
+  cr_assert_str_eq (r.out, "");
+  run_free (&r);
+}
+
+/* Runs `securer policy test OPTS POLICY FILE` on text written to a
+ * temporary FILE; *expected gets fmt with every %s replaced by FILE. */
+static struct run
+run_expect (const char *opts, const char *policy, const char *text, const char *fmt, char **expected)
+{
+  char path[] = "/tmp/securer-expect-XXXXXX";
+  int fd = mkstemp (path);
+  cr_assert_geq (fd, 0);
+  cr_assert_eq (write (fd, text, strlen (text)), (ssize_t) strlen (text));
+  close (fd);
+  char *args = NULL;
+  cr_assert_geq (asprintf (&args, "policy test %s %s %s", opts, policy, path), 0);
+  struct run r = securer (args);
+  unlink (path);
+  free (args);
+  /* Every %s of fmt is the file name. */
+  size_t n = 0;
+  for (const char *q = fmt; (q = strstr (q, "%s")) != NULL; q += 2)
+    n++;
+  char *e = malloc (strlen (fmt) + n * strlen (path) + 1), *w = e;
+  for (const char *q = fmt; *q;)
+    if (q[0] == '%' && q[1] == 's')
+      {
+        w = stpcpy (w, path);
+        q += 2;
+      }
+    else
+      *w++ = *q++;
+  *w = '\0';
+  *expected = e;
+  return r;
+}
+
+Test (policy_test, a_wrong_expectation_fails_with_its_place_and_a_witness)
+{
+  /* minimal has no W^X rules: the expectation of r is wrong for it. */
+  char *expected = NULL;
+  struct run r = run_expect ("", "minimal",
+                             "# W^X\nopenat -> allow\n  mmap * * PROT_WRITE|PROT_EXEC -> errno EPERM\n",
+                             "%s:2: ok: openat -> allow\n"
+                             "%s:3:3: error: expected errno EPERM, got allow for mmap(0x0, 0x0, 0x6, 0x0, 0x0, 0x0)\n"
+                             "minimal: 2 expectations, 1 failed\n", &expected);
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.out, expected);
+  run_free (&r);
+  free (expected);
+}
+
+Test (policy_test, malformed_lines_are_placed_and_suggested)
+{
+  char *expected = NULL;
+  struct run r = run_expect ("", "r",
+                             "socket AF_INETT -> allow\nptrac -> kill\nioctl * TIOCSTI -> errno EPRM\n"
+                             "read\nopenat -> allow extra\ni386 open -> kill\n",
+                             "%s:1:8: error: unknown constant 'AF_INETT' (did you mean 'AF_INET'?)\n"
+                             "%s:2:1: error: unknown syscall 'ptrac' (did you mean 'ptrace'?)\n"
+                             "%s:3:26: error: unknown errno name 'EPRM' (did you mean 'EPERM'?)\n"
+                             "%s:4:1: error: expected 'CALL -> VERDICT' such as 'openat -> allow'\n"
+                             "%s:5:17: error: unexpected 'extra' after the verdict\n", &expected);
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.err, expected);
+  /* The well-formed line is still checked. */
+  cr_assert (strstr (r.out, ": ok: i386 open -> kill\n") != NULL, "%s", r.out);
+  run_free (&r);
+  free (expected);
+}
+
+Test (policy_test, settings_expectations)
+{
+  char *expected = NULL;
+  struct run r = run_expect ("-q", "r", "network none\nlimit cpu 1m\nlimit timeout 60s\nnetwork loopbak\n"
+                             "  limit cpux 1\nnetwork host\n",
+                             "%s:3:1: error: expected `limit timeout 60s`, the policy has `limit timeout unlimited`\n"
+                             "%s:6:1: error: expected `network host`, the policy has `network none`\n"
+                             "r: 4 expectations, 2 failed\n", &expected);
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.out, expected);
+  free (expected);
+  /* Malformed settings lines are reported where they are, as in a policy. */
+  cr_assert (strstr (r.err, ":4:9: error: unknown network mode 'loopbak': expected none, loopback or host (did you mean 'loopback'?)\n") != NULL,
+             "%s", r.err);
+  cr_assert (strstr (r.err, ":5:9: error: unknown limit 'cpux': ") != NULL, "%s", r.err);
+  run_free (&r);
+}
+
+Test (policy_test, tap_output)
+{
+  char *expected = NULL;
+  struct run r = run_expect ("--tap", "r", "ptrace -> kill-process\nptrace -> allow\nread -> alow\n",
+                             "TAP version 13\n1..3\n"
+                             "ok 1 - ptrace -> kill-process\n"
+                             "not ok 2 - ptrace -> allow\n"
+                             "  ---\n  message: \"expected allow, got kill-process for ptrace(0x0, 0x0, 0x0, 0x0, 0x0, 0x0)\"\n"
+                             "  at: \"%s:2:1\"\n  ...\n"
+                             "not ok 3 - unknown verdict 'alow': expected allow, errno NAME, deny, kill-process, kill-thread, trap, log or notify\n",
+                             &expected);
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.out, expected);
+  run_free (&r);
+  free (expected);
+}
+
+Test (policy_test, usage)
+{
+  struct run r = securer ("policy test r");
+  cr_assert_eq (r.status, 2);
+  run_free (&r);
+  r = securer ("help policy test");
+  cr_assert_eq (r.status, 0);
+  cr_assert (strncmp (r.out, "Usage: securer policy test [OPTIONS] POLICY FILE...\n", 52) == 0, "%s", r.out);
+  run_free (&r);
+}
+
+/* ---- policy explain --------------------------------------------------------- */
+
+/* "FILE:N" for the first line of FILE (in the source tree) that starts
+ * with prefix once blanks are skipped. */
+static char *
+place_of (const char *rel, const char *prefix)
+{
+  char *path = src_path (rel);
+  FILE *f = fopen (path, "r");
+  cr_assert_not_null (f, "%s", path);
+  char *line = NULL, *place = NULL;
+  size_t cap = 0;
+  for (unsigned n = 1; place == NULL && getline (&line, &cap, f) >= 0; n++)
+    if (strncmp (line + strspn (line, " \t"), prefix, strlen (prefix)) == 0)
+      cr_assert_geq (asprintf (&place, "%s:%u", path, n), 0);
+  fclose (f);
+  free (line);
+  free (path);
+  cr_assert_not_null (place, "'%s' not in %s", prefix, rel);
+  return place;
+}
+
+Test (policy_explain, a_group_rule_is_traced_to_the_policy_and_the_group_file)
+{
+  struct run r = securer ("policy explain r openat");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  char *rule = place_of ("policies/base/seccomp-common.policy", "seccomp allow @default @basic-io @file-system");
+  char *member = place_of ("seccomp/file-system.syscalls", "openat");
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected,
+                           "openat(0x0, 0x0, 0x0, 0x0, 0x0, 0x0): allow\n"
+                           "  by `seccomp allow @default @basic-io @file-system @io-event @memlock @process`\n"
+                           "  at %s:34\n"
+                           "  @file-system names openat at %s\n"
+                           "  (the same for every value of the arguments given as '*')\n",
+                           rule, member), 0);
+  cr_assert_str_eq (r.out, expected);
+  run_free (&r);
+  free (expected);
+  free (member);
+  free (rule);
+}
+
+Test (policy_explain, a_conditional_rule_decides_with_the_arguments_given)
+{
+  struct run r = securer ("policy explain r mmap 0 4096 'PROT_READ|PROT_WRITE|PROT_EXEC'");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  char *rule = place_of ("policies/base/seccomp-wx.policy", "seccomp errno EPERM mmap  if arg2 & PROT_WRITE|PROT_EXEC");
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected,
+                           "mmap(0x0, 0x1000, 0x7, 0x0, 0x0, 0x0): errno EPERM\n"
+                           "  by `seccomp errno EPERM mmap  if arg2 & PROT_WRITE|PROT_EXEC == PROT_WRITE|PROT_EXEC`\n"
+                           "  at %s:21\n", rule), 0);
+  cr_assert (strncmp (r.out, expected, strlen (expected)) == 0, "%s", r.out);
+  run_free (&r);
+  free (expected);
+  free (rule);
+
+  /* With the protection left open, every rule that can decide is shown. */
+  r = securer ("policy explain r mmap");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert (strncmp (r.out, "mmap: the verdict depends on the arguments given as '*':\n\n"
+                             "mmap(0x0, 0x0, 0x0, 0x0, 0x0, 0x0): allow\n", 99) == 0, "%s", r.out);
+  cr_assert (strstr (r.out, "  by `seccomp errno EPERM mmap  if arg2 & PROT_EXEC == PROT_EXEC and arg3 & MAP_ANONYMOUS == MAP_ANONYMOUS`\n") != NULL,
+             "%s", r.out);
+  run_free (&r);
+}
+
+Test (policy_explain, defaults_foreign_abis_and_mistakes)
+{
+  struct run r = securer ("policy explain r i386 open");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "i386 open(0x0, 0x0, 0x0, 0x0, 0x0, 0x0): kill-process\n"
+                           "  by the action for other ABIs (`seccomp foreign-abi`): i386 calls never reach the rules\n");
+  run_free (&r);
+  r = securer ("policy explain minimal 1000 1 2");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "1000(0x1, 0x2, 0x0, 0x0, 0x0, 0x0): errno ENOSYS\n"
+                           "  by the default action (`seccomp default`): no rule for 1000 matches\n"
+                           "  (the same for every value of the arguments given as '*')\n");
+  run_free (&r);
+  r = securer ("policy explain r socket AF_INETT");
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.err, "securer: policy explain: unknown constant 'AF_INETT' (did you mean 'AF_INET'?)\n");
+  run_free (&r);
+  r = securer ("help policy explain");
+  cr_assert_eq (r.status, 0);
+  cr_assert (strncmp (r.out, "Usage: securer policy explain POLICY [ABI] SYSCALL [ARG...]\n", 60) == 0, "%s", r.out);
+  run_free (&r);
+}
+
+/* ---- policy diff ------------------------------------------------------------ */
+
+static char *
+temp_policy (const char *text)
+{
+  char *path = strdup ("/tmp/securer-diff-XXXXXX.policy");
+  int fd = mkstemps (path, 7);
+  cr_assert_geq (fd, 0);
+  cr_assert_eq (write (fd, text, strlen (text)), (ssize_t) strlen (text));
+  close (fd);
+  return path;
+}
+
+Test (policy_diff, settings_and_verdicts_that_change)
+{
+  char *a = temp_policy ("seccomp default errno ENOSYS\nseccomp allow read write\nnetwork none\n");
+  char *b = temp_policy ("seccomp default errno ENOSYS\nseccomp allow read write\n"
+                         "seccomp errno EPERM write if arg0 == 2\nnetwork loopback\n");
+  char *args = NULL;
+  cr_assert_geq (asprintf (&args, "policy diff %s %s", a, b), 0);
+  struct run r = securer (args);
+  cr_assert_eq (r.status, 1, "%s", r.err);
+  cr_assert_str_eq (r.out, "- network none\n+ network loopback\n"
+                           "seccomp write: allow -> errno EPERM for write(0x2, 0x0, 0x0, 0x0, 0x0, 0x0)\n");
+  run_free (&r);
+  free (args);
+  cr_assert_geq (asprintf (&args, "policy diff --json %s %s", a, b), 0);
+  r = securer (args);
+  cr_assert_eq (r.status, 1, "%s", r.err);
+  json_error_t je;
+  json_t *j = json_loads (r.out, 0, &je);
+  cr_assert_not_null (j, "%s", r.out);
+  cr_assert (json_is_true (json_object_get (j, "differ")));
+  cr_assert_str_eq (json_string_value (json_array_get (json_object_get (json_object_get (j, "settings"), "added"), 0)),
+                    "network loopback");
+  json_t *s0 = json_array_get (json_object_get (j, "seccomp"), 0);
+  cr_assert_str_eq (json_string_value (json_object_get (s0, "syscall")), "write");
+  cr_assert_str_eq (json_string_value (json_object_get (s0, "a")), "allow");
+  cr_assert_str_eq (json_string_value (json_object_get (s0, "b")), "errno EPERM");
+  json_decref (j);
+  run_free (&r);
+  free (args);
+  unlink (a);
+  unlink (b);
+  free (a);
+  free (b);
+}
+
+Test (policy_diff, the_same_policy_and_the_shipped_ones)
+{
+  struct run r = securer ("policy diff r r");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "r and r mean the same\n");
+  run_free (&r);
+  /* minimal has no W^X rules and keeps inotify. */
+  r = securer ("policy diff r minimal");
+  cr_assert_eq (r.status, 1, "%s", r.err);
+  cr_assert (strstr (r.out, "\nseccomp mprotect: errno EACCES -> allow for mprotect(0x0, 0x0, 0x4, 0x0, 0x0, 0x0)\n") != NULL,
+             "%s", r.out);
+  cr_assert (strstr (r.out, "\nseccomp inotify_init1: errno ENOSYS -> allow for ") != NULL, "%s", r.out);
+  cr_assert (strstr (r.out, "\n- limit cpu 60s\n") != NULL, "%s", r.out);
+  cr_assert (strstr (r.out, "\n+ limit cpu 10s\n") != NULL, "%s", r.out);
+  cr_assert (strstr (r.out, "ptrace") == NULL, "%s", r.out);
+  run_free (&r);
+  r = securer ("policy diff r");
+  cr_assert_eq (r.status, 2);
+  run_free (&r);
+}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "policy-test.h"
+#include "securer/paths.h"
 #include "seccomp/seccomp.h"
 
 /* ---- every diagnostic ------------------------------------------------------ */
@@ -327,18 +328,122 @@ Test (policy_include, missing_file_and_json_and_empty)
   struct securer_policy *p = load_path (path, &diags);
   cr_assert_null (p);
   char *expected = NULL;
+  /* Not next to the file, so every data directory was searched too. */
+  char *searched = NULL;
+  cr_assert_geq (asprintf (&searched, "%s/missing.policy", dir), 0);
+  for (const char *const *d = securer_data_dirs (); *d != NULL; d++)
+    {
+      char *more = NULL;
+      cr_assert_geq (asprintf (&more, "%s, %s/policies/missing.policy", searched, *d), 0);
+      free (searched);
+      searched = more;
+    }
   cr_assert_geq (asprintf (&expected,
-                           "%s:2:9: error: cannot include 'missing.policy': open %s/missing.policy: ENOENT (No such file or directory)\n"
+                           "%s:2:9: error: cannot include 'missing.policy': not found (searched %s)\n"
                            "%s:3:9: error: cannot include 'resolved.json': it is a JSON policy; only policy text can be included\n"
                            "%s:4:9: error: expected a file name to include, got an empty string\n"
                            "%s:5:25: error: unexpected 'x': expected the end of the include directive\n"
                            "%s:6:8: error: expected a file name in quotes after 'include'\n",
-                           path, dir, path, path, path, path), 0);
+                           path, searched, path, path, path, path), 0);
   cr_assert_str_eq (diags, expected);
+  free (searched);
   free (expected);
   free (diags);
   free (dir);
   free (path);
+}
+
+/* The worked example of docs/policy.md, saved anywhere, finds the shipped
+ * base/ pieces through the data directories. */
+static char *
+worked_example (void)
+{
+  char *doc = src_path ("docs/policy.md");
+  FILE *f = fopen (doc, "r");
+  cr_assert_not_null (f, "%s", doc);
+  char *text = NULL;
+  size_t cap = 0;
+  ssize_t n = getdelim (&text, &cap, '\0', f);
+  fclose (f);
+  free (doc);
+  cr_assert_gt (n, 0);
+  const char *start = strstr (text, "## A worked example\n\n```\n");
+  cr_assert_not_null (start);
+  start = strchr (start, '`') + 4;
+  const char *end = strstr (start, "\n```\n");
+  cr_assert_not_null (end);
+  char *example = strndup (start, (size_t) (end - start) + 1);
+  free (text);
+  return example;
+}
+
+static char *
+write_temp_policy (char *dir_template, const char *rel, const char *text)
+{
+  char *path = NULL;
+  cr_assert_geq (asprintf (&path, "%s/%s", dir_template, rel), 0);
+  FILE *f = fopen (path, "w");
+  cr_assert_not_null (f, "%s", path);
+  fputs (text, f);
+  fclose (f);
+  return path;
+}
+
+Test (policy_include, shipped_pieces_from_anywhere)
+{
+  char tmp[] = "/tmp/securer-include-XXXXXX";
+  cr_assert_not_null (mkdtemp (tmp));
+  char *example = worked_example ();
+  cr_assert (strstr (example, "include \"base/isolation.policy\"") != NULL, "%s", example);
+  char *path = write_temp_policy (tmp, "my.policy", example);
+  char *diags = NULL;
+  struct securer_policy *p = load_path (path, &diags);
+  unlink (path);
+  rmdir (tmp);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_str_eq (diags, "");
+  /* Each piece was read from a data directory, the first that has it. */
+  char *shipped = NULL;
+  cr_assert_geq (asprintf (&shipped, "%s/policies/base/isolation.policy", securer_data_dirs ()[0]), 0);
+  bool found = false;
+  for (size_t i = 0; i < p->n_includes; i++)
+    found |= strcmp (p->includes[i], shipped) == 0;
+  cr_assert (found, "%s not among the %zu files read", shipped, p->n_includes);
+  cr_assert_eq (p->network, SECURER_NET_NONE);
+  cr_assert_eq (p->landlock.mode, SECURER_ENFORCE_REQUIRED);
+  cr_assert_gt (p->seccomp.n_rules, 100);
+  cr_assert_eq (p->limits.rlimit[SECURER_RLIMIT_NOFILE].soft, 256);
+  securer_policy_free (p);
+  free (shipped);
+  free (diags);
+  free (path);
+  free (example);
+}
+
+Test (policy_include, a_file_next_to_the_policy_comes_first)
+{
+  char tmp[] = "/tmp/securer-include-XXXXXX";
+  cr_assert_not_null (mkdtemp (tmp));
+  char *sub = NULL;
+  cr_assert_geq (asprintf (&sub, "%s/base", tmp), 0);
+  cr_assert_eq (mkdir (sub, 0755), 0);
+  char *own = write_temp_policy (tmp, "base/isolation.policy", "hostname own\n");
+  char *path = write_temp_policy (tmp, "my.policy", "include \"base/isolation.policy\"\nseccomp off\n");
+  char *diags = NULL;
+  struct securer_policy *p = load_path (path, &diags);
+  unlink (own);
+  unlink (path);
+  rmdir (sub);
+  rmdir (tmp);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_str_eq (p->hostname, "own");
+  cr_assert_eq (p->n_includes, 2);
+  cr_assert_str_eq (p->includes[1], own);
+  securer_policy_free (p);
+  free (diags);
+  free (path);
+  free (own);
+  free (sub);
 }
 
 Test (policy_include, nesting_is_bounded)
@@ -879,27 +984,66 @@ Test (policy_limits, oversized_and_irregular_input)
   free (dir);
 }
 
-Test (policy_limits, a_group_that_cannot_load_is_an_error)
+/* Loads `policy` with a data directory of its own holding group `group`
+ * (seccomp/GROUP.syscalls with `content`); *file is the group file's path,
+ * removed again before returning. */
+static struct securer_policy *
+load_with_group (const char *group, const char *content, const char *policy, char **file,
+                 char **diags)
 {
-  /* A data directory of our own whose group refers to a missing one. */
   char tmp[] = "/tmp/securer-groups-XXXXXX";
   cr_assert_not_null (mkdtemp (tmp));
-  char *sub = NULL, *file = NULL;
+  char *sub = NULL;
   cr_assert_geq (asprintf (&sub, "%s/seccomp", tmp), 0);
-  cr_assert_geq (asprintf (&file, "%s/broken.syscalls", sub), 0);
+  cr_assert_geq (asprintf (file, "%s/%s.syscalls", sub, group), 0);
   cr_assert_eq (mkdir (sub, 0755), 0);
-  FILE *f = fopen (file, "w");
-  fputs ("read\n@no-such-group-anywhere\n", f);
+  FILE *f = fopen (*file, "w");
+  fputs (content, f);
   fclose (f);
   setenv ("SECURER_DATADIR", tmp, 1);
-  char *diags = NULL;
-  struct securer_policy *p = load_text ("t.policy", "seccomp allow @broken\n", &diags);
-  unlink (file);
+  struct securer_policy *p = load_text ("t.policy", policy, diags);
+  unlink (*file);
   rmdir (sub);
   rmdir (tmp);
+  free (sub);
+  return p;
+}
+
+Test (policy_limits, a_group_that_cannot_load_is_an_error)
+{
+  /* A group that refers to a missing one. */
+  char *file = NULL, *diags = NULL;
+  struct securer_policy *p = load_with_group ("broken", "read\n@no-such-group-anywhere\n",
+                                              "seccomp allow @broken\n", &file, &diags);
   cr_assert_null (p);
-  cr_assert (strncmp (diags, "t.policy:1:15: error: cannot load syscall group '@broken': ", 58) == 0, "%s", diags);
+  /* The problem where it is, then the use that failed because of it. */
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected, "%s:2:1: error: unknown group '@no-such-group-anywhere'\n"
+                           "t.policy:1:15: error: cannot load syscall group '@broken': ", file), 0);
+  cr_assert (strncmp (diags, expected, strlen (expected)) == 0, "%s", diags);
+  free (expected);
   free (diags);
   free (file);
-  free (sub);
+}
+
+Test (policy_limits, group_file_mistakes_are_placed_and_suggested)
+{
+  char *file = NULL, *diags = NULL;
+  struct securer_policy *p
+    = load_with_group ("typos", "read\n  getpidd   # misspelt\n@basic-iox\nwrite close\nzz_not_a_syscall_at_all\n",
+                       "seccomp allow @typos\n", &file, &diags);
+  cr_assert_null (p);
+  /* Every problem of the file, each at its line and column. */
+  char *expected = NULL;
+  cr_assert_geq (asprintf (&expected,
+                           "%s:2:3: error: unknown syscall 'getpidd' (did you mean 'getpid'?)\n"
+                           "%s:3:1: error: unknown group '@basic-iox' (did you mean '@basic-io'?)\n"
+                           "%s:4:1: error: one entry per line expected, got 'write close'\n"
+                           "%s:5:1: error: unknown syscall 'zz_not_a_syscall_at_all' (not known to libseccomp ",
+                           file, file, file, file), 0);
+  cr_assert (strncmp (diags, expected, strlen (expected)) == 0, "%s", diags);
+  cr_assert (strstr (diags, "t.policy:1:15: error: cannot load syscall group '@typos': ") != NULL, "%s", diags);
+  free (expected);
+  free (diags);
+  free (file);
 }

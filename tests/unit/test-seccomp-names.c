@@ -199,19 +199,19 @@ Test (groupfiles, self_inclusion_is_a_cycle)
 Test (groupfiles, unknown_syscall_names_file_and_line)
 {
   write_group ("typo", "read\n  write  # trailing comment\nopenatt\n");
-  expect_error ("typo", EINVAL, "typo.syscalls:3: unknown syscall 'openatt'");
+  expect_error ("typo", EINVAL, "typo.syscalls:3:1: unknown syscall 'openatt' (did you mean 'openat'?)");
 }
 
 Test (groupfiles, unknown_nested_group)
 {
   write_group ("nogroup", "read\n@does-not-exist\n");
-  expect_error ("nogroup", ENOENT, "nogroup.syscalls:2: unknown group '@does-not-exist'");
+  expect_error ("nogroup", ENOENT, "nogroup.syscalls:2:1: unknown group '@does-not-exist'");
 }
 
 Test (groupfiles, one_entry_per_line)
 {
   write_group ("two", "read write\n");
-  expect_error ("two", EINVAL, "two.syscalls:1: one entry per line");
+  expect_error ("two", EINVAL, "two.syscalls:1:1: one entry per line");
 }
 
 Test (groupfiles, names_cannot_escape_the_data_directory)

@@ -125,6 +125,15 @@ int policy_check_consistency (const struct securer_policy *p,
                               void (*report) (void *ctx, int what, const char *msg), void *ctx);
 
 /* ---- helpers ------------------------------------------------------------ */
+/* Length of a NULL-terminated list (0 for NULL). */
+static inline size_t
+strv_len (const char *const *v)
+{
+  size_t n = 0;
+  while (v && v[n])
+    n++;
+  return n;
+}
 void *xcalloc_array (size_t n, size_t size);
 int grow (void **v, size_t *cap, size_t n, size_t size);
 char *loc_file_dup (const char *file);

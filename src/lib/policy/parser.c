@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "securer/paths.h"
 #include "seccomp/seccomp.h"
 
 struct incl {
@@ -71,14 +72,6 @@ error_suggest (struct ctx *c, const struct token *t, const char *const *cands, s
   free (hint);
 }
 
-static size_t
-count (const char *const *v)
-{
-  size_t n = 0;
-  while (v && v[n])
-    n++;
-  return n;
-}
 
 /* The token after the last one, for "expected X" at the end of a line. */
 static struct token
@@ -339,6 +332,68 @@ join_relative (const char *base_file, const char *rel)
   return r;
 }
 
+/* Finds and reads an included file.  An absolute name is read as is.  A
+ * relative one is looked up next to the including file, then as
+ * policies/NAME in each data directory (securer_data_dirs()), so a policy
+ * kept anywhere can build on the shipped base/ pieces.  Only a missing
+ * file moves the search on: a file that exists but cannot be read is an
+ * error, never silently replaced by a shipped one.  On failure *err lists
+ * every place searched. */
+static int
+read_include (const char *base_file, const char *name, char **path_out, char **buf, size_t *len,
+              securer_err_t *err)
+{
+  char *path = join_relative (base_file, name);
+  if (path == NULL)
+    return securer_error_set (err, ENOMEM, "include %s", name);
+  securer_err_t e = NULL;
+  if (policy_read_file (path, buf, len, &e) == 0 || name[0] == '/'
+      || securer_error_errno (e) != ENOENT)
+    {
+      if (e != NULL)
+        {
+          *err = e;
+          free (path);
+          return -1;
+        }
+      *path_out = path;
+      return 0;
+    }
+  securer_error_free (&e);
+  char *searched = path;
+  for (const char *const *d = securer_data_dirs (); *d != NULL; d++)
+    {
+      char *cand = NULL;
+      if (asprintf (&cand, "%s/policies/%s", *d, name) < 0)
+        break;
+      if (policy_read_file (cand, buf, len, &e) == 0)
+        {
+          free (searched);
+          *path_out = cand;
+          return 0;
+        }
+      if (securer_error_errno (e) != ENOENT)
+        {
+          free (searched);
+          free (cand);
+          *err = e;
+          return -1;
+        }
+      securer_error_free (&e);
+      char *more = NULL;
+      if (asprintf (&more, "%s, %s", searched, cand) < 0)
+        more = NULL;
+      free (cand);
+      if (more == NULL)
+        break;
+      free (searched);
+      searched = more;
+    }
+  securer_error_set (err, 0, "not found (searched %s)", searched);
+  free (searched);
+  return -1;
+}
+
 static char *
 canonical (const char *path)
 {
@@ -369,12 +424,20 @@ d_include (struct ctx *c)
       error_at (c, t, NULL, "too many included files (more than %d)", POLICY_MAX_FILES);
       return;
     }
-  char *path = join_relative (c->file, t->text);
-  char *id = path ? canonical (path) : NULL;
-  if (path == NULL || id == NULL)
+  char *path = NULL, *buf = NULL;
+  size_t len = 0;
+  securer_err_t err = NULL;
+  if (read_include (c->file, t->text, &path, &buf, &len, &err) < 0)
+    {
+      error_at (c, t, NULL, "cannot include '%s': %s", t->text, securer_error_message (err));
+      securer_error_free (&err);
+      return;
+    }
+  char *id = canonical (path);
+  if (id == NULL)
     {
       free (path);
-      free (id);
+      free (buf);
       error_at (c, t, NULL, "out of memory");
       return;
     }
@@ -382,11 +445,11 @@ d_include (struct ctx *c)
     if (strcmp (ps->stack[k].id, id) == 0)
       {
         /* Name the whole cycle so the user sees which include closes it. */
-        size_t len = 0;
+        size_t clen = 0;
         for (size_t j = k; j < ps->depth; j++)
-          len += strlen (ps->stack[j].path) + 4;
-        len += strlen (path) + 1;
-        char *chain = malloc (len);
+          clen += strlen (ps->stack[j].path) + 4;
+        clen += strlen (path) + 1;
+        char *chain = malloc (clen);
         if (chain != NULL)
           {
             chain[0] = '\0';
@@ -401,19 +464,9 @@ d_include (struct ctx *c)
         free (chain);
         free (path);
         free (id);
+        free (buf);
         return;
       }
-  char *buf = NULL;
-  size_t len = 0;
-  securer_err_t err = NULL;
-  if (policy_read_file (path, &buf, &len, &err) < 0)
-    {
-      error_at (c, t, NULL, "cannot include '%s': %s", t->text, securer_error_message (err));
-      securer_error_free (&err);
-      free (path);
-      free (id);
-      return;
-    }
   size_t k = 0;
   while (k < len && (buf[k] == ' ' || buf[k] == '\t' || buf[k] == '\n' || buf[k] == '\r'))
     k++;
@@ -1269,7 +1322,7 @@ parse_action (struct ctx *c, struct securer_action *a, const char *const *extra,
   if (e->quoted || securer_errno_lookup (e->text, &en) < 0)
     {
       const char *const *names = securer_errno_names ();
-      error_suggest (c, e, names, count (names), "unknown errno name '%s': expected a name such as EPERM or ENOSYS",
+      error_suggest (c, e, names, strv_len (names), "unknown errno name '%s': expected a name such as EPERM or ENOSYS",
                      e->text);
       return false;
     }
@@ -1423,7 +1476,7 @@ parse_value (struct cond_lexer *cl, struct ctok *t, uint64_t *out)
         {
           const char *const *names = securer_const_names ();
           struct token tk = { t->text, t->line, t->col, false };
-          char *hint = diag_full (cl->c->ps->diags) ? NULL : diag_suggest (tk.text, names, count (names));
+          char *hint = diag_full (cl->c->ps->diags) ? NULL : diag_suggest (tk.text, names, strv_len (names));
           cerr (cl, t, hint, "unknown constant '%s'", t->text);
           free (hint);
           return false;
@@ -1626,7 +1679,7 @@ d_seccomp (struct ctx *c)
                   struct token x = *tt;
                   x.text = (char *) g;
                   char *h = diag_suggest (x.text, (const char *const *) c->ps->group_names,
-                                          count ((const char *const *) c->ps->group_names));
+                                          strv_len ((const char *const *) c->ps->group_names));
                   if (h != NULL)
                     {
                       /* Suggest with the '@' the user has to write. */
@@ -1656,7 +1709,7 @@ d_seccomp (struct ctx *c)
           if (!diag_full (c->ps->diags))
             load_names (c->ps);
           const char *const *names = (const char *const *) c->ps->syscall_names;
-          error_suggest (c, tt, names, count (names), "unknown syscall '%s'", tt->text);
+          error_suggest (c, tt, names, strv_len (names), "unknown syscall '%s'", tt->text);
           continue;
         }
       if (builder_add_rule (b, tt->text, NULL, &a, conds, n_conds, &loc) < 0)

@@ -65,6 +65,12 @@ securer_action_name (enum securer_action_type t)
   return (unsigned) t < sizeof action_names / sizeof *action_names ? action_names[t] : NULL;
 }
 
+bool
+securer_action_equal (struct securer_action a, struct securer_action b)
+{
+  return a.type == b.type && (a.type != SECURER_ACT_ERRNO || a.errnum == b.errnum);
+}
+
 int
 policy_action_lookup (const char *s, enum securer_action_type *t)
 {

@@ -7,7 +7,9 @@ libsecurer_core_la_SOURCES += \
 	src/lib/policy/resolve.c \
 	src/lib/policy/json.c \
 	src/lib/policy/text.c \
-	src/lib/policy/policy.c
+	src/lib/policy/policy.c \
+	src/lib/policy/expect.h \
+	src/lib/policy/expect.c
 
 nobase_dist_pkgdata_DATA += \
 	policies/minimal.policy \
@@ -23,7 +25,7 @@ nobase_dist_pkgdata_DATA += \
 
 dist_man_MANS += docs/man/securer-policy.5
 
-EXTRA_DIST += tests/unit/data/policy
+EXTRA_DIST += tests/unit/data/policy tests/policies
 
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-policy-parse tests/unit/test-policy-json tests/unit/test-policy-cli

@@ -414,6 +414,14 @@ builder_add_rule (struct builder *b, const char *syscall, const char *group,
   return 0;
 }
 
+static void
+report_group_problem (void *ctx, const char *file, unsigned line, unsigned col, const char *hint,
+                      const char *message)
+{
+  struct builder *b = ctx;
+  diag_add (b->diags, SECURER_DIAG_ERROR, file, line, col, hint, "%s", message);
+}
+
 int
 builder_group (struct builder *b, const char *name, char ***members, size_t *n, char **why)
 {
@@ -433,7 +441,7 @@ builder_group (struct builder *b, const char *name, char ***members, size_t *n, 
   if (g->name == NULL)
     return -1;
   securer_err_t err = NULL;
-  if (securer_group_load (name, &g->members, &g->n, &err) < 0)
+  if (securer_group_load_report (name, &g->members, &g->n, report_group_problem, b, &err) < 0)
     {
       g->members = NULL;
       g->n = 0;

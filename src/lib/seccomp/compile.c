@@ -352,6 +352,7 @@ struct srule {
   struct securer_arg_cond conds[SECURER_MAX_ARG_CONDS];
   unsigned args32;
   struct securer_loc loc;
+  size_t index;   /* in the policy's rules; SIZE_MAX for the hand-over exceptions */
 };
 
 struct securer_seccomp_prog {
@@ -441,6 +442,12 @@ securer_seccomp_free (struct securer_seccomp_prog *prog)
   free (prog->rules);
   free (prog->bpf.filter);
   free (prog);
+}
+
+bool
+securer_seccomp_enabled (const struct securer_seccomp_prog *prog)
+{
+  return prog != NULL && prog->enabled;
 }
 
 bool
@@ -595,7 +602,7 @@ out:
 }
 
 static int
-add_srule (struct securer_seccomp_prog *prog, const struct securer_syscall_rule *r, int nr)
+add_srule (struct securer_seccomp_prog *prog, const struct securer_syscall_rule *r, int nr, size_t index)
 {
   struct srule *nv = realloc (prog->rules, (prog->n_rules + 1) * sizeof *nv);
   if (nv == NULL)
@@ -604,6 +611,7 @@ add_srule (struct securer_seccomp_prog *prog, const struct securer_syscall_rule 
   struct srule *s = &prog->rules[prog->n_rules];
   memset (s, 0, sizeof *s);
   s->nr = nr;
+  s->index = index;
   s->name = strdup (r->name);
   s->loc.file = r->loc.file ? strdup (r->loc.file) : NULL;
   s->loc.line = r->loc.line;
@@ -837,7 +845,7 @@ securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int not
             .n_conds = 1,
             .conds = { { .arg = 0, .op = SECURER_CMP_EQ, .value = (uint64_t) notify_send_fd } },
           };
-          if (add_srule (prog, &ex, seccomp_syscall_resolve_name (handover[h])) < 0)
+          if (add_srule (prog, &ex, seccomp_syscall_resolve_name (handover[h]), SIZE_MAX) < 0)
             goto oom;
         }
     }
@@ -883,7 +891,7 @@ securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int not
        * pseudo-number: nothing to filter here. */
       if (nr < 0)
         continue;
-      if (add_srule (prog, r, nr) < 0)
+      if (add_srule (prog, r, nr, i) < 0)
         goto oom;
     }
 
@@ -988,36 +996,66 @@ securer_seccomp_load (struct securer_seccomp_prog *prog, int *notify_fd, securer
 }
 
 struct securer_action
+securer_seccomp_decide (const struct securer_seccomp_prog *prog, uint32_t arch, int nr,
+                        const uint64_t args[6], enum securer_decided_by *by, size_t *rule)
+{
+  enum securer_decided_by b = SECURER_BY_DEFAULT;
+  size_t idx = SIZE_MAX;
+  struct securer_action a = prog->def;
+  if (!prog->enabled)
+    {
+      b = SECURER_BY_NO_FILTER;
+      a = (struct securer_action) { SECURER_ACT_ALLOW, 0 };
+    }
+  /* arch 0 (SCMP_ARCH_NATIVE) stands for the native arch; libseccomp
+   * treats x32 syscalls as a foreign ABI in an x86_64 filter. */
+  else if ((arch != SCMP_ARCH_NATIVE && arch != seccomp_arch_native ())
+           || (arch == AUDIT_ARCH_X86_64 && (uint32_t) nr >= X32_SYSCALL_BIT && nr != -1))
+    {
+      b = SECURER_BY_FOREIGN_ABI;
+      a = prog->foreign;
+    }
+  else
+    {
+      const struct srule *uncond = NULL, *hit = NULL;
+      for (size_t i = 0; i < prog->n_rules && hit == NULL; i++)
+        {
+          const struct srule *r = &prog->rules[i];
+          if (r->nr != nr)
+            continue;
+          if (r->n_conds == 0)
+            {
+              if (uncond == NULL)
+                uncond = r;
+              continue;
+            }
+          bool all = true;
+          for (unsigned j = 0; j < r->n_conds && all; j++)
+            all = cond_holds (&r->conds[j], (r->args32 >> r->conds[j].arg) & 1, args[r->conds[j].arg]);
+          if (all)
+            hit = r;
+        }
+      if (hit == NULL)
+        hit = uncond;
+      if (hit != NULL)
+        {
+          b = SECURER_BY_RULE;
+          idx = hit->index;
+          a = hit->action;
+        }
+    }
+  if (by)
+    *by = b;
+  if (rule)
+    *rule = idx;
+  return a;
+}
+
+struct securer_action
 securer_seccomp_eval (const struct securer_seccomp_prog *prog, uint32_t arch, int nr,
                       const uint64_t args[6])
 {
-  if (!prog->enabled)
-    return (struct securer_action) { SECURER_ACT_ALLOW, 0 };
-  /* arch 0 (SCMP_ARCH_NATIVE) stands for the native arch. */
-  if (arch != SCMP_ARCH_NATIVE && arch != seccomp_arch_native ())
-    return prog->foreign;
-  /* libseccomp treats x32 syscalls as a foreign ABI in an x86_64 filter. */
-  if (arch == AUDIT_ARCH_X86_64 && (uint32_t) nr >= X32_SYSCALL_BIT && nr != -1)
-    return prog->foreign;
-  const struct srule *uncond = NULL;
-  for (size_t i = 0; i < prog->n_rules; i++)
-    {
-      const struct srule *r = &prog->rules[i];
-      if (r->nr != nr)
-        continue;
-      if (r->n_conds == 0)
-        {
-          if (uncond == NULL)
-            uncond = r;
-          continue;
-        }
-      bool all = true;
-      for (unsigned j = 0; j < r->n_conds && all; j++)
-        all = cond_holds (&r->conds[j], (r->args32 >> r->conds[j].arg) & 1, args[r->conds[j].arg]);
-      if (all)
-        return r->action;
-    }
-  return uncond ? uncond->action : prog->def;
+  return securer_seccomp_decide (prog, arch, nr, args, NULL, NULL);
 }
 
 /* ---- regions for other back ends (OCI export) ---------------------------- */

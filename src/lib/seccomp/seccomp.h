@@ -23,6 +23,18 @@
  * a group file are included only when this libseccomp knows them; "known"
  * is built in: every syscall libseccomp can name.  Errors carry file:line. */
 int securer_group_load (const char *name, char ***members, size_t *n_members, securer_err_t *err);
+/* The same, handing every problem found in a group file (unknown syscall
+ * or group, malformed line, cycle) to report with its place (1-based line
+ * and column) and a "did you mean" hint or NULL, before failing. */
+typedef void (*securer_group_report_fn) (void *ctx, const char *file, unsigned line, unsigned col,
+                                         const char *hint, const char *message);
+int securer_group_load_report (const char *name, char ***members, size_t *n_members,
+                               securer_group_report_fn report, void *ctx, securer_err_t *err);
+/* Where syscall first appears in group (nested groups included): *path
+ * (malloc'd) and *line; *path is NULL when it is not a member, or comes
+ * from the built-in @known. */
+int securer_group_locate (const char *group, const char *syscall, char **path, unsigned *line,
+                          securer_err_t *err);
 /* NULL-terminated malloc'd list of every group name available (without '@'). */
 char **securer_group_names (void);
 void securer_strv_free (char **v);
@@ -117,6 +129,8 @@ int securer_seccomp_bpf (const struct securer_seccomp_prog *prog, const struct s
 int securer_seccomp_install_bpf (const struct sock_filter *insns, unsigned n_insns, unsigned long flags,
                                  int *listener);
 void securer_seccomp_free (struct securer_seccomp_prog *prog);
+/* False when the policy disables seccomp (the program loads nothing). */
+bool securer_seccomp_enabled (const struct securer_seccomp_prog *prog);
 /* True when the compiled program routes events through user notification
  * (REPORT_DENIALS was honoured or the policy has `notify` rules). */
 bool securer_seccomp_uses_notify (const struct securer_seccomp_prog *prog);
@@ -128,6 +142,20 @@ bool securer_seccomp_uses_notify (const struct securer_seccomp_prog *prog);
 struct securer_action securer_seccomp_eval (const struct securer_seccomp_prog *prog, uint32_t arch,
                                             int nr, const uint64_t args[6]);
 
+/* The same evaluation, saying what decided: a rule of the policy (*rule is
+ * its index in p->seccomp.rules; SIZE_MAX for an exception the compiler
+ * added itself), the default action, the foreign-ABI action, or no filter
+ * at all (the policy disables seccomp).  by and rule may be NULL. */
+enum securer_decided_by {
+  SECURER_BY_RULE,
+  SECURER_BY_DEFAULT,
+  SECURER_BY_FOREIGN_ABI,
+  SECURER_BY_NO_FILTER,
+};
+struct securer_action securer_seccomp_decide (const struct securer_seccomp_prog *prog, uint32_t arch,
+                                              int nr, const uint64_t args[6],
+                                              enum securer_decided_by *by, size_t *rule);
+
 /* The disjoint regions the compiler derived for syscall `name` (whose rules
  * were given in policy order): cb receives each region whose action is not
  * the default, as per-argument masked equalities ((arg & mask[k]) ==
@@ -137,6 +165,24 @@ typedef int (*securer_region_cb) (void *ctx, struct securer_action act, const ui
                                   const uint64_t value[6]);
 int securer_seccomp_regions (const struct securer_seccomp_prog *prog, const char *name,
                              securer_region_cb cb, void *ctx, securer_err_t *err);
+
+/* ---- emulate.c: the kernel's seccomp-BPF interpreter, in userspace ---- */
+struct seccomp_data;
+
+/* Runs a classic BPF seccomp program over d as the kernel does and sets
+ * *ret to the SECCOMP_RET_* value it returns.  A program the kernel would
+ * refuse (an instruction seccomp does not accept, a load outside struct
+ * seccomp_data, a jump out of the program, ...) is an error. */
+int securer_bpf_run (const struct sock_filter *insns, unsigned n, const struct seccomp_data *d,
+                     uint32_t *ret, securer_err_t *err);
+/* The action a SECCOMP_RET_* value stands for; -1 for one securer never
+ * generates (SECCOMP_RET_TRACE, unknown values). */
+int securer_seccomp_ret_action (uint32_t ret, struct securer_action *out);
+/* The verdict of the compiled program's BPF code for one call, as the
+ * kernel would give it: arch is an AUDIT_ARCH_* value (0: native), nr may
+ * carry the x32 bit.  The program must have been generated. */
+int securer_seccomp_emulate (const struct securer_seccomp_prog *prog, uint32_t arch, int nr,
+                             const uint64_t args[6], struct securer_action *out, securer_err_t *err);
 
 /* ---- oci.c: OCI runtime-spec / Docker seccomp profiles ---- */
 #include <jansson.h>

@@ -7,12 +7,13 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/argwidth.h \
 	src/lib/seccomp/argwidth.c \
 	src/lib/seccomp/compile.c \
+	src/lib/seccomp/emulate.c \
 	src/lib/seccomp/notify.c \
 	src/lib/seccomp/oci.c \
 	src/lib/seccomp/learn.h \
 	src/lib/seccomp/learn.c
 
-securer_SOURCES += src/cli/cmd_policy_seccomp.c src/cli/cmd_policy_learn.c
+securer_SOURCES += src/cli/cmd_policy_seccomp.c src/cli/cmd_policy_learn.c src/cli/cmd_policy_test.c src/cli/cmd_policy_explain.c src/cli/cmd_policy_diff.c
 
 nobase_dist_pkgdata_DATA += \
 	seccomp/aio.syscalls \
@@ -57,6 +58,14 @@ TESTS += tests/unit/test-seccomp-compile
 tests_unit_test_seccomp_compile_SOURCES = tests/unit/test-seccomp-compile.c
 tests_unit_test_seccomp_compile_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_seccomp_compile_LDADD = $(TEST_LIBS)
+
+# The userspace seccomp-BPF interpreter, checked against real filtered
+# processes.
+check_PROGRAMS += tests/unit/test-seccomp-emulate
+TESTS += tests/unit/test-seccomp-emulate
+tests_unit_test_seccomp_emulate_SOURCES = tests/unit/test-seccomp-emulate.c
+tests_unit_test_seccomp_emulate_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_seccomp_emulate_LDADD = $(TEST_LIBS)
 
 check_PROGRAMS += tests/unit/test-seccomp-oci
 TESTS += tests/unit/test-seccomp-oci
