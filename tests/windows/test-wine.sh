@@ -78,10 +78,13 @@ check "any other variable of the caller is not" eval '! has SECURER_WINE_SECRET 
 check "TEMP points at the private directory" has 'TEMP=.*securer-' out
 
 # The wall-clock timeout ends the whole job: the grandchild never writes.
+# The timeout leaves Wine time to start both processes on a loaded machine;
+# the grandchild writes 3 s after it, long after the job is gone.
 rm -f "$work/late1"
-winrun $W --timeout-ms 1500 -- "$P" grandchild "$(winpath "$work/late1")" 4000
+winrun $W --timeout-ms 5000 -- "$P" grandchild "$(winpath "$work/late1")" 8000
 check "timeout gives 124" test "$rc" = 124
-sleep 4
+check "the grandchild had started before the timeout" has "grandchild=started" out
+sleep 5
 check "the timeout killed the grandchild too" test ! -e "$work/late1"
 
 # Control: without the launcher, the same grandchild does write.
@@ -91,14 +94,14 @@ check "control: touch-later writes its file" test -e "$work/late0"
 
 # Kill-on-job-close: SIGKILL the launcher; what it started dies with the job.
 rm -f "$work/late2"
-"$wine" "$run" $W -- "$P" grandchild "$(winpath "$work/late2")" 3000 >"$work/out" 2>/dev/null &
+"$wine" "$run" $W -- "$P" grandchild "$(winpath "$work/late2")" 4000 >"$work/out" 2>/dev/null &
 launcher=$!
 i=0
-while [ $i -lt 100 ] && ! has "grandchild=started" out; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 600 ] && ! has "grandchild=started" out; do sleep 0.1; i=$((i + 1)); done
 check "the grandchild started" has "grandchild=started" out
 kill -9 "$launcher" 2>/dev/null
 wait "$launcher" 2>/dev/null
-sleep 4
+sleep 5
 check "killing the launcher killed the job (kill on job close)" test ! -e "$work/late2"
 
 # Limits Wine accepts but does not enforce: reported, not passed.
