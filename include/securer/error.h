@@ -18,6 +18,7 @@ struct securer_error {
   int errnum;    /* errno value, or 0 */
   int status;    /* suggested exit status for a CLI (0 = unspecified) */
   char *msg;     /* heap-allocated, never NULL once set */
+  char *text;    /* msg without errno names and descriptions, or NULL */
 };
 typedef struct securer_error *securer_err_t;
 
@@ -36,6 +37,10 @@ int securer_error_prefix (securer_err_t *err, const char *fmt, ...)
 void securer_error_set_status (securer_err_t *err, int status);
 
 const char *securer_error_message (const securer_err_t err);
+/* The message as users and language models read it (serve replies, result
+ * errors): the same context, without the errno name and description that
+ * securer_error_set() appends for operators. */
+const char *securer_error_text (const securer_err_t err);
 int securer_error_errno (const securer_err_t err);
 
 /* Frees *err and sets it to NULL.  Safe on NULL. */

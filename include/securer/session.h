@@ -301,7 +301,11 @@ typedef void (*securer_done_fn) (void *userdata, struct securer_session *s,
                                  const struct securer_result *res);
 
 /* Starts an execution without waiting; the outcome arrives through done.
- * Fails at once (-1) when the session is busy or the request is rejected. */
+ * Fails at once (-1) when the session is busy or the request is rejected.
+ * A refused request (busy, code too long or not UTF-8, max_executions
+ * reached, vetoed by the hook: a "rejected" result) has the error status
+ * SECURER_EXEC_REJECTED_STATUS, unlike a session that could not run it. */
+#define SECURER_EXEC_REJECTED_STATUS 2
 int securer_session_execute_async (struct securer_session *s, const char *code,
                                    const struct securer_exec_opts *opts, securer_done_fn done,
                                    void *done_data, securer_err_t *err);

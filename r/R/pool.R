@@ -31,7 +31,7 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
                               tools = tools_json(private$tool_list), policy = json_string1(sp$name)))
       if (!isTRUE(r$ok)) {
         self$close()
-        securer_error(paste0("The session pool could not start: ", strip_errno(r$error)))
+        securer_error(paste0("The session pool could not start: ", r$error))
       }
       private$pid <- r$pool
       invisible(self)
@@ -71,7 +71,7 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     status = function() {
       if (is.null(private$pid)) securer_error("Pool is closed")
       r <- private$serve$request(list(op = "\"pool_status\"", pool = json_string1(private$pid)))
-      if (!isTRUE(r$ok)) securer_error(strip_errno(r$error))
+      if (!isTRUE(r$ok)) securer_error(r$error)
       list(total = r$total, busy = r$busy, idle = r$idle, dead = r$dead)
     },
 

@@ -1,7 +1,5 @@
 # SecureSession: one sandboxed R session, run by its own `securer serve`.
 
-strip_errno <- function(msg) sub(": E[A-Z0-9]+ \\([^)]*\\)$", "", msg)
-
 timeout_message <- function(timeout) {
   sprintf("Execution timed out after %s second%s", format(timeout), if (identical(as.numeric(timeout), 1)) "" else "s")
 }
@@ -119,7 +117,7 @@ SecureSession <- R6::R6Class("SecureSession",
         return(invisible(self))
       }
       r <- private$serve$request(list(op = "\"restart\"", session = json_string1(private$sid)))
-      if (!isTRUE(r$ok)) securer_error(strip_errno(r$error))
+      if (!isTRUE(r$ok)) securer_error(r$error)
       invisible(self)
     },
 
@@ -164,7 +162,7 @@ SecureSession <- R6::R6Class("SecureSession",
       r <- tryCatch(serve$request(fields), error = function(e) list(ok = FALSE, error = conditionMessage(e)))
       if (!isTRUE(r$ok)) {
         self$close()
-        securer_error(paste0("The sandboxed session could not start: ", strip_errno(r$error)))
+        securer_error(paste0("The sandboxed session could not start: ", r$error))
       }
       private$sid <- r$session
     },
@@ -192,7 +190,7 @@ execute_fields <- function(code, timeout, max_code_length = 100000L, max_tool_ca
 
 # The R value of an execute reply, or the error it reports.
 reply_value <- function(reply, timeout) {
-  if (!isTRUE(reply$ok)) securer_error(strip_errno(reply$error))
+  if (!isTRUE(reply$ok)) securer_error(reply$error)
   res <- reply$result
   for (w in res$warnings) warning(w, call. = FALSE)
   status <- res$status
@@ -203,7 +201,7 @@ reply_value <- function(reply, timeout) {
     }
     return(if (isTRUE(res$visible)) value else invisible(value))
   }
-  msg <- strip_errno(if (is.null(res$error)) status else res$error)
+  msg <- if (is.null(res$error)) status else res$error
   switch(status,
     timeout = securer_error(timeout_message(timeout), "securer_timeout"),
     tool_limit = securer_error(msg, "securer_tool_limit"),

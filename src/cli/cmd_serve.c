@@ -288,7 +288,7 @@ on_tool_call (void *data, struct securer_session *s, const struct securer_tool_c
           /* R hears why; the client never sees the call. */
           json_decref (args);
           securer_error_prefix (&err, "tool '%s': argument '%s'", call->tool, k);
-          securer_session_tool_reply (s, call->call_id, NULL, securer_error_message (err), NULL);
+          securer_session_tool_reply (s, call->call_id, NULL, securer_error_text (err), NULL);
           securer_error_free (&err);
           return;
         }
@@ -614,6 +614,17 @@ request_cap (struct client *c, json_t *id, const json_t *req, const char *key, s
   return true;
 }
 
+/* A request the session refuses (busy, code too long, max_executions
+ * reached) is an execution that did not run: a result with status
+ * "rejected", not a request error. */
+static void
+reply_rejected (struct client *c, json_t *id, struct entry *e, const char *why)
+{
+  struct securer_result r = { .status = SECURER_EXEC_REJECTED, .error = (char *) why };
+  json_t *res = securer_result_json (&r, "line", false, srv.max_reply);
+  reply_ok (c, id, json_pack ("{s:s, s:o}", "session", e->id, "result", res));
+}
+
 static void
 run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
 {
@@ -637,14 +648,7 @@ run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
   /* The pending request keeps its id and its value form: this one is
    * refused, with a result of its own. */
   if (e->req_id != NULL || securer_session_busy (e->s))
-    {
-      struct securer_result busy = {
-        .status = SECURER_EXEC_REJECTED,
-        .error = "session is busy with another execution (it runs one at a time)",
-      };
-      json_t *res = securer_result_json (&busy, "line", false, srv.max_reply);
-      return reply_ok (c, id, json_pack ("{s:s, s:o}", "session", e->id, "result", res));
-    }
+    return reply_rejected (c, id, e, "session is busy with another execution (it runs one at a time)");
   e->plain = json_is_true (json_object_get (req, "plain"));
   e->req_id = json_incref (id ? id : json_null ());
   securer_err_t err = NULL;
@@ -652,7 +656,10 @@ run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
     {
       json_decref (e->req_id);
       e->req_id = NULL;
-      reply_error (c, id, "%s", securer_error_message (err));
+      if (err != NULL && err->status == SECURER_EXEC_REJECTED_STATUS)
+        reply_rejected (c, id, e, securer_error_text (err));
+      else
+        reply_error (c, id, "%s", securer_error_text (err));
       securer_error_free (&err);
     }
 }
@@ -838,9 +845,9 @@ do_tool_result (struct client *c, json_t *id, const json_t *req)
   else if (error == NULL && securer_value_validate (value, &err) < 0)
     value = NULL;
   if (err != NULL)
-    tool_result_refused (c, id, e, call_id, securer_error_message (err));
+    tool_result_refused (c, id, e, call_id, securer_error_text (err));
   else if (securer_session_tool_reply (e->s, call_id, value, error, &err) < 0)
-    reply_error (c, id, "tool_result: %s", securer_error_message (err));
+    reply_error (c, id, "tool_result: %s", securer_error_text (err));
   /* No reply on success: the execution's own reply follows. */
   securer_error_free (&err);
   json_decref (tagged);
@@ -855,7 +862,7 @@ handle_request (struct client *c, const char *line, size_t len)
   json_t *req = r.req, *id = r.id;
   const char *op = r.op;
   if (parsed < 0)
-    reply_error (c, id, "%s", securer_error_message (err));
+    reply_error (c, id, "%s", securer_error_text (err));
   else if (!c->authed)
     {
       const char *tok = json_string_value (json_object_get (req, "token"));
@@ -881,7 +888,7 @@ handle_request (struct client *c, const char *line, size_t len)
        * execute. */
       struct entry *e = open_entry (c, req, NULL, &err);
       if (e == NULL)
-        reply_error (c, id, "%s", securer_error_message (err));
+        reply_error (c, id, "%s", securer_error_text (err));
       else
         {
           e->start_id = json_incref (id ? id : json_null ());
@@ -907,7 +914,7 @@ handle_request (struct client *c, const char *line, size_t len)
             {
               json_decref (e->req_id);
               e->req_id = NULL;
-              reply_error (c, id, "validate: %s", securer_error_message (err));
+              reply_error (c, id, "validate: %s", securer_error_text (err));
             }
         }
     }
@@ -919,7 +926,7 @@ handle_request (struct client *c, const char *line, size_t len)
       else if (op[0] == 'r' && e->start_id != NULL)
         reply_error (c, id, "restart: the session is already starting");
       else if (op[0] == 'r' && securer_session_restart (e->s, &err) < 0)
-        reply_error (c, id, "%s", securer_error_message (err));
+        reply_error (c, id, "%s", securer_error_text (err));
       else if (op[0] == 'r')
         e->start_id = json_incref (id ? id : json_null ());  /* answered by on_start */
       else if (op[0] == 'c')
@@ -970,7 +977,7 @@ handle_request (struct client *c, const char *line, size_t len)
             ok = open_entry (c, req, p, &err) != NULL;
           if (!ok)
             {
-              reply_error (c, id, "pool_open: %s", securer_error_message (err));
+              reply_error (c, id, "pool_open: %s", securer_error_text (err));
               close_pool (c, p);
             }
           else

@@ -22,7 +22,8 @@ vformat (const char *fmt, va_list ap)
 
 /* Used when allocation fails while reporting an error: the caller still
  * gets an error object, just with a fixed message. */
-static struct securer_error oom_error = { ENOMEM, 0, (char *) "out of memory while reporting an error" };
+static struct securer_error oom_error = { ENOMEM, 0, (char *) "out of memory while reporting an error",
+                                          NULL };
 
 int
 securer_error_set (securer_err_t *err, int errnum, const char *fmt, ...)
@@ -54,7 +55,7 @@ securer_error_set (securer_err_t *err, int errnum, const char *fmt, ...)
         full = NULL;
       if (full != NULL)
         {
-          free (base);
+          e->text = base;
           base = full;
         }
     }
@@ -80,6 +81,11 @@ securer_error_prefix (securer_err_t *err, const char *fmt, ...)
       free ((*err)->msg);
       (*err)->msg = full;
     }
+  if ((*err)->text != NULL && asprintf (&full, "%s: %s", ctx, (*err)->text) >= 0)
+    {
+      free ((*err)->text);
+      (*err)->text = full;
+    }
   free (ctx);
   return -1;
 }
@@ -97,6 +103,12 @@ securer_error_message (const securer_err_t err)
   return err ? err->msg : "";
 }
 
+const char *
+securer_error_text (const securer_err_t err)
+{
+  return err == NULL ? "" : err->text != NULL ? err->text : err->msg;
+}
+
 int
 securer_error_errno (const securer_err_t err)
 {
@@ -111,6 +123,7 @@ securer_error_free (securer_err_t *err)
   if (*err != &oom_error)
     {
       free ((*err)->msg);
+      free ((*err)->text);
       free (*err);
     }
   *err = NULL;

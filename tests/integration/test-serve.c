@@ -832,15 +832,26 @@ Test (serve, invalid_utf8_and_host_names_in_replies, .timeout = 120)
 
 /* Opens a session with the tool hold(x = any) on a fresh server; its id
  * goes to sid. */
+/* Starts serve and opens a session (id 1) with a tool hold(x) and the
+ * extra fields of "open" given in more (e.g. ",\"max_executions\":1"). */
 static void
-open_hold_session (struct conn *c, struct replies *rs, char *sid, size_t n)
+open_session_with (struct conn *c, struct replies *rs, char *sid, size_t n, const char *more)
 {
   char *argv[] = { "securer", "serve", NULL };
+  char req[1024];
   start_serve (c, argv);
-  send_line (c, "{\"op\":\"open\",\"id\":1,\"tools\":[{\"name\":\"hold\",\"args\":{\"x\":\"any\"}}]}");
+  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":1,\"tools\":[{\"name\":\"hold\",\"args\":"
+            "{\"x\":\"any\"}}]%s}", more);
+  send_line (c, req);
   json_t *r = reply_to (c, rs, 1);
   cr_assert (json_is_true (json_object_get (r, "ok")), "%s", json_string_value (json_object_get (r, "error")));
   snprintf (sid, n, "%s", json_string_value (json_object_get (r, "session")));
+}
+
+static void
+open_hold_session (struct conn *c, struct replies *rs, char *sid, size_t n)
+{
+  open_session_with (c, rs, sid, n, "");
 }
 
 static void
@@ -969,5 +980,40 @@ Test (serve, a_malformed_tool_result_is_answered_and_fails_the_call_in_r, .timeo
   send_line (&c, req);
   cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 7), "ok")));
   cr_assert_str_eq (result_status (reply_to (&c, &rs, 6)), "error");
+  end_serve (&c, &rs);
+}
+
+static const char *
+result_error (json_t *reply)
+{
+  return json_string_value (json_object_get (json_object_get (reply, "result"), "error"));
+}
+
+/* What a session refuses is an execution that did not run (status
+ * "rejected", the request itself succeeded), and its message is the one
+ * users and models read: no errno name after it. */
+Test (serve, refused_executions_are_rejected_results_without_errno_names, .timeout = 60)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char sid[64], req[512];
+  open_session_with (&c, &rs, sid, sizeof sid, ",\"max_executions\":1");
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":2,\"session\":\"%s\",\"code\":\"12345\","
+            "\"max_code_length\":3}", sid);
+  send_line (&c, req);
+  json_t *r = reply_to (&c, &rs, 2);
+  cr_assert (json_is_true (json_object_get (r, "ok")));
+  cr_assert_str_eq (result_status (r), "rejected");
+  cr_assert_str_eq (result_error (r), "Code exceeds maximum length (5 > 3 characters)");
+  /* The refused one did not count: this is the first execution. */
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":3,\"session\":\"%s\",\"code\":\"1\"}", sid);
+  send_line (&c, req);
+  cr_assert_str_eq (result_status (reply_to (&c, &rs, 3)), "ok");
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":4,\"session\":\"%s\",\"code\":\"1\"}", sid);
+  send_line (&c, req);
+  r = reply_to (&c, &rs, 4);
+  cr_assert (json_is_true (json_object_get (r, "ok")));
+  cr_assert_str_eq (result_status (r), "rejected");
+  cr_assert_str_eq (result_error (r), "Maximum executions (1) reached for this session");
   end_serve (&c, &rs);
 }

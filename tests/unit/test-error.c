@@ -35,3 +35,17 @@ Test (error, set_replaces_previous_error)
   cr_assert_str_eq (securer_error_message (err), "second");
   securer_error_free (&err);
 }
+
+Test (error, text_leaves_out_errno_names)
+{
+  securer_err_t err = NULL;
+  securer_error_set (&err, EPERM, "Maximum executions (%d) reached", 3);
+  securer_error_prefix (&err, "execute");
+  cr_assert_str_eq (securer_error_message (err),
+                    "execute: Maximum executions (3) reached: EPERM (Operation not permitted)");
+  cr_assert_str_eq (securer_error_text (err), "execute: Maximum executions (3) reached");
+  securer_error_set (&err, 0, "plain");
+  cr_assert_str_eq (securer_error_text (err), "plain");
+  securer_error_free (&err);
+  cr_assert_str_eq (securer_error_text (err), "");
+}

@@ -213,7 +213,7 @@ securer_pool_execute (struct securer_pool *p, const char *code, const struct sec
   if (securer_pool_acquire (p, acquire_timeout_ms, &s, err) < 0)
     {
       res->status = SECURER_EXEC_REJECTED;
-      res->error = strdup (securer_error_message (*err));
+      res->error = strdup (securer_error_text (*err));
       return -1;
     }
   int rc = securer_session_execute (s, code, opts, res, err);

@@ -153,7 +153,7 @@ parse_fields (struct proto_msg *m, securer_err_t *err)
       securer_err_t verr = NULL;
       if (securer_value_validate (m->value, &verr) < 0)
         {
-          securer_error_set (err, EPROTO, "result value: %s", securer_error_message (verr));
+          securer_error_set (err, EPROTO, "result value: %s", securer_error_text (verr));
           securer_error_free (&verr);
           return -1;
         }

@@ -491,7 +491,7 @@ on_sock (void *data, uint32_t ev)
               return channel_lost_while_starting (s);
             }
           char *m = NULL;
-          if (asprintf (&m, "R is not reading its requests: %s", securer_error_message (e)) < 0)
+          if (asprintf (&m, "R is not reading its requests: %s", securer_error_text (e)) < 0)
             m = NULL;
           kill_and_fail (s, SECURER_EXEC_CRASHED, m ? m : "R is not reading its requests");
           free (m);
@@ -528,7 +528,7 @@ reply_tool (struct securer_session *s, uint64_t id, const json_t *value, const c
         msg = NULL;
     }
   if (send_msg (s, msg, &e) < 0)
-    kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_message (e));
+    kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_text (e));
   securer_error_free (&e);
 }
 
@@ -587,7 +587,7 @@ on_tool_cmd_done (void *data, const struct toolcmd_outcome *o)
       else if ((value = securer_value_from_plain (p, &e)) == NULL)
         {
           if (asprintf (&msg, "tool '%s' printed an unusable value: %s", tool,
-                        securer_error_message (e)) < 0)
+                        securer_error_text (e)) < 0)
             msg = NULL;
           securer_error_free (&e);
         }
@@ -699,7 +699,7 @@ start_tool_command (struct securer_session *s, const struct tool_command *cmd,
   if (e != NULL)
     {
       char *msg = NULL;
-      if (asprintf (&msg, "tool '%s': %s", m->tool, securer_error_message (e)) < 0)
+      if (asprintf (&msg, "tool '%s': %s", m->tool, securer_error_text (e)) < 0)
         msg = NULL;
       reply_tool (s, m->id, NULL, msg ? msg : "tool command failed");
       free (msg);
@@ -762,7 +762,7 @@ handle_tool_call (struct securer_session *s, struct proto_msg *m)
   securer_err_t e = NULL;
   if (securer_tool_check_args (d, m->args, &e) < 0)
     {
-      reply_tool (s, m->id, NULL, securer_error_message (e));
+      reply_tool (s, m->id, NULL, securer_error_text (e));
       securer_error_free (&e);
       return;
     }
@@ -801,7 +801,7 @@ handle_tool_call (struct securer_session *s, struct proto_msg *m)
   else if (securer_value_validate (result, &e) < 0)
     {
       char *msg = NULL;
-      if (asprintf (&msg, "tool returned an invalid value: %s", securer_error_message (e)) < 0)
+      if (asprintf (&msg, "tool returned an invalid value: %s", securer_error_text (e)) < 0)
         msg = NULL;
       reply_tool (s, m->id, NULL, msg ? msg : "tool returned an invalid value");
       free (msg);
@@ -863,7 +863,7 @@ handle_line (struct securer_session *s, const char *line, size_t len)
   securer_err_t e = NULL;
   if (securer_proto_parse (line, len, &m, &e) < 0)
     {
-      violation (s, securer_error_message (e));
+      violation (s, securer_error_text (e));
       securer_error_free (&e);
       return;
     }
@@ -968,7 +968,7 @@ on_channel (void *data, uint32_t ev)
             }
           drain_output (s);
           kill_and_fail (s, SECURER_EXEC_CRASHED,
-                         st == CHANNEL_EOF ? "R closed the channel (it exited)" : securer_error_message (e));
+                         st == CHANNEL_EOF ? "R closed the channel (it exited)" : securer_error_text (e));
           securer_error_free (&e);
           return;
         }
@@ -991,7 +991,7 @@ on_poll (void *data, uint32_t ev)
     }
   char why[256];
   if (rc < 0)
-    snprintf (why, sizeof why, "R process lost: %s", securer_error_message (e));
+    snprintf (why, sizeof why, "R process lost: %s", securer_error_text (e));
   else if (st.exited)
     snprintf (why, sizeof why, "R exited unexpectedly with status %d", st.exit_code);
   else
@@ -1548,7 +1548,7 @@ begin (struct securer_session *s, enum job job, const char *code,
   arm_timer (s, s->xo.timeout_ms);
   if (send_msg (s, msg, err) < 0)
     {
-      kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_message (*err));
+      kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_text (*err));
       securer_error_free (err);
       /* The failure is reported through the result. */
     }
@@ -1565,6 +1565,8 @@ securer_session_execute_async (struct securer_session *s, const char *code,
     job_reset (s);
   if (begin (s, JOB_EXEC, code, opts, done, done_data, &reject, err) < 0)
     {
+      if (reject || securer_session_busy (s))
+        securer_error_set_status (err, SECURER_EXEC_REJECTED_STATUS);
       if (reject)
         audit (s, "execute_error", json_pack ("{s:s, s:s}", "error", securer_error_message (*err),
                                               "status", "rejected"));
@@ -1594,14 +1596,14 @@ securer_session_execute (struct securer_session *s, const char *code,
   if (begin (s, JOB_EXEC, code, opts, NULL, NULL, &reject, err) < 0)
     {
       res->status = reject ? SECURER_EXEC_REJECTED : SECURER_EXEC_CRASHED;
-      res->error = strdup (securer_error_message (*err));
+      res->error = strdup (securer_error_text (*err));
       if (reject)
         audit (s, "execute_error", json_pack ("{s:s, s:s}", "error", res->error, "status", "rejected"));
       return -1;
     }
   if (run_until_finished (s, err) < 0)
     {
-      kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_message (*err));
+      kill_and_fail (s, SECURER_EXEC_CRASHED, securer_error_text (*err));
       securer_error_free (err);
     }
   *res = s->res;
