@@ -983,6 +983,17 @@ Test (serve, a_malformed_tool_result_is_answered_and_fails_the_call_in_r, .timeo
   end_serve (&c, &rs);
 }
 
+/* Sends an execute (id, on session sid, with the fields in more) and
+ * returns its reply. */
+static json_t *
+execute_with (struct conn *c, struct replies *rs, int id, const char *sid, const char *more)
+{
+  char req[1024];
+  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":%d,\"session\":\"%s\",%s}", id, sid, more);
+  send_line (c, req);
+  return reply_to (c, rs, id);
+}
+
 static const char *
 result_error (json_t *reply)
 {
@@ -996,24 +1007,39 @@ Test (serve, refused_executions_are_rejected_results_without_errno_names, .timeo
 {
   struct conn c;
   struct replies rs = { 0 };
-  char sid[64], req[512];
+  char sid[64];
   open_session_with (&c, &rs, sid, sizeof sid, ",\"max_executions\":1");
-  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":2,\"session\":\"%s\",\"code\":\"12345\","
-            "\"max_code_length\":3}", sid);
-  send_line (&c, req);
-  json_t *r = reply_to (&c, &rs, 2);
+  json_t *r = execute_with (&c, &rs, 2, sid, "\"code\":\"12345\",\"max_code_length\":3");
   cr_assert (json_is_true (json_object_get (r, "ok")));
   cr_assert_str_eq (result_status (r), "rejected");
   cr_assert_str_eq (result_error (r), "Code exceeds maximum length (5 > 3 characters)");
   /* The refused one did not count: this is the first execution. */
-  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":3,\"session\":\"%s\",\"code\":\"1\"}", sid);
-  send_line (&c, req);
-  cr_assert_str_eq (result_status (reply_to (&c, &rs, 3)), "ok");
-  snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":4,\"session\":\"%s\",\"code\":\"1\"}", sid);
-  send_line (&c, req);
-  r = reply_to (&c, &rs, 4);
+  cr_assert_str_eq (result_status (execute_with (&c, &rs, 3, sid, "\"code\":\"1\"")), "ok");
+  r = execute_with (&c, &rs, 4, sid, "\"code\":\"1\"");
   cr_assert (json_is_true (json_object_get (r, "ok")));
   cr_assert_str_eq (result_status (r), "rejected");
   cr_assert_str_eq (result_error (r), "Maximum executions (1) reached for this session");
+  end_serve (&c, &rs);
+}
+
+/* R's code may ask for any tool name; one that is no R identifier is an
+ * unknown tool (an error R's code can catch), not a protocol violation
+ * that would kill R and lose the session's workspace. */
+Test (serve, a_tool_name_that_is_no_identifier_is_an_unknown_tool, .timeout = 60)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char sid[64];
+  open_hold_session (&c, &rs, sid, sizeof sid);
+  cr_assert_str_eq (result_status (execute_with (&c, &rs, 2, sid, "\"code\":\"keep <- 7\"")), "ok");
+  json_t *r = execute_with (&c, &rs, 3, sid, "\"plain\":true,\"code\":\"tryCatch(.securer_call_tool("
+                            "'rm -rf', x = 1), error = function(e) conditionMessage(e))\"");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  const char *msg = json_string_value (json_object_get (json_object_get (r, "result"), "value"));
+  cr_assert (msg && strncmp (msg, "Unknown tool", 12) == 0, "%s", msg ? msg : "(no message)");
+  /* R was not killed: its workspace is still there. */
+  r = execute_with (&c, &rs, 4, sid, "\"plain\":true,\"code\":\"keep\"");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  cr_assert_eq (json_number_value (json_object_get (json_object_get (r, "result"), "value")), 7.0);
   end_serve (&c, &rs);
 }

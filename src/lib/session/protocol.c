@@ -119,8 +119,10 @@ parse_fields (struct proto_msg *m, securer_err_t *err)
       if (get_id (root, &m->id, err) < 0)
         return -1;
       m->tool = json_string_value (json_object_get (root, "tool"));
-      if (m->tool == NULL || !securer_proto_valid_name (m->tool))
-        return securer_error_set (err, EPROTO, "tool_call: \"tool\" must be an R identifier");
+      /* Any name R's code asks for is a call (to an unknown tool when it
+       * is no identifier: R's code gets the error, R is not killed). */
+      if (m->tool == NULL)
+        return securer_error_set (err, EPROTO, "tool_call: \"tool\" must be a string");
       json_t *args = json_object_get (root, "args");
       if (args == NULL || json_is_null (args))
         {

@@ -751,6 +751,10 @@ handle_tool_call (struct securer_session *s, struct proto_msg *m)
       s->tool_refused = true;
       return reply_tool (s, m->id, NULL, msg);
     }
+  /* A name that is no R identifier is never a tool; it is neither
+   * logged nor quoted back (it may be anything R's code made up). */
+  if (!securer_proto_valid_name (m->tool))
+    return reply_tool (s, m->id, NULL, "Unknown tool (its name is not an R identifier)");
   audit_tool_call (s, m);
   const struct tool_def *d = securer_tools_find (s->tools, m->tool);
   if (d == NULL)
