@@ -218,7 +218,7 @@ typedef void (*securer_output_fn) (void *userdata, enum securer_stream stream, c
 #define SECURER_DEFAULT_MAX_TOOL_CALLS 1000u
 
 struct securer_exec_opts {
-  uint64_t timeout_ms;          /* 0: 30 s */
+  uint64_t timeout_ms;          /* 0: 30 s; UINT64_MAX: none */
   /* 0: SECURER_DEFAULT_MAX_TOOL_CALLS; UINT_MAX: no limit. */
   unsigned max_tool_calls;
   /* Output lines kept: 0: SECURER_DEFAULT_MAX_OUTPUT_LINES; UINT_MAX: no

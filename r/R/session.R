@@ -183,7 +183,7 @@ execute_fields <- function(code, timeout, max_code_length = 100000L, max_tool_ca
   }
   int <- function(x) if (!is.null(x)) as.character(as.integer(x))
   list(op = "\"execute\"", code = json_string1(code),
-       timeout = if (is.null(timeout)) "1e9" else sub("^\\[(.*)\\]$", "\\1", json_doubles(timeout)),
+       timeout = if (is.null(timeout)) "null" else sub("^\\[(.*)\\]$", "\\1", json_doubles(timeout)),
        max_code_length = int(max_code_length), max_tool_calls = int(max_tool_calls),
        max_output_lines = int(max_output_lines), stream = if (stream) "true")
 }

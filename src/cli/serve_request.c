@@ -92,6 +92,8 @@ serve_tools_from_json (const json_t *arr, securer_err_t *err)
 uint64_t
 serve_timeout_ms (const json_t *timeout)
 {
+  if (json_is_null (timeout))
+    return UINT64_MAX;
   double ms = json_number_value (timeout) * 1000.0;
   if (!(ms > 0))
     return 0;

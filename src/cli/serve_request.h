@@ -28,8 +28,8 @@ int serve_request_parse (const char *line, size_t len, struct serve_request *r,
 void serve_request_clear (struct serve_request *r);
 
 /* The "timeout" of an execute request (seconds) in milliseconds; 0, the
- * session's default, when it is absent or not positive; UINT64_MAX when
- * it is too long to count. */
+ * session's default, when it is absent or not positive; UINT64_MAX (no
+ * timeout) when it is null or too long to count. */
 uint64_t serve_timeout_ms (const json_t *timeout);
 
 /* A registry for the "tools" member of an open request (absent or null:

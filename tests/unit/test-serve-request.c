@@ -61,7 +61,7 @@ Test (serve_request, tools)
 Test (serve_request, timeout)
 {
   struct { const char *json; uint64_t ms; } cases[] = {
-    { "2.5", 2500 }, { "1", 1000 }, { "0", 0 }, { "-3", 0 }, { "\"10\"", 0 }, { "null", 0 },
+    { "2.5", 2500 }, { "1", 1000 }, { "0", 0 }, { "-3", 0 }, { "\"10\"", 0 }, { "null", UINT64_MAX },
     { "1e16", 10000000000000000000u }, { "1e300", UINT64_MAX }, { "1.7e308", UINT64_MAX },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -1044,7 +1044,9 @@ static void
 arm_timer (struct securer_session *s, uint64_t ms)
 {
   struct itimerspec its = { { 0, 0 }, { (time_t) (ms / 1000), (long) (ms % 1000) * 1000000L } };
-  if (ms == 0)
+  if (ms == UINT64_MAX)
+    its.it_value.tv_sec = 0;  /* no timeout: disarmed */
+  else if (ms == 0)
     its.it_value.tv_nsec = 1;
   timerfd_settime (s->timer_fd, 0, &its, NULL);
 }
