@@ -8,13 +8,13 @@
 SecureSessionPool <- R6::R6Class("SecureSessionPool",
   public = list(
     #' @description Start the pool.
-    #' @param size number of sessions (1 to 64).
+    #' @param size number of sessions (1 to 100).
     #' @param tools,sandbox,limits,verbose as for `SecureSession$new()`.
     #' @param reset_between_uses restart a session after each use.
     initialize = function(size = 4L, tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
                           reset_between_uses = FALSE) {
-      if (!is.numeric(size) || length(size) != 1L || size < 1 || size > 64) {
-        stop("size must be a number of sessions from 1 to 64", call. = FALSE)
+      if (!is.numeric(size) || length(size) != 1L || size < 1 || size > 100) {
+        stop("size must be a number of sessions from 1 to 100", call. = FALSE)
       }
       private$n <- as.integer(size)
       private$tool_list <- normalize_tools(tools)

@@ -33,7 +33,8 @@ cmd_serve_help (FILE *out)
            "calls and closes them.  One request per line, one reply per request, plus\n"
            "events (output lines, tool calls) as they happen.  \"open\" replies once R\n"
            "is ready, or with the reason it could not start; an execute on a busy pool\n"
-           "waits for a free session up to its \"acquire_timeout\" (default 30 s).\n"
+           "waits for a free session up to its \"acquire_timeout\" (default 30 s; 0\n"
+           "fails at once); a pool has 1 to 100 sessions.\n"
            "\n"
            "Options:\n"
            "      --listen PATH      serve on a unix socket at PATH instead of stdin/stdout;\n"
@@ -91,6 +92,7 @@ struct queued {
 };
 
 #define POOL_QUEUE_MAX 1024
+#define SERVE_POOL_MAX 100               /* sessions in one pool */
 #define DEFAULT_ACQUIRE_TIMEOUT_S 30.0
 
 struct pool {
@@ -942,8 +944,8 @@ handle_request (struct client *c, const char *line, size_t len)
   else if (strcmp (op, "pool_open") == 0)
     {
       json_int_t size = json_integer_value (json_object_get (req, "size"));
-      if (size < 1 || size > 64)
-        reply_error (c, id, "pool_open: \"size\" must be 1..64");
+      if (size < 1 || size > SERVE_POOL_MAX)
+        reply_error (c, id, "pool_open: \"size\" must be 1..%d", SERVE_POOL_MAX);
       else
         {
           struct pool *p = calloc (1, sizeof *p);

@@ -1045,3 +1045,22 @@ Test (serve, a_tool_name_that_is_no_identifier_is_an_unknown_tool, .timeout = 60
   cr_assert_eq (json_number_value (json_object_get (json_object_get (r, "result"), "value")), 7.0);
   end_serve (&c, &rs);
 }
+
+/* A pool has 1 to 100 sessions; a size outside is refused before any
+ * session starts. */
+Test (serve, pool_sizes_are_1_to_100)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char *argv[] = { "securer", "serve", NULL };
+  start_serve (&c, argv);
+  send_line (&c, "{\"op\":\"pool_open\",\"id\":1,\"size\":101}");
+  send_line (&c, "{\"op\":\"pool_open\",\"id\":2,\"size\":0}");
+  for (int id = 1; id <= 2; id++)
+    {
+      json_t *r = reply_to (&c, &rs, id);
+      cr_assert (json_is_false (json_object_get (r, "ok")));
+      cr_assert_str_eq (json_string_value (json_object_get (r, "error")), "pool_open: \"size\" must be 1..100");
+    }
+  end_serve (&c, &rs);
+}
