@@ -28,7 +28,8 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       private$handle$serve <- serve
       r <- serve$request(list(op = "\"pool_open\"", size = as.character(private$n),
                               reset_between_uses = if (private$reset) "true" else "false",
-                              tools = tools_json(private$tool_list), policy = json_string1(sp$name)))
+                              tools = tools_json(private$tool_list), policy = json_string1(sp$name),
+                              limits = sp$limits))
       if (!isTRUE(r$ok)) {
         self$close()
         securer_error(paste0("The session pool could not start: ", r$error))

@@ -156,6 +156,7 @@ SecureSession <- R6::R6Class("SecureSession",
       private$serve <- serve
       private$handle$serve <- serve
       fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = json_string1(sp$name),
+                     limits = sp$limits,
                      audit_log = if (!is.null(private$audit)) json_string1(basename(private$audit)),
                      max_executions = if (!is.null(private$max_executions)) as.character(as.integer(private$max_executions)),
                      sanitize_errors = if (private$sanitize) "true")

@@ -481,6 +481,29 @@ out:
   return rc;
 }
 
+/* A copy of the server's default policy (the shipped "r" unless --policy
+ * named another), for a session that changes it. */
+static int
+default_policy_copy (struct securer_policy **out, securer_err_t *err)
+{
+  if (srv.policy == NULL)
+    {
+      char *path = NULL;
+      int rc = securer_policy_find ("r", &path, err);
+      if (rc == 0)
+        rc = securer_policy_load_file (path, out, NULL, err);
+      free (path);
+      return rc;
+    }
+  char *text = securer_policy_to_json_text (srv.policy, 0);
+  if (text == NULL)
+    return securer_error_set (err, ENOMEM, "policy");
+  int rc = securer_policy_from_json_text (srv.policy->name ? srv.policy->name : "policy", text,
+                                          strlen (text), out, err);
+  free (text);
+  return rc;
+}
+
 static struct entry *
 open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_t *err)
 {
@@ -496,8 +519,14 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
       securer_error_set (err, EPERM, "\"audit_log\" needs the server to be started with --audit-dir");
       return NULL;
     }
-  if (pname != NULL && request_policy (pname, &policy, err) < 0)
+  json_t *limits = json_object_get (req, "limits");
+  bool own_limits = limits != NULL && !json_is_null (limits);
+  /* Inline limits are set on a policy of this session's own. */
+  if ((pname != NULL && request_policy (pname, &policy, err) < 0)
+      || (pname == NULL && own_limits && default_policy_copy (&policy, err) < 0)
+      || (own_limits && serve_limits_apply (policy, limits, err) < 0))
     {
+      securer_policy_free (policy);
       securer_tools_unref (tools);
       return NULL;
     }

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "serve_request.h"
@@ -100,4 +101,45 @@ serve_timeout_ms (const json_t *timeout)
   /* Converting a double beyond the range of uint64_t is undefined; such a
    * timeout (over 500 million years) is as good as none. */
   return ms < 18446744073709551616.0 ? (uint64_t) ms : UINT64_MAX;
+}
+
+/* The names a host uses (those of the R package's limits), and the
+ * resource each sets. */
+static const struct {
+  const char *name;
+  enum securer_rlimit_id id;
+} limit_names[] = {
+  { "cpu", SECURER_RLIMIT_CPU }, { "memory", SECURER_RLIMIT_AS }, { "fsize", SECURER_RLIMIT_FSIZE },
+  { "nproc", SECURER_RLIMIT_NPROC }, { "nofile", SECURER_RLIMIT_NOFILE },
+  { "stack", SECURER_RLIMIT_STACK },
+};
+
+int
+serve_limits_apply (struct securer_policy *p, const json_t *limits, securer_err_t *err)
+{
+  if (limits == NULL || json_is_null (limits))
+    return 0;
+  if (!json_is_object (limits))
+    return securer_error_set (err, EINVAL, "\"limits\" must be an object of NAME: NUMBER");
+  const char *k;
+  json_t *v;
+  json_object_foreach ((json_t *) limits, k, v)
+  {
+    size_t i = 0;
+    size_t n = sizeof limit_names / sizeof limit_names[0];
+    while (i < n && strcmp (k, limit_names[i].name) != 0)
+      i++;
+    if (i == n)
+      return securer_error_set (err, EINVAL, "unknown limit '%s' (known: cpu, memory, fsize, nproc, "
+                                "nofile, stack)", k);
+    /* Whole units, rounded up as R's ceiling() would (a fraction of a
+     * second of CPU is a second); 2^62 is beyond any resource. */
+    double x = json_number_value (v);
+    if (!json_is_number (v) || !(x >= 0) || x > 4611686018427387904.0)
+      return securer_error_set (err, EINVAL, "limit '%s' must be a number >= 0", k);
+    struct securer_rlimit *r = &p->limits.rlimit[limit_names[i].id];
+    r->set = true;
+    r->soft = r->hard = (uint64_t) ceil (x);
+  }
+  return 0;
 }

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "securer/error.h"
+#include "securer/policy.h"
 #include "securer/session.h"
 
 struct serve_request {
@@ -26,6 +27,11 @@ struct serve_request {
 int serve_request_parse (const char *line, size_t len, struct serve_request *r,
                          securer_err_t *err);
 void serve_request_clear (struct serve_request *r);
+
+/* The inline "limits" of an open request ({"cpu": s, "memory": bytes,
+ * "fsize": bytes, "nproc": n, "nofile": n, "stack": bytes}) set on p, each
+ * replacing the policy's soft and hard limit.  Absent or null: nothing. */
+int serve_limits_apply (struct securer_policy *p, const json_t *limits, securer_err_t *err);
 
 /* The "timeout" of an execute request (seconds) in milliseconds; 0, the
  * session's default, when it is absent or not positive; UINT64_MAX (no

@@ -1064,3 +1064,27 @@ Test (serve, pool_sizes_are_1_to_100)
     }
   end_serve (&c, &rs);
 }
+
+/* Limits in the open request are set on the session's policy (here the
+ * shipped r), as R sees them from inside; a wrong one is refused. */
+Test (serve, open_takes_inline_limits_on_its_policy, .timeout = 60)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char sid[64];
+  open_session_with (&c, &rs, sid, sizeof sid, ",\"limits\":{\"cpu\":7.2,\"nofile\":200}");
+  json_t *r = execute_with (&c, &rs, 2, sid, "\"plain\":true,\"code\":\"l <- readLines('/proc/self/limits'); "
+                            "paste(gsub(' +', ' ', grep('^(Max cpu time|Max open files)', l, value = TRUE)), "
+                            "collapse = '|')\"");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  const char *lim = json_string_value (json_object_get (json_object_get (r, "result"), "value"));
+  cr_assert_str_eq (lim, "Max cpu time 8 8 seconds |Max open files 200 200 files ");
+  send_line (&c, "{\"op\":\"open\",\"id\":3,\"limits\":{\"ram\":1}}");
+  send_line (&c, "{\"op\":\"open\",\"id\":4,\"policy\":\"r\",\"limits\":{\"cpu\":-1}}");
+  r = reply_to (&c, &rs, 3);
+  cr_assert (json_is_false (json_object_get (r, "ok")));
+  cr_assert (strstr (json_string_value (json_object_get (r, "error")), "unknown limit 'ram'") != NULL);
+  r = reply_to (&c, &rs, 4);
+  cr_assert_str_eq (json_string_value (json_object_get (r, "error")), "limit 'cpu' must be a number >= 0");
+  end_serve (&c, &rs);
+}
