@@ -2,7 +2,6 @@
 #include <config.h>
 
 #include <errno.h>
-#include <math.h>
 #include <string.h>
 
 #include "serve_request.h"
@@ -139,7 +138,8 @@ serve_limits_apply (struct securer_policy *p, const json_t *limits, securer_err_
       return securer_error_set (err, EINVAL, "limit '%s' must be a number >= 0", k);
     struct securer_rlimit *r = &p->limits.rlimit[limit_names[i].id];
     r->set = true;
-    r->soft = r->hard = (uint64_t) ceil (x);
+    uint64_t whole = (uint64_t) x;
+    r->soft = r->hard = whole + ((double) whole < x);
   }
   return 0;
 }
