@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 #include "policy/expect.h"
 #include "seccomp/seccomp.h"
@@ -30,15 +32,27 @@ cmd_policy_test_help (FILE *out)
            "  i386 open -> kill-process\n"
            "  network none\n"
            "  limit nofile 256\n"
+           "  path /tmp -> writable\n"
+           "  path /usr/lib/R -> read-only\n"
+           "  path /home -> absent\n"
+           "  exec /usr/bin/Rscript -> denied\n"
+           "  env HOME=/tmp\n"
+           "  env LANG -> kept\n"
            "\n"
            "'network MODE' and 'limit NAME VALUE' lines, written as in a policy, expect\n"
-           "that setting of POLICY.  A call is [ABI] SYSCALL [ARG...]: ABI is x86_64 (default), i386 or x32; an ARG\n"
+           "that setting of POLICY.  'path PATH -> writable|read-only|masked|absent' and\n"
+           "'exec PATH -> allowed|denied' expect what the sandbox will make of PATH, read\n"
+           "from POLICY's mounts, symlinks, masks, exec list and Landlock rules (the host\n"
+           "is not looked at); 'env NAME=VALUE' and 'env NAME -> set|kept|absent' expect\n"
+           "the sandbox's environment.  A call is [ABI] SYSCALL [ARG...]: ABI is x86_64 (default), i386 or x32; an ARG\n"
            "is a number, a constant, A|B, A<<N, or '*' for every value; arguments not\n"
            "given are '*'.  An expectation holds when every call it stands for gets the\n"
            "verdict (allow, errno NAME, deny, kill-process, kill-thread, trap, log, notify).\n"
            "\n"
            "Options:\n"
            "  --tap        print the results as TAP (Test Anything Protocol)\n"
+           "  --json       print one JSON document: per expectation file, line, col,\n"
+           "               kind, expected, actual, passed (and message, call); totals\n"
            "  -q, --quiet  print only failures\n"
            "  -h, --help   show this help\n"
            "\n"
@@ -107,54 +121,142 @@ shown_setting (const struct securer_policy *p, const struct securer_expectation 
   return found;
 }
 
-/* Prints one result; returns true when the expectation holds. */
-static bool
-check (const struct securer_seccomp_prog *prog, const struct securer_policy *p, const char *file,
-       const struct securer_expectation *x, bool tap, bool quiet, unsigned *number)
+/* The outcome of one expectation, for every output format. */
+struct result {
+  bool passed;
+  char *expected, *actual;  /* in the words of the expectation */
+  char *message;            /* why it failed, NULL when it holds */
+  char *call;               /* CALL: a call that gets `actual` */
+};
+
+static void
+result_clear (struct result *res)
+{
+  free (res->expected);
+  free (res->actual);
+  free (res->message);
+  free (res->call);
+}
+
+static char *
+dup_or_null (const char *s)
+{
+  return s != NULL ? strdup (s) : NULL;
+}
+
+static void
+judge_call (const struct securer_seccomp_prog *prog, const struct securer_policy *p,
+            const struct securer_expectation *x, struct result *res)
 {
   struct judge j = { prog, &x->call, x->verdict, { 0, 0 }, { 0 }, NULL };
-  int r = 0;
-  char want[64], got[64];
-  char *msg = NULL;
-  if (x->kind != SECURER_EXPECT_CALL)
+  char wbuf[64], gbuf[64];
+  int r = securer_call_samples (prog, p, &x->call, judge_one, &j);
+  res->passed = r == 0;
+  const char *want = securer_verdict_text (x->verdict, wbuf, sizeof wbuf);
+  res->expected = dup_or_null (want);
+  if (r < 0)
     {
-      r = securer_expect_setting_holds (x, p) ? 0 : 1;
-      char *shown = r ? shown_setting (p, x) : NULL;
-      if (r && asprintf (&msg, "expected `%s`, the policy has `%s`", x->text, shown ? shown : "nothing of it") < 0)
-        msg = NULL;
-      free (shown);
-    }
-  else
-    r = securer_call_samples (prog, p, &x->call, judge_one, &j);
-  if (x->kind != SECURER_EXPECT_CALL)
-    ;
-  else if (r < 0)
-    {
-      if (asprintf (&msg, "%s", j.err ? securer_error_message (j.err) : "cannot run the filter") < 0)
-        msg = NULL;
+      res->message = dup_or_null (j.err ? securer_error_message (j.err) : "cannot run the filter");
       securer_error_free (&j.err);
+      return;
     }
-  else if (r > 0)
+  res->actual = dup_or_null (r == 0 ? want : securer_verdict_text (j.got, gbuf, sizeof gbuf));
+  if (r == 0)
+    return;
+  res->call = securer_call_text (&x->call, j.args);
+  if (asprintf (&res->message, "expected %s, got %s for %s", want, res->actual ? res->actual : "?",
+                res->call ? res->call : x->call.name) < 0)
+    res->message = NULL;
+}
+
+static void
+judge_setting (const struct securer_policy *p, const struct securer_expectation *x, struct result *res)
+{
+  res->passed = securer_expect_setting_holds (x, p);
+  res->expected = dup_or_null (x->text);
+  char *shown = res->passed ? dup_or_null (x->text) : shown_setting (p, x);
+  res->actual = dup_or_null (shown ? shown : "nothing of it");
+  free (shown);
+  if (!res->passed && asprintf (&res->message, "expected `%s`, the policy has `%s`", x->text,
+                                res->actual ? res->actual : "?") < 0)
+    res->message = NULL;
+}
+
+static void
+judge_view (const struct securer_policy *p, const struct securer_expectation *x, struct result *res)
+{
+  const char *arrow = strstr (x->text, " -> ");
+  res->expected = dup_or_null (arrow ? arrow + 4 : strchr (x->text, ' ') ? strchr (x->text, ' ') + 1 : x->text);
+  char *why = NULL;
+  securer_err_t err = NULL;
+  int r = securer_expect_check_view (x, p, &res->actual, &why, &err);
+  res->passed = r == 1;
+  if (r < 0)
+    res->message = dup_or_null (securer_error_message (err));
+  else if (r == 0 && asprintf (&res->message, "expected `%s`, got %s: %s", x->text,
+                               res->actual ? res->actual : "?", why ? why : "?") < 0)
+    res->message = NULL;
+  securer_error_free (&err);
+  free (why);
+}
+
+static void
+judge (const struct securer_seccomp_prog *prog, const struct securer_policy *p,
+       const struct securer_expectation *x, struct result *res)
+{
+  memset (res, 0, sizeof *res);
+  switch (x->kind)
     {
-      char *call = securer_call_text (&x->call, j.args);
-      if (asprintf (&msg, "expected %s, got %s for %s", securer_verdict_text (x->verdict, want, sizeof want),
-                    securer_verdict_text (j.got, got, sizeof got), call ? call : x->call.name) < 0)
-        msg = NULL;
-      free (call);
+    case SECURER_EXPECT_CALL: judge_call (prog, p, x, res); break;
+    case SECURER_EXPECT_NETWORK:
+    case SECURER_EXPECT_LIMIT: judge_setting (p, x, res); break;
+    default: judge_view (p, x, res); break;
     }
+  if (!res->passed && res->message == NULL)
+    res->message = dup_or_null ("out of memory");
+}
+
+static const char *const kind_names[] = { "call", "network", "limit", "path", "exec", "env" };
+
+static json_t *
+result_json (const char *file, const struct securer_expectation *x, const struct result *res)
+{
+  json_t *o = json_pack ("{s:s, s:I, s:I, s:s, s:s, s:s?, s:s?, s:b}", "file", file, "line", (json_int_t) x->line,
+                         "col", (json_int_t) x->col, "kind", kind_names[x->kind], "expectation", x->text,
+                         "expected", res->expected, "actual", res->actual, "passed", res->passed);
+  if (o != NULL && res->call != NULL)
+    json_object_set_new (o, "call", json_string (res->call));
+  if (o != NULL && res->message != NULL)
+    json_object_set_new (o, "message", json_string (res->message));
+  return o;
+}
+
+enum format { FORMAT_TEXT, FORMAT_TAP, FORMAT_JSON };
+
+/* Prints (or, for JSON, collects) one result; returns true when it holds. */
+static bool
+check (const struct securer_seccomp_prog *prog, const struct securer_policy *p, const char *file,
+       const struct securer_expectation *x, enum format fmt, bool quiet, unsigned *number, json_t *results)
+{
+  struct result res;
+  judge (prog, p, x, &res);
   ++*number;
-  if (tap)
+  const char *msg = res.message ? res.message : "";
+  if (fmt == FORMAT_JSON)
+    json_array_append_new (results, result_json (file, x, &res));
+  else if (fmt == FORMAT_TAP)
     {
-      printf ("%s %u - %s\n", r == 0 ? "ok" : "not ok", *number, x->text);
-      if (r != 0)
-        printf ("  ---\n  message: \"%s\"\n  at: \"%s:%u:%u\"\n  ...\n", msg ? msg : "", file, x->line, x->col);
+      printf ("%s %u - %s\n", res.passed ? "ok" : "not ok", *number, x->text);
+      if (!res.passed)
+        printf ("  ---\n  message: \"%s\"\n  at: \"%s:%u:%u\"\n  ...\n", msg, file, x->line, x->col);
     }
-  else if (r != 0)
-    printf ("%s:%u:%u: error: %s\n", file, x->line, x->col, msg ? msg : "out of memory");
+  else if (!res.passed)
+    printf ("%s:%u:%u: error: %s\n", file, x->line, x->col, msg);
   else if (!quiet)
     printf ("%s:%u: ok: %s\n", file, x->line, x->text);
-  free (msg);
-  return r == 0;
+  bool passed = res.passed;
+  result_clear (&res);
+  return passed;
 }
 
 int
@@ -162,17 +264,20 @@ cmd_policy_test (int argc, char **argv)
 {
   static const struct option opts[] = {
     { "tap", no_argument, NULL, 't' },
+    { "json", no_argument, NULL, 'j' },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  bool tap = false, quiet = false;
+  enum format fmt = FORMAT_TEXT;
+  bool quiet = false;
   int c;
   optind = 1;
   while ((c = getopt_long (argc, argv, "qh", opts, NULL)) != -1)
     switch (c)
       {
-      case 't': tap = true; break;
+      case 't': fmt = FORMAT_TAP; break;
+      case 'j': fmt = FORMAT_JSON; break;
       case 'q': quiet = true; break;
       case 'h': cmd_policy_test_help (stdout); return 0;
       default: cmd_policy_test_help (stderr); return 2;
@@ -215,14 +320,36 @@ cmd_policy_test (int argc, char **argv)
       fprintf (stderr, "%s\n", s ? s : "out of memory");
       free (s);
     }
-  if (tap)
+  if (fmt == FORMAT_TAP)
     printf ("TAP version 13\n1..%zu\n", planned + diags.n_errors);
   unsigned number = 0, failed = 0;
+  json_t *results = fmt == FORMAT_JSON ? json_array () : NULL;
   for (int f = 0; ex != NULL && f < n_files; f++)
     for (size_t i = 0; i < ex[f].n; i++)
-      if (!check (prog, p, ex[f].file, &ex[f].items[i], tap, quiet, &number))
+      if (!check (prog, p, ex[f].file, &ex[f].items[i], fmt, quiet, &number, results))
         failed++;
-  if (tap)
+  if (fmt == FORMAT_JSON)
+    {
+      /* Malformed lines are failures too: a CI reading only "passed"
+       * must not take a broken file for a good one. */
+      json_t *malformed = json_array ();
+      for (size_t i = 0; i < diags.n; i++)
+        if (diags.items[i].severity == SECURER_DIAG_ERROR)
+          json_array_append_new (malformed, json_pack ("{s:s?, s:I, s:I, s:s, s:s?}", "file", diags.items[i].file,
+                                                       "line", (json_int_t) diags.items[i].line, "col",
+                                                       (json_int_t) diags.items[i].col, "message",
+                                                       diags.items[i].message, "hint", diags.items[i].hint));
+      json_t *doc = json_pack ("{s:s, s:b, s:{s:I, s:I, s:I, s:I}, s:o, s:o}", "policy", argv[optind], "passed",
+                               failed == 0 && diags.n_errors == 0, "totals", "expectations", (json_int_t) number,
+                               "passed", (json_int_t) (number - failed), "failed", (json_int_t) failed,
+                               "malformed", (json_int_t) diags.n_errors, "results", results, "malformed", malformed);
+      if (doc == NULL || json_dumpf (doc, stdout, JSON_INDENT (2) | JSON_PRESERVE_ORDER) < 0)
+        result = 1;
+      else
+        putchar ('\n');
+      json_decref (doc);
+    }
+  else if (fmt == FORMAT_TAP)
     /* A malformed line is a failed test too, so CI cannot miss it. */
     for (size_t i = 0; i < diags.n_errors; i++)
       printf ("not ok %u - %s\n", ++number,

@@ -1,6 +1,7 @@
 /* securer policy check|show: output and exit status, run as a user would. */
 #include <config.h>
 
+#include <jansson.h>
 #include <sys/wait.h>
 
 #include "policy-test.h"
@@ -278,6 +279,145 @@ Test (policy_test, tap_output)
   cr_assert_str_eq (r.out, expected);
   run_free (&r);
   free (expected);
+}
+
+static char *place_of (const char *rel, const char *prefix);
+
+Test (policy_test, path_exec_and_env_expectations)
+{
+  char *expected = NULL;
+  struct run r = run_expect ("", "r",
+                             "path /tmp -> writable\npath /tmp -> read-only\nexec /usr/bin/Rscript -> allowed\n"
+                             "exec /bin/sh -> allowed\nexec /usr/bin/which -> allowed\npath /proc/kcore -> absent\n"
+                             "env HOME=/root\nenv TERM -> set\nenv HOME -> set\n",
+                             "%s:1: ok: path /tmp -> writable\n"
+                             "%s:2:1: error: expected `path /tmp -> read-only`, got writable: a private tmpfs: "
+                             "`mount tmpfs /tmp` at @1@:1\n"
+                             "%s:3:1: error: expected `exec /usr/bin/Rscript -> allowed`, got denied: "
+                             "no mount puts it there\n"
+                             "%s:4: ok: exec /bin/sh -> allowed\n"
+                             "%s:5:1: error: expected `exec /usr/bin/which -> allowed`, got denied: not in the "
+                             "`exec` list (Landlock): `mount ro /usr/bin/which` at @2@:1\n"
+                             "%s:6:1: error: expected `path /proc/kcore -> absent`, got masked: hidden by a `mask`: "
+                             "`mount proc /proc` at @3@:1\n"
+                             "%s:7:1: error: expected `env HOME=/root`, got HOME=/tmp: `env set` gives it this value\n"
+                             "%s:8:1: error: expected `env TERM -> set`, got kept: `env keep` passes the caller's "
+                             "value through\n"
+                             "%s:9: ok: env HOME -> set\n"
+                             "r: 9 expectations, 6 failed\n", &expected);
+  cr_assert_eq (r.status, 1, "%s", r.err);
+  /* The places name the lines of the shipped policy, wherever the tree is. */
+  char *places[] = { place_of ("policies/r.policy", "mount tmpfs /tmp"),
+                     place_of ("policies/r.policy", "mount ro   /usr/bin/which"),
+                     place_of ("policies/r.policy", "mount proc /proc") };
+  char *want = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&want, &len);
+  for (const char *q = expected; *q; q++)
+    if (q[0] == '@' && q[1] >= '1' && q[1] <= '3' && q[2] == '@')
+      {
+        fputs (places[q[1] - '1'], f);
+        q += 2;
+      }
+    else
+      fputc (*q, f);
+  fclose (f);
+  cr_assert_str_eq (r.out, want);
+  free (want);
+  for (size_t i = 0; i < 3; i++)
+    free (places[i]);
+  run_free (&r);
+  free (expected);
+}
+
+Test (policy_test, malformed_path_exec_and_env_lines)
+{
+  char *expected = NULL;
+  struct run r = run_expect ("", "r",
+                             "path tmp -> writable\npath /tmp writable\npath /tmp -> writeable\n"
+                             "path /tmp -> writable extra\nexec /bin/sh -> alowed\nenv 1X -> set\n"
+                             "env HOME=/tmp extra\nenv HOME -> sett\npath\nexec /bin/sh -> allowed\n",
+                             "%s:1:6: error: expected an absolute path inside the sandbox, got 'tmp'\n"
+                             "%s:2:11: error: expected 'path PATH -> writable|read-only|masked|absent'\n"
+                             "%s:3:14: error: expected 'path PATH -> writable|read-only|masked|absent', got "
+                             "'writeable' (did you mean 'writable'?)\n"
+                             "%s:4:23: error: unexpected 'extra' after 'writable'\n"
+                             "%s:5:17: error: expected 'exec PATH -> allowed|denied', got 'alowed' (did you mean "
+                             "'allowed'?)\n"
+                             "%s:6:5: error: expected a variable name (letters, digits and '_', not starting with a "
+                             "digit), got '1X'\n"
+                             "%s:7:15: error: unexpected 'extra' after 'HOME=/tmp'\n"
+                             "%s:8:13: error: expected 'env NAME=VALUE' or 'env NAME -> set|kept|absent', got 'sett' "
+                             "(did you mean 'set'?)\n"
+                             "%s:9:1: error: expected 'path PATH -> writable|read-only|masked|absent'\n",
+                             &expected);
+  cr_assert_eq (r.status, 1);
+  cr_assert_str_eq (r.err, expected);
+  /* The well-formed line is still checked. */
+  cr_assert (strstr (r.out, ":10: ok: exec /bin/sh -> allowed\n") != NULL, "%s", r.out);
+  run_free (&r);
+  free (expected);
+}
+
+Test (policy_test, json_output)
+{
+  char *expected = NULL;
+  struct run r = run_expect ("--json", "r", "ptrace -> kill-process\nptrace -> allow\npath /home -> absent\n"
+                             "exec /tmp/x -> allowed\nread -> alow\n", "", &expected);
+  free (expected);
+  cr_assert_eq (r.status, 1);
+  json_error_t je;
+  json_t *doc = json_loads (r.out, 0, &je);
+  cr_assert_not_null (doc, "%s: %s", je.text, r.out);
+  cr_assert_str_eq (json_string_value (json_object_get (doc, "policy")), "r");
+  cr_assert (json_is_false (json_object_get (doc, "passed")));
+  json_t *t = json_object_get (doc, "totals");
+  cr_assert_eq (json_integer_value (json_object_get (t, "expectations")), 4);
+  cr_assert_eq (json_integer_value (json_object_get (t, "passed")), 2);
+  cr_assert_eq (json_integer_value (json_object_get (t, "failed")), 2);
+  cr_assert_eq (json_integer_value (json_object_get (t, "malformed")), 1);
+  json_t *res = json_object_get (doc, "results");
+  cr_assert_eq (json_array_size (res), 4);
+  static const struct {
+    unsigned line;
+    const char *kind, *expected, *actual;
+    bool passed;
+  } want[] = {
+    { 1, "call", "kill-process", "kill-process", true },
+    { 2, "call", "allow", "kill-process", false },
+    { 3, "path", "absent", "absent", true },
+    { 4, "exec", "allowed", "denied", false },
+  };
+  for (size_t i = 0; i < 4; i++)
+    {
+      json_t *o = json_array_get (res, i);
+      cr_assert_eq (json_integer_value (json_object_get (o, "line")), want[i].line);
+      cr_assert_eq (json_integer_value (json_object_get (o, "col")), 1);
+      cr_assert_str_eq (json_string_value (json_object_get (o, "kind")), want[i].kind);
+      cr_assert_str_eq (json_string_value (json_object_get (o, "expected")), want[i].expected);
+      cr_assert_str_eq (json_string_value (json_object_get (o, "actual")), want[i].actual);
+      cr_assert_eq (json_is_true (json_object_get (o, "passed")), want[i].passed);
+      cr_assert_eq (json_object_get (o, "message") != NULL, !want[i].passed);
+      cr_assert (strstr (json_string_value (json_object_get (o, "file")), "/tmp/securer-expect-") != NULL);
+    }
+  cr_assert_str_eq (json_string_value (json_object_get (json_array_get (res, 1), "call")),
+                    "ptrace(0x0, 0x0, 0x0, 0x0, 0x0, 0x0)");
+  json_t *bad = json_array_get (json_object_get (doc, "malformed"), 0);
+  cr_assert_eq (json_integer_value (json_object_get (bad, "line")), 5);
+  cr_assert_eq (json_integer_value (json_object_get (bad, "col")), 9);
+  cr_assert_str_eq (json_string_value (json_object_get (bad, "hint")), "did you mean 'allow'?");
+  json_decref (doc);
+  run_free (&r);
+
+  /* Every expectation holding: passed, and exit 0. */
+  r = securer ("policy test --json minimal tests/policies/common.expect tests/policies/minimal.expect");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  doc = json_loads (r.out, 0, &je);
+  cr_assert_not_null (doc, "%s", je.text);
+  cr_assert (json_is_true (json_object_get (doc, "passed")));
+  cr_assert_eq (json_integer_value (json_object_get (json_object_get (doc, "totals"), "failed")), 0);
+  json_decref (doc);
+  run_free (&r);
 }
 
 Test (policy_test, usage)

@@ -14,6 +14,7 @@
 
 #include "expect.h"
 #include "internal.h"
+#include "linux/view.h"
 #include "seccomp/seccomp.h"
 
 #ifndef AUDIT_ARCH_I386
@@ -350,6 +351,8 @@ expectation_clear (struct securer_expectation *x)
 {
   securer_call_clear (&x->call);
   free (x->text);
+  free (x->path);
+  free (x->value);
 }
 
 void
@@ -452,6 +455,175 @@ parse_limit (struct sink *s, const char *text, const struct line *ln, struct sec
   return r == 0;
 }
 
+/* Indexed by enum securer_view_kind, 0/1 and enum securer_env_state. */
+static const char *const path_words[] = { "absent", "masked", "read-only", "writable" };
+static const char *const exec_words[] = { "denied", "allowed" };
+static const char *const env_words[] = { "absent", "kept", "set" };
+
+/* WORD of `KEYWORD ARG -> WORD`, one of words (the index goes to *out). */
+static bool
+parse_outcome (struct sink *s, const struct line *ln, const char *shape, const char *const *words, size_t n_words,
+               int *out)
+{
+  if (ln->n < 3 || ln->tok[2].quoted || strcmp (ln->tok[2].text, "->") != 0)
+    {
+      report (s, &ln->tok[ln->n < 3 ? ln->n - 1 : 2], NULL, "expected '%s'", shape);
+      return false;
+    }
+  if (ln->n < 4)
+    {
+      report (s, &ln->tok[2], NULL, "expected '%s': a word after '->'", shape);
+      return false;
+    }
+  if (ln->n > 4)
+    {
+      report (s, &ln->tok[4], NULL, "unexpected '%s' after '%s'", ln->tok[4].text, ln->tok[3].text);
+      return false;
+    }
+  for (size_t k = 0; k < n_words; k++)
+    if (!ln->tok[3].quoted && strcmp (ln->tok[3].text, words[k]) == 0)
+      {
+        *out = (int) k;
+        return true;
+      }
+  char *hint = diag_suggest (ln->tok[3].text, words, n_words);
+  report (s, &ln->tok[3], hint, "expected '%s', got '%s'", shape, ln->tok[3].text);
+  free (hint);
+  return false;
+}
+
+/* path PATH -> KIND | exec PATH -> allowed|denied */
+static bool
+parse_path (struct sink *s, const struct line *ln, struct securer_expectation *x)
+{
+  bool exec = x->kind == SECURER_EXPECT_EXEC;
+  const char *shape = exec ? "exec PATH -> allowed|denied" : "path PATH -> writable|read-only|masked|absent";
+  if (ln->n < 2)
+    {
+      report (s, &ln->tok[0], NULL, "expected '%s'", shape);
+      return false;
+    }
+  const char *bad = check_abs_path (ln->tok[1].text);
+  if (bad != NULL)
+    {
+      report (s, &ln->tok[1], NULL, "expected %s inside the sandbox, got '%s'", bad, ln->tok[1].text);
+      return false;
+    }
+  if (!parse_outcome (s, ln, shape, exec ? exec_words : path_words, exec ? 2 : 4, &x->want))
+    return false;
+  x->path = strdup (ln->tok[1].text);
+  return x->path != NULL;
+}
+
+/* env NAME=VALUE | env NAME -> set|kept|absent */
+static bool
+parse_env (struct sink *s, const struct line *ln, struct securer_expectation *x)
+{
+  static const char shape[] = "env NAME=VALUE' or 'env NAME -> set|kept|absent";
+  if (ln->n < 2)
+    {
+      report (s, &ln->tok[0], NULL, "expected '%s'", shape);
+      return false;
+    }
+  const char *eq = strchr (ln->tok[1].text, '=');
+  size_t len = eq ? (size_t) (eq - ln->tok[1].text) : strlen (ln->tok[1].text);
+  x->path = strndup (ln->tok[1].text, len);
+  if (x->path == NULL)
+    return false;
+  const char *bad = check_env_name (x->path);
+  if (bad != NULL)
+    {
+      report (s, &ln->tok[1], NULL, "expected %s, got '%s'", bad, x->path);
+      return false;
+    }
+  if (eq == NULL)
+    return parse_outcome (s, ln, shape, env_words, 3, &x->want);
+  if (ln->n > 2)
+    {
+      report (s, &ln->tok[2], NULL, "unexpected '%s' after '%s'", ln->tok[2].text, ln->tok[1].text);
+      return false;
+    }
+  x->want = SECURER_ENV_SET;
+  x->value = strdup (eq + 1);
+  return x->value != NULL;
+}
+
+static char *
+mount_text (const struct securer_mount *m)
+{
+  char *s = NULL;
+  const char *type = policy_mount_type_name (m->type);
+  int r;
+  if (m->loc.file != NULL)
+    r = asprintf (&s, "`mount %s %s` at %s:%u:%u", type ? type : "?", m->dest, m->loc.file, m->loc.line,
+                  m->loc.col);
+  else
+    r = asprintf (&s, "`mount %s %s`", type ? type : "?", m->dest);
+  return r < 0 ? NULL : s;
+}
+
+static int
+check_env (const struct securer_expectation *x, const struct securer_policy *p, char **actual, char **why)
+{
+  enum securer_env_state st = SECURER_ENV_ABSENT;
+  const char *value = NULL;
+  for (size_t i = 0; i < p->n_env_set; i++)
+    if (strcmp (p->env_set[i].name, x->path) == 0)
+      {
+        st = SECURER_ENV_SET;
+        value = p->env_set[i].value;
+      }
+  for (size_t i = 0; st == SECURER_ENV_ABSENT && i < p->n_env_keep; i++)
+    if (strcmp (p->env_keep[i], x->path) == 0)
+      st = SECURER_ENV_KEPT;
+  int r;
+  if (x->value != NULL && st == SECURER_ENV_SET)
+    r = asprintf (actual, "%s=%s", x->path, value);
+  else
+    r = asprintf (actual, "%s", env_words[st]);
+  if (r < 0)
+    *actual = NULL;
+  *why = strdup (st == SECURER_ENV_SET    ? "`env set` gives it this value"
+                 : st == SECURER_ENV_KEPT ? "`env keep` passes the caller's value through"
+                                          : "neither `env set` nor `env keep` names it");
+  if (*actual == NULL || *why == NULL)
+    return -1;
+  return (int) st == x->want && (x->value == NULL || strcmp (x->value, value) == 0);
+}
+
+int
+securer_expect_check_view (const struct securer_expectation *x, const struct securer_policy *p, char **actual,
+                           char **why, securer_err_t *err)
+{
+  *actual = *why = NULL;
+  if (x->kind == SECURER_EXPECT_ENV)
+    {
+      int r = check_env (x, p, actual, why);
+      if (r < 0)
+        securer_error_set (err, ENOMEM, "check %s", x->text);
+      return r;
+    }
+  if (x->kind != SECURER_EXPECT_PATH && x->kind != SECURER_EXPECT_EXEC)
+    return securer_error_set (err, EINVAL, "not a path, exec or env expectation");
+  struct securer_view v;
+  if (securer_view_path (p, x->path, &v, err) < 0)
+    return -1;
+  bool exec = x->kind == SECURER_EXPECT_EXEC;
+  int got = exec ? (int) v.exec : (int) v.kind;
+  char *mount = v.mount != NULL ? mount_text (v.mount) : NULL;
+  bool moved = strcmp (v.resolved ? v.resolved : x->path, x->path) != 0;
+  *actual = strdup (exec ? exec_words[got] : path_words[got]);
+  if (asprintf (why, "%s%s%s%s%s%s", exec ? v.why_exec : v.why, mount ? ": " : "", mount ? mount : "",
+                moved ? " (the policy's symlinks lead to " : "", moved ? v.resolved : "", moved ? ")" : "")
+      < 0)
+    *why = NULL;
+  free (mount);
+  securer_view_clear (&v);
+  if (*actual == NULL || *why == NULL)
+    return securer_error_set (err, ENOMEM, "check %s", x->text);
+  return got == x->want;
+}
+
 bool
 securer_expect_setting_holds (const struct securer_expectation *x, const struct securer_policy *p)
 {
@@ -483,15 +655,25 @@ securer_expect_parse (const char *name, const char *text, size_t len,
   while (lexer_next (&lx, &ln) == 1)
     {
       const char *first = ln.tok[0].quoted ? "" : ln.tok[0].text;
-      if (strcmp (first, "network") == 0 || strcmp (first, "limit") == 0)
+      static const struct { const char *word; enum securer_expect_kind kind; } settings[] = {
+        { "network", SECURER_EXPECT_NETWORK }, { "limit", SECURER_EXPECT_LIMIT },
+        { "path", SECURER_EXPECT_PATH },       { "exec", SECURER_EXPECT_EXEC },
+        { "env", SECURER_EXPECT_ENV },
+      };
+      size_t k = 0;
+      while (k < sizeof settings / sizeof *settings && strcmp (first, settings[k].word) != 0)
+        k++;
+      if (k < sizeof settings / sizeof *settings)
         {
           struct securer_expectation x;
           memset (&x, 0, sizeof x);
           x.line = ln.line;
           x.col = ln.col;
-          x.kind = first[0] == 'n' ? SECURER_EXPECT_NETWORK : SECURER_EXPECT_LIMIT;
+          x.kind = settings[k].kind;
           bool ok = x.kind == SECURER_EXPECT_NETWORK ? parse_network (&s, &ln, &x)
-                                                     : parse_limit (&s, text, &ln, &x);
+                    : x.kind == SECURER_EXPECT_LIMIT ? parse_limit (&s, text, &ln, &x)
+                    : x.kind == SECURER_EXPECT_ENV   ? parse_env (&s, &ln, &x)
+                                                     : parse_path (&s, &ln, &x);
           if (ok && (x.text = join (&ln)) != NULL
               && grow ((void **) &out->items, &cap, out->n, sizeof *out->items) == 0)
             out->items[out->n++] = x;

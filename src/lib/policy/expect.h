@@ -7,7 +7,10 @@
  * plus `A<<B`, or `*` for every value; arguments not given are `*`.  An
  * expectation is `CALL -> VERDICT` and holds when the filter gives that
  * verdict to every call it stands for.  `network MODE` and `limit NAME
- * VALUE` lines, written as in a policy, expect that setting. */
+ * VALUE` lines, written as in a policy, expect that setting; `path PATH ->
+ * writable|read-only|masked|absent`, `exec PATH -> allowed|denied`, `env
+ * NAME=VALUE` and `env NAME -> set|kept|absent` what the sandbox will have
+ * (paths as linux/view.h reads them from the policy). */
 #ifndef SECURER_POLICY_EXPECT_H
 #define SECURER_POLICY_EXPECT_H
 
@@ -31,7 +34,12 @@ enum securer_expect_kind {
   SECURER_EXPECT_CALL,     /* CALL -> VERDICT */
   SECURER_EXPECT_NETWORK,  /* network none|loopback|host */
   SECURER_EXPECT_LIMIT,    /* limit NAME VALUE, as in a policy */
+  SECURER_EXPECT_PATH,     /* path PATH -> writable|read-only|masked|absent */
+  SECURER_EXPECT_EXEC,     /* exec PATH -> allowed|denied */
+  SECURER_EXPECT_ENV,      /* env NAME=VALUE, env NAME -> set|kept|absent */
 };
+
+enum securer_env_state { SECURER_ENV_ABSENT = 0, SECURER_ENV_KEPT, SECURER_ENV_SET };
 
 struct securer_expectation {
   enum securer_expect_kind kind;
@@ -40,6 +48,10 @@ struct securer_expectation {
   enum securer_net_mode network;     /* NETWORK */
   int limit;                         /* LIMIT: an enum securer_rlimit_id, or -1 for timeout */
   struct securer_limits limits;      /* LIMIT: the value, read as a policy would */
+  char *path;                        /* PATH, EXEC: absolute; ENV: the name */
+  int want;                          /* PATH: enum securer_view_kind; EXEC: 1 allowed, 0 denied;
+                                        ENV: enum securer_env_state */
+  char *value;                       /* ENV with SET: the value, or NULL for any */
   char *text;       /* the line as written, for reports */
   unsigned line, col;
 };
@@ -55,8 +67,16 @@ struct securer_expectations {
 int securer_expect_parse (const char *name, const char *text, size_t len,
                           struct securer_expectations *out, struct securer_diags *diags);
 /* Whether p meets a NETWORK or LIMIT expectation (a CALL one is checked
- * against the filter, with securer_call_samples). */
+ * against the filter, with securer_call_samples; PATH, EXEC and ENV ones
+ * with securer_expect_check_view). */
 bool securer_expect_setting_holds (const struct securer_expectation *x, const struct securer_policy *p);
+
+/* Checks a PATH, EXEC or ENV expectation: returns 1 when it holds, 0 when
+ * not, -1 on error.  *actual is what p gives, in the words of the
+ * expectation ("writable", "denied", "kept"), *why the reason, naming
+ * the mount and where it was written when there is one; malloc'd. */
+int securer_expect_check_view (const struct securer_expectation *x, const struct securer_policy *p,
+                               char **actual, char **why, securer_err_t *err);
 
 /* The same for a file (at most 1 MiB, as policies); a file that cannot be
  * read is reported to diags too. */

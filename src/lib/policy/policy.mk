@@ -9,7 +9,9 @@ libsecurer_core_la_SOURCES += \
 	src/lib/policy/text.c \
 	src/lib/policy/policy.c \
 	src/lib/policy/expect.h \
-	src/lib/policy/expect.c
+	src/lib/policy/expect.c \
+	src/lib/linux/view.h \
+	src/lib/linux/view.c
 
 nobase_dist_pkgdata_DATA += \
 	policies/minimal.policy \
@@ -39,4 +41,13 @@ tests_unit_test_policy_json_LDADD = $(TEST_LIBS)
 tests_unit_test_policy_cli_SOURCES = tests/unit/test-policy-cli.c tests/unit/policy-test.h
 tests_unit_test_policy_cli_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_policy_cli_LDADD = $(TEST_LIBS)
+endif
+
+# What a path inside the sandbox will be (`path`/`exec` expectations).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-policy-view
+TESTS += tests/unit/test-policy-view
+tests_unit_test_policy_view_SOURCES = tests/unit/test-policy-view.c tests/unit/policy-test.h
+tests_unit_test_policy_view_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_policy_view_LDADD = $(TEST_LIBS)
 endif
