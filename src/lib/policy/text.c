@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "seccomp/ruletext.h"
 #include "seccomp/seccomp.h"
 
 struct out {
@@ -81,29 +82,6 @@ duration_str (char *buf, size_t n, uint64_t ms)
     snprintf (buf, n, "%" PRIu64 "s", ms / 1000);
   else
     snprintf (buf, n, "%" PRIu64 "ms", ms);
-}
-
-static void
-action (FILE *f, const struct securer_action *a)
-{
-  fputs (securer_action_name (a->type) ? securer_action_name (a->type) : "?", f);
-  if (a->type == SECURER_ACT_ERRNO)
-    {
-      const char *n = securer_errno_name (a->errnum);
-      if (n)
-        fprintf (f, " %s", n);
-      else
-        fprintf (f, " %d", a->errnum);
-    }
-}
-
-static void
-value (FILE *f, uint64_t v)
-{
-  if (v < 4096)
-    fprintf (f, "%" PRIu64, v);
-  else
-    fprintf (f, "0x%" PRIx64, v);
 }
 
 static void
@@ -298,30 +276,14 @@ securer_policy_to_text (const struct securer_policy *p)
     }
 
   fprintf (f, "\nseccomp %s\nseccomp default ", p->seccomp.enabled ? "on" : "off");
-  action (f, &p->seccomp.default_action);
+  securer_rule_put_action (f, p->seccomp.default_action);
   fputs ("\nseccomp foreign-abi ", f);
-  action (f, &p->seccomp.foreign_arch);
+  securer_rule_put_action (f, p->seccomp.foreign_arch);
   fputc ('\n', f);
   for (size_t i = 0; i < p->seccomp.n_rules; i++)
     {
       const struct securer_syscall_rule *r = &p->seccomp.rules[i];
-      fputs ("seccomp ", f);
-      action (f, &r->action);
-      fprintf (f, " %s", r->name);
-      for (unsigned k = 0; k < r->n_conds && k < SECURER_MAX_ARG_CONDS; k++)
-        {
-          const struct securer_arg_cond *c = &r->conds[k];
-          fprintf (f, " %s arg%u ", k == 0 ? "if" : "and", c->arg);
-          if (c->op == SECURER_CMP_MASKED_EQ)
-            {
-              fputs ("& ", f);
-              value (f, c->mask);
-              fputs (" == ", f);
-            }
-          else
-            fprintf (f, "%s ", policy_cmp_name (c->op) ? policy_cmp_name (c->op) : "?");
-          value (f, c->value);
-        }
+      securer_rule_put (f, r->name, r->action, r->conds, r->n_conds, NULL);
       if (r->group)
         fprintf (f, "  # %s", r->group);
       fputc ('\n', f);

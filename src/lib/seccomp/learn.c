@@ -20,6 +20,7 @@
 
 #include "seccomp/argwidth.h"
 #include "seccomp/learn.h"
+#include "seccomp/ruletext.h"
 #include "seccomp/seccomp.h"
 
 /* Beyond this many distinct values the argument stops being a useful
@@ -484,19 +485,12 @@ value_name (const struct entry *e, uint64_t v)
   return NULL;
 }
 
-static void
-put_action (FILE *f, struct securer_action a)
+/* value_name as the rule printer's callback (ctx is the entry). */
+static const char *
+rule_value_name (void *ctx, unsigned arg, uint64_t v)
 {
-  const char *n = securer_action_name (a.type);
-  fputs (n ? n : "?", f);
-  if (a.type == SECURER_ACT_ERRNO)
-    {
-      const char *en = securer_errno_name (a.errnum);
-      if (en)
-        fprintf (f, " %s", en);
-      else
-        fprintf (f, " %d", a.errnum);
-    }
+  (void) arg;
+  return value_name (ctx, v);
 }
 
 static void
@@ -518,17 +512,19 @@ put_base_note (FILE *f, const struct entry *e)
   if (e->base_denied == 0)
     return;
   fputs ("; base: ", f);
-  put_action (f, e->base_action);
+  securer_rule_put_action (f, e->base_action);
   if (e->base_denied != e->calls)
     fprintf (f, " for %llu of them", (unsigned long long) e->base_denied);
 }
+
+static const struct securer_action allow = { SECURER_ACT_ALLOW, 0 };
 
 static void
 put_entry (FILE *f, const struct entry *e)
 {
   if (!conditioned (e))
     {
-      int len = fprintf (f, "seccomp allow %s", e->name);
+      int len = securer_rule_put (f, e->name, allow, NULL, 0, NULL);
       pad_to_comment (f, len);
       put_calls (f, e->calls);
       if (e->too_many)
@@ -547,13 +543,9 @@ put_entry (FILE *f, const struct entry *e)
         if (!done[i] && (m == SIZE_MAX || e->values[i].value < e->values[m].value))
           m = i;
       done[m] = true;
-      const char *vn = value_name (e, e->values[m].value);
-      int len;
-      if (vn)
-        len = fprintf (f, "seccomp allow %s if arg%u == %s", e->name, e->refine->arg, vn);
-      else
-        len = fprintf (f, "seccomp allow %s if arg%u == 0x%llx", e->name, e->refine->arg,
-                       (unsigned long long) e->values[m].value);
+      struct securer_arg_cond c = { e->refine->arg, SECURER_CMP_EQ, e->values[m].value, 0 };
+      struct securer_rule_style style = { 0, true, rule_value_name, (void *) e };
+      int len = securer_rule_put (f, e->name, allow, &c, 1, &style);
       pad_to_comment (f, len);
       put_calls (f, e->values[m].calls);
       if (k == 0)
@@ -640,7 +632,9 @@ write_fragment (FILE *f, const struct securer_learn *l, const struct plan *pl,
       if (!any_selected)
         fputc ('\n', f);
       any_selected = true;
-      int len = fprintf (f, "seccomp allow @%s", g->name);
+      char at[128];
+      snprintf (at, sizeof at, "@%s", g->name);
+      int len = securer_rule_put (f, at, allow, NULL, 0, NULL);
       pad_to_comment (f, len);
       fprintf (f, "%zu of %zu used, ", g->used, g->n);
       put_calls (f, g->calls);
@@ -697,7 +691,7 @@ write_fragment (FILE *f, const struct securer_learn *l, const struct plan *pl,
               fputs (": ", f);
               put_calls (f, e->denied);
               fputs (" stopped by ", f);
-              put_action (f, e->denied_action);
+              securer_rule_put_action (f, e->denied_action);
             }
           if (e->other && e->calls > 0)
             {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "seccomp/argwidth.h"
+#include "seccomp/ruletext.h"
 #include "seccomp/seccomp.h"
 
 /* ---- action and operator names ---------------------------------------------- */
@@ -242,38 +243,6 @@ struct out {
   FILE *f;
 };
 
-static void
-print_action (FILE *f, enum securer_action_type t, int errnum)
-{
-  switch (t)
-    {
-    case SECURER_ACT_ALLOW: fputs ("allow", f); break;
-    case SECURER_ACT_ERRNO:
-      {
-        const char *n = securer_errno_name (errnum);
-        if (n)
-          fprintf (f, "errno %s", n);
-        else
-          fprintf (f, "errno %d", errnum);
-        break;
-      }
-    case SECURER_ACT_KILL_PROCESS: fputs ("kill-process", f); break;
-    case SECURER_ACT_KILL_THREAD: fputs ("kill-thread", f); break;
-    case SECURER_ACT_TRAP: fputs ("trap", f); break;
-    case SECURER_ACT_LOG: fputs ("log", f); break;
-    case SECURER_ACT_NOTIFY: fputs ("notify", f); break;
-    }
-}
-
-static void
-print_value (FILE *f, uint64_t v)
-{
-  if (v < 4096)
-    fprintf (f, "%" PRIu64, v);
-  else
-    fprintf (f, "0x%" PRIx64, v);
-}
-
 static int
 json_u64 (json_t *j, uint64_t *v)
 {
@@ -413,7 +382,7 @@ securer_seccomp_import_oci (const char *name, const char *text, size_t len, secu
   fprintf (f, "# Imported from %s (OCI seccomp profile).\n", name);
   fputs ("# Syscalls of other ABIs never reach these rules: securer stops them first.\n", f);
   fputs ("seccomp on\nseccomp default ", f);
-  print_action (f, dt, (int) defret);
+  securer_rule_put_action (f, (struct securer_action) { dt, (int) defret });
   fputs ("\nseccomp foreign-abi kill-process\n", f);
 
   json_t *sys = json_object_get (prof, "syscalls");
@@ -538,27 +507,8 @@ securer_seccomp_import_oci (const char *name, const char *text, size_t len, secu
           j++;
           continue;
         }
-      fputs ("seccomp ", f);
-      print_action (f, q->act, q->errnum);
-      fprintf (f, " %s", q->name);
-      unsigned args32 = securer_syscall_args32 (q->name);
-      for (unsigned c = 0; c < q->n; c++)
-        {
-          const struct securer_arg_cond *cd = &q->c[c];
-          fprintf (f, " %s arg%u ", c == 0 ? "if" : "and", cd->arg);
-          if (cd->op == SECURER_CMP_MASKED_EQ && !(((args32 >> cd->arg) & 1) && cd->mask == 0xffffffffu))
-            {
-              fputs ("& ", f);
-              print_value (f, cd->mask);
-              fputs (" == ", f);
-            }
-          else
-            {
-              static const char *const sym[] = { "==", "!=", "<", "<=", ">", ">=", "==" };
-              fprintf (f, "%s ", sym[cd->op]);
-            }
-          print_value (f, cd->value);
-        }
+      struct securer_rule_style style = { securer_syscall_args32 (q->name), false, NULL, NULL };
+      securer_rule_put (f, q->name, (struct securer_action) { q->act, q->errnum }, q->c, q->n, &style);
       fputc ('\n', f);
       j++;
     }

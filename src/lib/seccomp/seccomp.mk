@@ -10,6 +10,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/emulate.c \
 	src/lib/seccomp/notify.c \
 	src/lib/seccomp/oci.c \
+	src/lib/seccomp/ruletext.h \
+	src/lib/seccomp/ruletext.c \
 	src/lib/seccomp/learn.h \
 	src/lib/seccomp/learn.c
 
