@@ -16,6 +16,8 @@
 
 #include "cli.h"
 #include "relay.h"
+#include "policy/derive.h"
+#include "policy/expect.h"
 #include "seccomp/learn.h"
 
 static void
@@ -39,6 +41,16 @@ learn_help (FILE *out)
            "Options:\n"
            "  -p, --policy BASE     base policy, a file or NAME (default: minimal)\n"
            "  -o, --output FILE     write the fragment to FILE instead of standard output\n"
+           "      --write-policy FILE\n"
+           "                        also write a complete policy to FILE: BASE's lines (its\n"
+           "                        includes of the shipped pieces, mounts, limits, ...) with\n"
+           "                        its syscall allowlist replaced by the fragment; it is\n"
+           "                        loaded back, and an error if it does not load\n"
+           "      --write-expect FILE\n"
+           "                        with --write-policy: also write an expectation file for\n"
+           "                        it ('securer policy test POLICY FILE' passes): the verdict\n"
+           "                        of each call CMD made and of each call BASE allowed that\n"
+           "                        CMD did not, BASE's network, limits, paths, environment\n"
            "      --json            write JSON (syscalls, counts, groups, fragment) instead\n"
            "      --collapse PCT    write @group once PCT%% of its members were used\n"
            "                        (1-100, default 100; below 100 the fragment allows more\n"
@@ -60,7 +72,7 @@ learn_help (FILE *out)
 }
 
 struct learn_args {
-  const char *base, *output;
+  const char *base, *output, *write_policy, *write_expect;
   bool json, keep_denials, verbose;
   unsigned collapse_pct;
   uint64_t timeout_ms;
@@ -75,6 +87,8 @@ parse_args (int argc, char **argv, struct learn_args *a)
   static const struct option opts[] = {
     { "policy", required_argument, NULL, 'p' },
     { "output", required_argument, NULL, 'o' },
+    { "write-policy", required_argument, NULL, 'P' },
+    { "write-expect", required_argument, NULL, 'E' },
     { "json", no_argument, NULL, 'j' },
     { "collapse", required_argument, NULL, 'c' },
     { "keep-denials", no_argument, NULL, 'k' },
@@ -96,6 +110,8 @@ parse_args (int argc, char **argv, struct learn_args *a)
         {
         case 'p': a->base = optarg; break;
         case 'o': a->output = optarg; break;
+        case 'P': a->write_policy = optarg; break;
+        case 'E': a->write_expect = optarg; break;
         case 'j': a->json = true; break;
         case 'k': a->keep_denials = true; break;
         case 'v': a->verbose = true; break;
@@ -118,33 +134,25 @@ parse_args (int argc, char **argv, struct learn_args *a)
     }
   if (optind >= argc)
     return usage ("%s", "no command given (put it after '--')");
+  if (a->write_expect != NULL && a->write_policy == NULL)
+    return usage ("%s", "--write-expect describes the policy of --write-policy: give both");
   a->argv = argv + optind;
   return 0;
 }
 
+/* *path_out (may be NULL) gets the file BASE names. */
 static struct securer_policy *
-load_base (const char *arg, securer_err_t *err)
+load_base (const char *arg, char **path_out, securer_err_t *err)
 {
   char *path = NULL;
   struct securer_policy *p = NULL;
   if (securer_policy_find (arg, &path, err) < 0 || securer_policy_load_file (path, &p, NULL, err) < 0)
     p = NULL;
-  free (path);
-  return p;
-}
-
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-
-static void
-report_status (const char *cmd, const struct securer_status *st)
-{
-  if (st->reason == SECURER_KILL_TIMEOUT)
-    fprintf (stderr, "securer: learn: %s timed out; the fragment covers what it did until then\n", cmd);
-  else if (st->exited)
-    fprintf (stderr, "securer: learn: %s exited with status %d\n", cmd, st->exit_code);
+  if (path_out != NULL && p != NULL)
+    *path_out = path;
   else
-    fprintf (stderr, "securer: learn: %s was killed by signal %d%s%s%s\n", cmd, st->signal,
-             st->detail ? " (seccomp, at " : "", st->detail ? st->detail : "", st->detail ? ")" : "");
+    free (path);
+  return p;
 }
 
 static int
@@ -177,6 +185,69 @@ write_out (const char *path, const char *text, securer_err_t *err)
   return 0;
 }
 
+/* --write-policy and --write-expect: BASE's lines with the fragment in
+ * place of its allowlist, loaded back to be sure it is a policy, and the
+ * expectations of what it gives. */
+static int
+write_policy (const struct learn_args *a, const struct securer_learn *l, const struct securer_learn_info *info,
+              const char *fragment, securer_err_t *err)
+{
+  char *base_path = NULL, *rules = NULL, *header = NULL, *text = NULL, *expect = NULL;
+  struct securer_policy *base = load_base (a->base, &base_path, err), *written = NULL;
+  int rc = -1;
+  if (base == NULL)
+    goto out;
+  char d[64], fa[64];
+  struct securer_action def = base->seccomp.default_action, foreign = base->seccomp.foreign_arch;
+  if (asprintf (&rules, "seccomp on\nseccomp default %s\nseccomp foreign-abi %s\n%s",
+                securer_verdict_text (def, d, sizeof d), securer_verdict_text (foreign, fa, sizeof fa), fragment)
+        < 0
+      || asprintf (&header, "# Learned by `securer policy learn` from %s (%s): its lines, with its\n"
+                   "# syscall allowlist replaced by what the command used.\n\n", a->base, base_path)
+           < 0)
+    {
+      rules = header = NULL;
+      securer_error_set (err, ENOMEM, "learn: write the policy");
+      goto out;
+    }
+  if ((text = securer_policy_derive (base_path, header, rules, err)) == NULL
+      || write_out (a->write_policy, text, err) < 0)
+    goto out;
+  if (securer_policy_load_file (a->write_policy, &written, NULL, err) < 0)
+    {
+      securer_error_prefix (err, "the policy written to %s does not load", a->write_policy);
+      goto out;
+    }
+  if (a->write_expect != NULL
+      && ((expect = securer_learn_expect (l, written, base, info, err)) == NULL
+          || write_out (a->write_expect, expect, err) < 0))
+    goto out;
+  rc = 0;
+out:
+  free (base_path);
+  free (rules);
+  free (header);
+  free (text);
+  free (expect);
+  securer_policy_free (base);
+  securer_policy_free (written);
+  return rc;
+}
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void
+report_status (const char *cmd, const struct securer_status *st)
+{
+  if (st->reason == SECURER_KILL_TIMEOUT)
+    fprintf (stderr, "securer: learn: %s timed out; the fragment covers what it did until then\n", cmd);
+  else if (st->exited)
+    fprintf (stderr, "securer: learn: %s exited with status %d\n", cmd, st->exit_code);
+  else
+    fprintf (stderr, "securer: learn: %s was killed by signal %d%s%s%s\n", cmd, st->signal,
+             st->detail ? " (seccomp, at " : "", st->detail ? st->detail : "", st->detail ? ")" : "");
+}
+
 int
 cmd_policy_learn (int argc, char **argv)
 {
@@ -200,7 +271,7 @@ cmd_policy_learn (int argc, char **argv)
   sigemptyset (&set);
   sigprocmask (SIG_BLOCK, NULL, &old);
 
-  if (securer_learn_available (&err) < 0 || (p = load_base (a.base, &err)) == NULL
+  if (securer_learn_available (&err) < 0 || (p = load_base (a.base, NULL, &err)) == NULL
       || securer_learn_new (p, &l, &err) < 0 || securer_learn_prepare (p, a.keep_denials, &err) < 0)
     {
       rc = SECURER_EXIT_SETUP;
@@ -282,6 +353,17 @@ cmd_policy_learn (int argc, char **argv)
     {
       rc = 1;
       goto out;
+    }
+  if (a.write_policy != NULL)
+    {
+      char *fragment = a.json ? securer_learn_fragment (l, &info, &err) : NULL;
+      int w = (a.json && fragment == NULL) ? -1 : write_policy (&a, l, &info, a.json ? fragment : text, &err);
+      free (fragment);
+      if (w < 0)
+        {
+          rc = 1;
+          goto out;
+        }
     }
   rc = 0;
 

@@ -531,3 +531,97 @@ Test (learn, base_denials_dropped_or_kept)
   cli_clear (&r);
   free (frag);
 }
+
+/* --write-policy and --write-expect: from one real recorded run, a whole
+ * policy (the base's pieces with the learned rules in place of its
+ * allowlist) that loads, runs the command, and passes its own
+ * expectations; and expectations that catch an edit taking away a call
+ * the command needs. */
+static void
+learn_policy_and_expectations (const char *base, char **cmd, const char *needed)
+{
+  char *pol = path_in_tmp ("whole.policy"), *exp = path_in_tmp ("whole.expect");
+  char *extra[] = { "--policy", (char *) base, "--write-policy", pol, "--write-expect", exp, NULL };
+  struct cli_result r;
+  char *frag = learn ("fragment.policy", extra, cmd, &r);
+  cli_clear (&r);
+  char *text = read_file (pol), *expect = read_file (exp);
+
+  /* The shipped pieces are included by the names that resolve anywhere;
+   * the allowlist is not, the learned rules are. */
+  cr_assert_not_null (strstr (text, "\ninclude \"base/isolation.policy\"\n"), "%s", text);
+  cr_assert_not_null (strstr (text, "\ninclude \"base/seccomp-hardening.policy\"\n"), "%s", text);
+  cr_assert_null (strstr (text, "\ninclude \"base/seccomp-common.policy\""), "%s", text);
+  char *rule = NULL;
+  cr_assert (asprintf (&rule, "\nseccomp allow %s ", needed) > 0);
+  cr_assert_not_null (strstr (text, rule), "%s", text);
+  cr_assert_not_null (strstr (text, "\nseccomp default errno ENOSYS\n"), "%s", text);
+
+  char *check[] = { "policy", "check", pol, NULL };
+  run_cli (check, &r);
+  cr_assert_eq (r.status, 0, "check: %s%s", r.out, r.err);
+  cli_clear (&r);
+
+  char *test[] = { "policy", "test", "-q", pol, exp, NULL };
+  run_cli (test, &r);
+  cr_assert_eq (r.status, 0, "test: %s%s\n%s", r.out, r.err, expect);
+  cr_assert_str_empty (r.out);
+  cli_clear (&r);
+  char *line = NULL;
+  cr_assert (asprintf (&line, "\n%s -> allow\n", needed) > 0);
+  cr_assert_not_null (strstr (expect, line), "%s", expect);
+  cr_assert_not_null (strstr (expect, "\npath /tmp -> writable\n"), "%s", expect);
+  cr_assert_not_null (strstr (expect, "\nnetwork none\n"), "%s", expect);
+
+  /* The policy runs the command, in a real sandbox. */
+  run_under (pol, cmd, &r);
+  cr_assert_eq (r.status, 0, "run: %s", r.err);
+  cli_clear (&r);
+
+  /* Taking the needed call away fails its expectation, at its line. */
+  char *cut = strstr (text, rule) + 1;
+  memset (cut, ' ', strcspn (cut, "\n"));
+  char *edited = path_in_tmp ("edited.policy");
+  write_file (edited, text);
+  char *retest[] = { "policy", "test", "-q", edited, exp, NULL };
+  run_cli (retest, &r);
+  cr_assert_eq (r.status, 1, "%s%s", r.out, r.err);
+  char *failure = NULL;
+  cr_assert (asprintf (&failure, ": error: expected allow, got errno ENOSYS for %s(", needed) > 0);
+  cr_assert_not_null (strstr (r.out, failure), "%s", r.out);
+  cli_clear (&r);
+
+  free (failure);
+  free (edited);
+  free (line);
+  free (rule);
+  free (text);
+  free (expect);
+  free (frag);
+  free (pol);
+  free (exp);
+}
+
+Test (learn, writes_a_policy_and_expectations_that_pass)
+{
+  char *ls[] = { "/bin/ls", "/tmp", NULL };
+  learn_policy_and_expectations ("minimal", ls, "getdents64");
+}
+
+Test (learn, writes_a_policy_and_expectations_from_the_r_policy)
+{
+  /* r keeps its own lines (mounts, exec list, W^X rules) around the
+   * learned ones; its shell is one of the few programs it may run. */
+  char *sh[] = { "/bin/sh", "-c", "echo hi > /tmp/x && read l < /tmp/x", NULL };
+  learn_policy_and_expectations ("r", sh, "openat");
+}
+
+Test (learn, write_expect_needs_write_policy)
+{
+  struct cli_result r;
+  char *args[] = { "policy", "learn", "--write-expect", "/tmp/x.expect", "--", "/bin/true", NULL };
+  run_cli (args, &r);
+  cr_assert_eq (r.status, 2);
+  cr_assert_not_null (strstr (r.err, "--write-expect"), "%s", r.err);
+  cli_clear (&r);
+}

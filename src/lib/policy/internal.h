@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "securer/policy.h"
 
@@ -142,6 +143,15 @@ char *loc_file_dup (const char *file);
 typedef int (*policy_reader_fn) (const char *path, char **buf, size_t *len, securer_err_t *err);
 void policy_set_reader (policy_reader_fn fn);
 int policy_read_file (const char *path, char **buf, size_t *len, securer_err_t *err);
+
+/* Finds and reads the file `include "name"` in base_file names, as the
+ * parser does (parser.c). */
+int policy_read_include (const char *base_file, const char *name, char **path_out, char **buf, size_t *len,
+                         securer_err_t *err);
+
+/* A word of policy text (or of an expectation file), in quotes when
+ * `quoted` or when the lexer would otherwise read it differently (text.c). */
+void policy_put_word (FILE *f, const char *s, bool quoted);
 
 /* Parser entry point (parser.c). */
 int policy_parse (const char *name, const char *text, size_t len, struct securer_policy **out,

@@ -1798,3 +1798,10 @@ policy_parse (const char *name, const char *text, size_t len, struct securer_pol
   builder_free (ps.b);
   return 0;
 }
+
+int
+policy_read_include (const char *base_file, const char *name, char **path_out, char **buf, size_t *len,
+                     securer_err_t *err)
+{
+  return read_include (base_file, name, path_out, buf, len, err);
+}

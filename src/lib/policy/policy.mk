@@ -10,6 +10,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/policy/policy.c \
 	src/lib/policy/expect.h \
 	src/lib/policy/expect.c \
+	src/lib/policy/derive.h \
+	src/lib/policy/derive.c \
 	src/lib/linux/view.h \
 	src/lib/linux/view.c
 

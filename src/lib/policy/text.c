@@ -40,10 +40,10 @@ print_host (FILE *f, int64_t host)
     fputs (host == SECURER_HOST_POOL ? " host=pool\n" : " host=caller\n", f);
 }
 
-static void
-word (FILE *f, const char *s)
+void
+policy_put_word (FILE *f, const char *s, bool quoted)
 {
-  if (!needs_quotes (s))
+  if (!quoted && !needs_quotes (s))
     {
       fputs (s, f);
       return;
@@ -125,7 +125,7 @@ securer_policy_to_text (const struct securer_policy *p)
   if (p->hostname)
     {
       fputs ("hostname ", f);
-      word (f, p->hostname);
+      policy_put_word (f, p->hostname, false);
       fputc ('\n', f);
     }
   fprintf (f, "uid %" PRIu32, p->uid);
@@ -133,7 +133,7 @@ securer_policy_to_text (const struct securer_policy *p)
   fprintf (f, "gid %" PRIu32, p->gid);
   print_host (f, p->host_gid);
   fputs ("cwd ", f);
-  word (f, p->cwd ? p->cwd : "/");
+  policy_put_word (f, p->cwd ? p->cwd : "/", false);
   fprintf (f, "\nnetwork %s\n\n", policy_net_name (p->network) ? policy_net_name (p->network) : "?");
 
   for (size_t i = 0; i < p->n_mounts; i++)
@@ -144,18 +144,18 @@ securer_policy_to_text (const struct securer_policy *p)
         {
         case SECURER_MOUNT_RO:
         case SECURER_MOUNT_RW:
-          word (f, m->source ? m->source : "");
+          policy_put_word (f, m->source ? m->source : "", false);
           if (m->source == NULL || strcmp (m->source, m->dest) != 0)
             {
               fputc (' ', f);
-              word (f, m->dest);
+              policy_put_word (f, m->dest, false);
             }
           fputs (m->noexec ? " noexec" : " exec", f);
           break;
         case SECURER_MOUNT_TMPFS:
           {
             char sz[32];
-            word (f, m->dest);
+            policy_put_word (f, m->dest, false);
             if (m->size)
               {
                 size_str (sz, sizeof sz, m->size);
@@ -165,16 +165,16 @@ securer_policy_to_text (const struct securer_policy *p)
             break;
           }
         case SECURER_MOUNT_DIR:
-          word (f, m->dest);
+          policy_put_word (f, m->dest, false);
           fprintf (f, " mode=%04o", m->mode);
           break;
         case SECURER_MOUNT_SYMLINK:
-          word (f, m->dest);
+          policy_put_word (f, m->dest, false);
           fputs (" -> ", f);
-          word (f, m->source ? m->source : "");
+          policy_put_word (f, m->source ? m->source : "", false);
           break;
         default:
-          word (f, m->dest);
+          policy_put_word (f, m->dest, false);
           break;
         }
       fputc ('\n', f);
@@ -182,7 +182,7 @@ securer_policy_to_text (const struct securer_policy *p)
   for (size_t i = 0; i < p->n_masks; i++)
     {
       fputs ("mask ", f);
-      word (f, p->masks[i]);
+      policy_put_word (f, p->masks[i], false);
       fputc ('\n', f);
     }
 
@@ -237,7 +237,7 @@ securer_policy_to_text (const struct securer_policy *p)
       fputs ("env set ", f);
       char *kv = NULL;
       if (asprintf (&kv, "%s=%s", p->env_set[i].name, p->env_set[i].value) >= 0)
-        word (f, kv);
+        policy_put_word (f, kv, false);
       free (kv);
       fputc ('\n', f);
     }
@@ -247,7 +247,7 @@ securer_policy_to_text (const struct securer_policy *p)
       for (size_t i = 0; i < p->n_exec; i++)
         {
           fputc (' ', f);
-          word (f, p->exec[i]);
+          policy_put_word (f, p->exec[i], false);
         }
       if (p->n_exec == 0)
         fputs ("  # (nothing may be executed)", f);

@@ -63,6 +63,7 @@ struct entry {
   struct value *values;
   size_t n_values;
   bool too_many;
+  uint64_t first_args[6];          /* of the first call that went ahead */
 };
 
 struct securer_learn {
@@ -238,7 +239,8 @@ securer_learn_record (void *ctx, const struct securer_syscall_event *ev)
         e->denied_action = ev->action;
       return;
     }
-  e->calls++;
+  if (e->calls++ == 0)
+    memcpy (e->first_args, ev->args, sizeof e->first_args);
   if (e->other)
     return;
   struct securer_action b = securer_seccomp_eval (l->base, ev->arch, ev->nr, ev->args);
@@ -841,4 +843,37 @@ securer_learn_json (const struct securer_learn *l, const struct securer_learn_in
   free (text);
   plan_free (&pl);
   return o;
+}
+
+/* ---- each call --------------------------------------------------------- */
+
+int
+securer_learn_each (const struct securer_learn *l, securer_learn_each_cb cb, void *ctx)
+{
+  const struct entry **v = calloc (l->n + 1, sizeof *v);
+  if (v == NULL)
+    return -1;
+  size_t n = 0;
+  for (size_t i = 0; i < l->n; i++)
+    if (l->v[i].calls > 0 && !l->v[i].other)
+      v[n++] = &l->v[i];
+  qsort (v, n, sizeof *v, cmp_entry_name);
+  int r = 0;
+  for (size_t i = 0; i < n && r == 0; i++)
+    {
+      const struct entry *e = v[i];
+      uint64_t values[MAX_VALUES];
+      const char *names[MAX_VALUES];
+      struct securer_learned_call c = { e->name, conditioned (e), e->refine ? e->refine->arg : 0, values, names,
+                                        0, { 0 } };
+      memcpy (c.args, e->first_args, sizeof c.args);
+      for (size_t k = 0; c.conditioned && k < e->n_values; k++)
+        {
+          names[c.n_values] = value_name (e, e->values[k].value);
+          values[c.n_values++] = e->values[k].value;
+        }
+      r = cb (ctx, &c);
+    }
+  free (v);
+  return r;
 }

@@ -51,4 +51,29 @@ char *securer_learn_fragment (const struct securer_learn *l, const struct secure
 json_t *securer_learn_json (const struct securer_learn *l, const struct securer_learn_info *info,
                             securer_err_t *err);
 
+/* The syscalls the command made that went ahead, by name, as rules of
+ * this policy can name them (other ABIs and unnamed numbers left out). */
+struct securer_learned_call {
+  const char *name;
+  bool conditioned;         /* learned as `if argN == V` conditions */
+  unsigned arg;             /* conditioned: N */
+  const uint64_t *values;   /* conditioned: each V, in the order first seen */
+  const char *const *names; /* conditioned: the constant naming each V, or NULL */
+  size_t n_values;
+  uint64_t args[6];         /* the first call of it */
+};
+typedef int (*securer_learn_each_cb) (void *ctx, const struct securer_learned_call *c);
+/* Calls cb for each; stops when it returns non-zero and returns that. */
+int securer_learn_each (const struct securer_learn *l, securer_learn_each_cb cb, void *ctx);
+
+/* An expectation file (`securer policy test`) for `written`, the policy
+ * made of base's pieces and the rules learned: what the filter gives each
+ * call the command made, what it gives the calls base allowed that the
+ * command did not make, and base's network, limits, mounts, exec of the
+ * command and environment, each as the policy has them now, so that a
+ * later edit that changes one of them is caught.  malloc'd. */
+char *securer_learn_expect (const struct securer_learn *l, const struct securer_policy *written,
+                            const struct securer_policy *base, const struct securer_learn_info *info,
+                            securer_err_t *err);
+
 #endif

@@ -13,7 +13,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/ruletext.h \
 	src/lib/seccomp/ruletext.c \
 	src/lib/seccomp/learn.h \
-	src/lib/seccomp/learn.c
+	src/lib/seccomp/learn.c \
+	src/lib/seccomp/learn-expect.c
 
 securer_SOURCES += src/cli/cmd_policy_seccomp.c src/cli/cmd_policy_learn.c src/cli/cmd_policy_test.c src/cli/cmd_policy_explain.c src/cli/cmd_policy_diff.c
 
