@@ -1,7 +1,10 @@
 /* libFuzzer target: any bytes given to the policy loader (text or JSON)
  * must produce a policy or diagnostics, never a crash, a leak or undefined
- * behaviour.  Includes are answered "not found" without touching the disk,
- * so runs are reproducible. */
+ * behaviour; the same bytes read as an expectation file must give
+ * expectations or diagnostics, and its path, exec and env expectations
+ * are checked against a fixed policy (linux/view.c).  Includes are
+ * answered "not found" without touching the disk, so runs are
+ * reproducible. */
 #include <config.h>
 
 #include <errno.h>
@@ -9,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linux/view.h"
 #include "policy/expect.h"
 #include "policy/internal.h"
 #include "securer/policy.h"
@@ -23,6 +27,18 @@ no_files (const char *path, char **buf, size_t *len, securer_err_t *err)
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
+/* What `path`, `exec` and `env` lines are checked against: every kind of
+ * mount, symlinks (a loop among them), masks and an exec list. */
+static const char view_policy[] = "namespaces all\nnetwork none\nlandlock required\nseccomp off\n"
+                                  "mount ro /usr\nmount tmpfs /usr/local exec\nmount ro /opt/a\n"
+                                  "mount tmpfs /opt\nmount rw /srv/data\nmount dir /empty\n"
+                                  "mount symlink /bin -> usr/bin\nmount symlink /abs -> /usr/lib\n"
+                                  "mount symlink /l1 -> l2\nmount symlink /l2 -> ../l1\n"
+                                  "mount proc /proc\nmount dev /dev\nmount tmpfs /tmp\n"
+                                  "mask /proc/kcore /usr/secret /nowhere\nexec /bin/sh /usr/libexec\n"
+                                  "env keep TERM\nenv set HOME=/tmp\n";
+static struct securer_policy *viewed;
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -30,12 +46,31 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (!init)
     {
       policy_set_reader (no_files);
+      securer_err_t verr = NULL;
+      if (securer_policy_load_string ("/fuzz/view.policy", view_policy, sizeof view_policy - 1, &viewed, NULL,
+                                      &verr)
+          < 0)
+        abort ();
       init = 1;
     }
   /* The same bytes as an expectation file (`securer policy test`). */
   struct securer_expectations ex;
   struct securer_diags ediags = { NULL, 0, 0 };
   securer_expect_parse ("/fuzz/input.expect", (const char *) data, size, &ex, &ediags);
+  for (size_t i = 0; i < ex.n; i++)
+    {
+      const struct securer_expectation *x = &ex.items[i];
+      if (x->kind != SECURER_EXPECT_PATH && x->kind != SECURER_EXPECT_EXEC && x->kind != SECURER_EXPECT_ENV)
+        continue;
+      char *actual = NULL, *why = NULL;
+      securer_err_t verr = NULL;
+      /* Every well-formed line gets an answer: only memory can fail. */
+      if (securer_expect_check_view (x, viewed, &actual, &why, &verr) < 0 && securer_error_errno (verr) != ENOMEM)
+        abort ();
+      free (actual);
+      free (why);
+      securer_error_free (&verr);
+    }
   for (size_t i = 0; i < ediags.n; i++)
     free (securer_diag_format (&ediags.items[i]));
   securer_expectations_clear (&ex);

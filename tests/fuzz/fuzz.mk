@@ -32,8 +32,11 @@ FUZZ_POLICY_SRCS = \
 	$(top_srcdir)/src/lib/policy/json.c \
 	$(top_srcdir)/src/lib/policy/text.c \
 	$(top_srcdir)/src/lib/policy/policy.c \
-	$(top_srcdir)/src/lib/policy/expect.c
+	$(top_srcdir)/src/lib/policy/expect.c \
+	$(top_srcdir)/src/lib/linux/view.c
 FUZZ_POLICY_SUPPORT = \
+	$(top_srcdir)/src/lib/linux/landlock.c \
+	$(top_srcdir)/src/lib/seccomp/ruletext.c \
 	$(top_srcdir)/src/lib/seccomp/names.c \
 	$(top_srcdir)/src/lib/seccomp/groups.c \
 	$(top_srcdir)/src/lib/seccomp/constants.c \

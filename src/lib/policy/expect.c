@@ -410,12 +410,14 @@ parse_network (struct sink *s, const struct line *ln, struct securer_expectation
  * exactly what it would in a policy; its diagnostics are moved to the
  * line and column of the expectation file. */
 static bool
-parse_limit (struct sink *s, const char *text, const struct line *ln, struct securer_expectation *x)
+parse_limit (struct sink *s, const char *text, size_t text_len, const struct line *ln,
+             struct securer_expectation *x)
 {
-  const char *start = text;
+  /* The text is not NUL-terminated: every search stays inside it. */
+  const char *start = text, *end = text + text_len;
   for (unsigned l = 1; l < ln->line && start != NULL; l++)
     {
-      start = strchr (start, '\n');
+      start = memchr (start, '\n', (size_t) (end - start));
       if (start != NULL)
         start++;
     }
@@ -424,7 +426,8 @@ parse_limit (struct sink *s, const char *text, const struct line *ln, struct sec
       report (s, &ln->tok[0], NULL, "expected 'limit NAME VALUE' as in a policy");
       return false;
     }
-  size_t len = strcspn (start, "\n");
+  const char *nl = memchr (start, '\n', (size_t) (end - start));
+  size_t len = nl ? (size_t) (nl - start) : (size_t) (end - start);
   char *mini = NULL;
   if (asprintf (&mini, "seccomp off\n%.*s\n", (int) len, start) < 0)
     return false;
@@ -671,7 +674,7 @@ securer_expect_parse (const char *name, const char *text, size_t len,
           x.col = ln.col;
           x.kind = settings[k].kind;
           bool ok = x.kind == SECURER_EXPECT_NETWORK ? parse_network (&s, &ln, &x)
-                    : x.kind == SECURER_EXPECT_LIMIT ? parse_limit (&s, text, &ln, &x)
+                    : x.kind == SECURER_EXPECT_LIMIT ? parse_limit (&s, text, len, &ln, &x)
                     : x.kind == SECURER_EXPECT_ENV   ? parse_env (&s, &ln, &x)
                                                      : parse_path (&s, &ln, &x);
           if (ok && (x.text = join (&ln)) != NULL
