@@ -36,6 +36,7 @@ FUZZ_POLICY_SRCS = \
 	$(top_srcdir)/src/lib/linux/view.c
 FUZZ_POLICY_SUPPORT = \
 	$(top_srcdir)/src/lib/linux/landlock.c \
+	$(top_srcdir)/src/lib/linux/mount.c \
 	$(top_srcdir)/src/lib/seccomp/ruletext.c \
 	$(top_srcdir)/src/lib/seccomp/names.c \
 	$(top_srcdir)/src/lib/seccomp/groups.c \

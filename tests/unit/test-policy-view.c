@@ -74,6 +74,11 @@ Test (policy_view, symlinks_masks_and_landlock)
   expect_view (p, "/usr/secret/key", SECURER_VIEW_MASKED, false);
   expect_view (p, "/proc/kcore", SECURER_VIEW_MASKED, false);
   expect_view (p, "/proc/self/status", SECURER_VIEW_READ_ONLY, false);
+  /* What every proc mount hides, the policy's masks or not. */
+  expect_view (p, "/proc/cmdline", SECURER_VIEW_MASKED, false);
+  expect_view (p, "/proc/sys/fs/file-nr", SECURER_VIEW_MASKED, false);
+  expect_view (p, "/proc/acpi/wakeup", SECURER_VIEW_MASKED, false);
+  expect_view (p, "/proc/meminfo", SECURER_VIEW_READ_ONLY, false);
   expect_view (p, "/nowhere", SECURER_VIEW_ABSENT, false);         /* a mask shows nothing new */
   expect_view (p, "/dev/null", SECURER_VIEW_WRITABLE, false);
   expect_view (p, "/dev/urandom", SECURER_VIEW_READ_ONLY, false);

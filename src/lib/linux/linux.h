@@ -16,6 +16,9 @@
  * pivot_roots into it and detaches the old root.  Afterwards applies masks
  * and (for RO binds) remounts read-only; every mount is nosuid,nodev. */
 int securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, securer_err_t *err);
+/* Whether every proc mount hides `entry` (relative to the mount: "kcore",
+ * "sys/fs/file-nr", or something below such an entry). */
+bool securer_linux_proc_masked (const char *entry);
 
 /* ---- net.c: runs in the child, inside the new net namespace ---- */
 /* SECURER_NET_LOOPBACK: brings lo up over rtnetlink (libmnl).  NONE: nothing. */

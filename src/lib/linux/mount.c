@@ -1177,3 +1177,15 @@ out:
   securer_error_free (&local);
   return rc;
 }
+
+bool
+securer_linux_proc_masked (const char *entry)
+{
+  for (size_t i = 0; i < sizeof proc_masked / sizeof *proc_masked; i++)
+    {
+      size_t len = strlen (proc_masked[i]);
+      if (strncmp (entry, proc_masked[i], len) == 0 && (entry[len] == '\0' || entry[len] == '/'))
+        return true;
+    }
+  return false;
+}

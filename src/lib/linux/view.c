@@ -14,6 +14,7 @@
 
 #include "linux/landlock-internal.h"
 #include "linux/landlock-uapi.h"
+#include "linux/linux.h"
 #include "linux/view.h"
 
 /* As the kernel's path walk allows. */
@@ -179,8 +180,18 @@ mount_kind (const struct view_ctx *c, const char *r, const struct securer_mount 
       *why = "a private tmpfs";
       return SECURER_VIEW_WRITABLE;
     case SECURER_MOUNT_PROC:
-      *why = "proc, which Landlock lets the sandbox only read";
-      return SECURER_VIEW_READ_ONLY;
+      {
+        const char *rest = r + strlen (c->dest[cover]);
+        while (*rest == '/')
+          rest++;
+        if (*rest != '\0' && securer_linux_proc_masked (rest))
+          {
+            *why = "an entry every proc mount hides (docs/security.md)";
+            return SECURER_VIEW_MASKED;
+          }
+        *why = "proc, which Landlock lets the sandbox only read";
+        return SECURER_VIEW_READ_ONLY;
+      }
     case SECURER_MOUNT_DEV:
       {
         const char *rest = r + strlen (c->dest[cover]);
