@@ -78,13 +78,17 @@ Test (policy_view, symlinks_masks_and_landlock)
   expect_view (p, "/proc/cmdline", SECURER_VIEW_MASKED, false);
   expect_view (p, "/proc/sys/fs/file-nr", SECURER_VIEW_MASKED, false);
   expect_view (p, "/proc/acpi/wakeup", SECURER_VIEW_MASKED, false);
-  expect_view (p, "/proc/meminfo", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/meminfo", SECURER_VIEW_MASKED, false);   /* no cgroup memory limit */
   expect_view (p, "/nowhere", SECURER_VIEW_ABSENT, false);         /* a mask shows nothing new */
   expect_view (p, "/dev/null", SECURER_VIEW_WRITABLE, false);
   expect_view (p, "/dev/urandom", SECURER_VIEW_READ_ONLY, false);
   expect_view (p, "/dev/shm/x", SECURER_VIEW_WRITABLE, false);
   expect_view (p, "/dev/sda", SECURER_VIEW_ABSENT, false);
   expect_view (p, "/tmp/a.out", SECURER_VIEW_WRITABLE, false);
+  securer_policy_free (p);
+
+  p = policy ("mount proc /proc\ncgroup memory 1G\n");
+  expect_view (p, "/proc/meminfo", SECURER_VIEW_READ_ONLY, false);
   securer_policy_free (p);
 
   /* Without Landlock the exec list is not enforced: the mounts decide. */

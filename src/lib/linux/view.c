@@ -189,6 +189,13 @@ mount_kind (const struct view_ctx *c, const char *r, const struct securer_mount 
             *why = "an entry every proc mount hides (docs/security.md)";
             return SECURER_VIEW_MASKED;
           }
+        /* mount.c gives meminfo the sandbox's cgroup memory, and leaves
+         * it empty when the policy sets none. */
+        if (strcmp (rest, "meminfo") == 0 && p->limits.cgroup_memory == 0)
+          {
+            *why = "meminfo, empty without a `cgroup memory` limit";
+            return SECURER_VIEW_MASKED;
+          }
         *why = "proc, which Landlock lets the sandbox only read";
         return SECURER_VIEW_READ_ONLY;
       }

@@ -53,3 +53,18 @@ tests_unit_test_policy_view_SOURCES = tests/unit/test-policy-view.c tests/unit/p
 tests_unit_test_policy_view_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_policy_view_LDADD = $(TEST_LIBS)
 endif
+
+# The view checked against real sandboxes of the shipped policies.
+if ENABLE_TESTS
+check_PROGRAMS += tests/helpers/view-probe
+tests_helpers_view_probe_SOURCES = tests/helpers/view-probe.c
+# Without the sanitizers: linked statically, to run in any sandbox view.
+tests_helpers_view_probe_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+tests_helpers_view_probe_LDFLAGS = -all-static
+tests_helpers_view_probe_LDADD =
+check_PROGRAMS += tests/integration/test-policy-view-kernel
+TESTS += tests/integration/test-policy-view-kernel
+tests_integration_test_policy_view_kernel_SOURCES = tests/integration/test-policy-view-kernel.c
+tests_integration_test_policy_view_kernel_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_policy_view_kernel_LDADD = $(TEST_LIBS)
+endif
