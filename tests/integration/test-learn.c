@@ -625,3 +625,22 @@ Test (learn, write_expect_needs_write_policy)
   cr_assert_not_null (strstr (r.err, "--write-expect"), "%s", r.err);
   cli_clear (&r);
 }
+
+Test (learn, write_policy_needs_a_base_in_text)
+{
+  /* A JSON policy has no lines to keep. */
+  struct cli_result r;
+  char *json = path_in_tmp ("base.json"), *pol = path_in_tmp ("out.policy");
+  char *show[] = { "policy", "show", "--json", "minimal", NULL };
+  run_cli (show, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  write_file (json, r.out);
+  cli_clear (&r);
+  char *args[] = { "policy", "learn", "--policy", json, "--write-policy", pol, "--", "/bin/true", NULL };
+  run_cli (args, &r);
+  cr_assert_eq (r.status, 1, "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "is a JSON policy"), "%s", r.err);
+  cli_clear (&r);
+  free (json);
+  free (pol);
+}

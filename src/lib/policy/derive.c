@@ -114,6 +114,15 @@ securer_policy_derive (const char *base_path, const char *header, const char *ru
   size_t len = 0;
   if (policy_read_file (base_path, &text, &len, err) < 0)
     return NULL;
+  size_t lead = 0;
+  while (lead < len && (text[lead] == ' ' || text[lead] == '\t' || text[lead] == '\n' || text[lead] == '\r'))
+    lead++;
+  if (lead < len && text[lead] == '{')
+    {
+      free (text);
+      securer_error_set (err, EINVAL, "%s is a JSON policy: its lines cannot be kept; give a policy in text", base_path);
+      return NULL;
+    }
   char *out = NULL;
   size_t out_len = 0;
   FILE *f = open_memstream (&out, &out_len);
