@@ -22,8 +22,11 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @description Start a session.
     #' @param tools a list of [securer_tool()]s.
     #' @param sandbox `TRUE` (the shipped `r` policy), or the name of a
-    #'   shipped policy or the path of a policy file.  `FALSE` is accepted
-    #'   but still runs in the sandbox (there is no unsandboxed mode).
+    #'   shipped policy or the path of a policy file.  `FALSE` runs R
+    #'   WITHOUT the OS sandbox: a separate process under the resource
+    #'   limits, with no namespaces, Landlock or seccomp (it sees the host's
+    #'   files, processes and network; a root host runs it under a uid of its
+    #'   own); for trusted code only.  `print()` says which.
     #' @param limits named resource limits, see [default_limits()].
     #' @param verbose report the sandbox set-up on stderr.
     #' @param sandbox_strict accepted for compatibility: a session always
@@ -40,8 +43,7 @@ SecureSession <- R6::R6Class("SecureSession",
         stop("pre_execute_hook must be a function", call. = FALSE)
       }
       private$hook <- pre_execute_hook
-      private$policy <- if (isTRUE(sandbox) || isFALSE(sandbox)) "r" else as.character(sandbox)
-      private$sandbox_requested <- sandbox
+      private$policy <- session_policy(sandbox)
       private$limits <- limits
       private$verbose <- verbose
       private$audit <- check_audit_log(audit_log)
@@ -126,9 +128,7 @@ SecureSession <- R6::R6Class("SecureSession",
 
     #' @description One line describing the session.
     format = function(...) {
-      sb <- if (isFALSE(private$sandbox_requested)) {
-        sprintf("policy '%s' (sandbox = FALSE asked for, but sessions always run in the sandbox)", private$policy)
-      } else sprintf("policy '%s'", private$policy)
+      sb <- sandbox_label(private$policy, private$sandboxed)
       sprintf("<SecureSession> %s; sandbox: %s%s; tools: %s; executions: %d",
               if (self$is_alive()) sprintf("%s (securer serve pid %d)", private$sid, private$serve$pid()) else "closed",
               sb, if (is.null(private$limits)) "" else " with limits",
@@ -144,7 +144,7 @@ SecureSession <- R6::R6Class("SecureSession",
   ),
   private = list(
     serve = NULL, sid = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
-    sandbox_requested = TRUE, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
+    sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
     sanitize = FALSE, busy = FALSE, executions = 0L,
 
     start = function() {
@@ -155,8 +155,8 @@ SecureSession <- R6::R6Class("SecureSession",
       serve <- ServeProcess$new(args, private$verbose, sp$dir)
       private$serve <- serve
       private$handle$serve <- serve
-      fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = json_string1(sp$name),
-                     limits = sp$limits,
+      fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = sp$name,
+                     sandbox = sp$sandbox, limits = sp$limits,
                      audit_log = if (!is.null(private$audit)) json_string1(basename(private$audit)),
                      max_executions = if (!is.null(private$max_executions)) as.character(as.integer(private$max_executions)),
                      sanitize_errors = if (private$sanitize) "true")
@@ -166,6 +166,8 @@ SecureSession <- R6::R6Class("SecureSession",
         securer_error(paste0("The sandboxed session could not start: ", r$error))
       }
       private$sid <- r$session
+      private$sandboxed <- !isFALSE(r$sandboxed)
+      if (!private$sandboxed && isTRUE(private$verbose)) message(self$format())
     },
 
     restart_process = function() {

@@ -1088,3 +1088,56 @@ Test (serve, open_takes_inline_limits_on_its_policy, .timeout = 60)
   cr_assert_str_eq (json_string_value (json_object_get (r, "error")), "limit 'cpu' must be a number >= 0");
   end_serve (&c, &rs);
 }
+
+/* "sandbox": false is no sandbox, and says so: from inside, R shares the
+ * host's pid and network namespaces (where a sandboxed session has its
+ * own), yet the resource limits hold and a root server's session does not
+ * run as root. */
+Test (serve, sandbox_false_is_a_limited_process_without_the_sandbox, .timeout = 60)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char sid[64], sandboxed_sid[64];
+  char host_pid_ns[64] = "", host_net_ns[64] = "";
+  cr_assert_gt (readlink ("/proc/self/ns/pid", host_pid_ns, sizeof host_pid_ns - 1), 0);
+  cr_assert_gt (readlink ("/proc/self/ns/net", host_net_ns, sizeof host_net_ns - 1), 0);
+  open_session_with (&c, &rs, sid, sizeof sid, ",\"sandbox\":false,\"limits\":{\"nofile\":200}");
+  cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 1), "sandboxed")));
+  send_line (&c, "{\"op\":\"open\",\"id\":2}");
+  json_t *r = reply_to (&c, &rs, 2);
+  cr_assert (json_is_true (json_object_get (r, "sandboxed")), "%s", json_string_value (json_object_get (r, "error")));
+  snprintf (sandboxed_sid, sizeof sandboxed_sid, "%s", json_string_value (json_object_get (r, "session")));
+
+  const char *probe = "\"plain\":true,\"code\":\"l <- readLines('/proc/self/limits'); "
+                      "c(Sys.readlink('/proc/self/ns/pid'), Sys.readlink('/proc/self/ns/net'), "
+                      "sub('^Uid:\\\\\\\\s+([0-9]+).*', '\\\\\\\\1', grep('^Uid:', readLines('/proc/self/status'), value = TRUE)), "
+                      "gsub(' +', ' ', grep('^Max open files', l, value = TRUE)))\"";
+  r = execute_with (&c, &rs, 3, sid, probe);
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  json_t *v = json_object_get (json_object_get (r, "result"), "value");
+  cr_assert_str_eq (json_string_value (json_array_get (v, 0)), host_pid_ns);
+  cr_assert_str_eq (json_string_value (json_array_get (v, 1)), host_net_ns);
+  const char *uid = json_string_value (json_array_get (v, 2));
+  cr_assert (uid[0] != '\0' && strspn (uid, "0123456789") == strlen (uid), "uid: %s", uid);
+  if (geteuid () == 0)
+    cr_assert_str_neq (uid, "0", "an unsandboxed session ran as root");
+  cr_assert_str_eq (json_string_value (json_array_get (v, 3)), "Max open files 200 200 files ");
+
+  r = execute_with (&c, &rs, 4, sandboxed_sid, probe);
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  v = json_object_get (json_object_get (r, "result"), "value");
+  cr_assert_str_neq (json_string_value (json_array_get (v, 0)), host_pid_ns);
+  cr_assert_str_neq (json_string_value (json_array_get (v, 1)), host_net_ns);
+
+  char req[128];
+  snprintf (req, sizeof req, "{\"op\":\"status\",\"id\":5,\"session\":\"%s\"}", sid);
+  send_line (&c, req);
+  cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 5), "sandboxed")));
+  send_line (&c, "{\"op\":\"open\",\"id\":6,\"sandbox\":false,\"policy\":\"r\"}");
+  r = reply_to (&c, &rs, 6);
+  cr_assert (strstr (json_string_value (json_object_get (r, "error")), "takes no \"policy\"") != NULL);
+  send_line (&c, "{\"op\":\"open\",\"id\":7,\"sandbox\":\"no\"}");
+  r = reply_to (&c, &rs, 7);
+  cr_assert_str_eq (json_string_value (json_object_get (r, "error")), "\"sandbox\" must be true or false");
+  end_serve (&c, &rs);
+}
