@@ -8,6 +8,7 @@
 # with gsub, and the rare one holding another control character goes
 # through jsonlite (toJSON costs ~100 us a call, too much for every request).
 json_strings_raw <- function(x) {
+  if (length(x) == 0L) return(character())
   x <- enc2utf8(as.character(x))
   out <- paste0("\"", x, "\"")
   special <- grepl("[\"\\\\\\x00-\\x1f]", x, perl = TRUE, useBytes = TRUE)

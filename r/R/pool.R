@@ -48,12 +48,16 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       if (is.null(private$pid)) securer_error("Pool is closed")
       if (private$busy > 0L && private$busy >= private$n) securer_error("All sessions are busy", "securer_busy")
       code <- paste(as.character(code), collapse = "\n")
-      fields <- execute_fields(code, timeout)
-      fields$pool <- json_string1(private$pid)
-      if (!is.null(acquire_timeout)) fields$acquire_timeout <- format(as.numeric(acquire_timeout), scientific = FALSE)
+      serve <- private$serve
+      id <- serve$next_request_id()
+      text <- execute_request(id, paste0("\"pool\":", json_string1(private$pid)), code, timeout,
+                              extra = if (!is.null(acquire_timeout)) {
+                                paste0(",\"acquire_timeout\":", format(as.numeric(acquire_timeout), scientific = FALSE))
+                              } else "")
       private$busy <- private$busy + 1L
       on.exit(private$busy <- private$busy - 1L, add = TRUE)
-      reply <- private$serve$request(fields, function(ev) handle_event(private$serve, private$tool_list, ev, NULL))
+      tools <- private$tool_list
+      reply <- serve$request_text(text, id, function(ev) handle_event(serve, tools, ev, NULL))
       if (!isTRUE(reply$ok) && grepl("became free within", reply$error, fixed = TRUE)) {
         securer_error(paste0("All sessions are busy: ", reply$error), "securer_busy")
       }

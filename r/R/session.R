@@ -66,7 +66,9 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param max_output_lines cap on the output lines kept.
     execute = function(code, timeout = 30, validate = TRUE, output_handler = NULL,
                        max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL) {
-      if (!self$is_alive()) securer_error("Session is not running.")
+      # Cheap checks only: a serve process that died is found out by the
+      # request itself.
+      if (is.null(private$serve) || is.null(private$sid)) securer_error("Session is not running.")
       if (private$busy) {
         securer_error("SecureSession does not support concurrent executions: wait for the running one to finish",
                       "securer_busy")
@@ -80,14 +82,20 @@ SecureSession <- R6::R6Class("SecureSession",
         parsed <- tryCatch({ parse(text = code, keep.source = FALSE); NULL }, error = function(e) conditionMessage(e))
         if (!is.null(parsed)) securer_error(paste0("Code has a syntax error: ", parsed), "securer_syntax")
       }
-      fields <- execute_fields(code, timeout, max_code_length, max_tool_calls, max_output_lines,
-                               stream = !is.null(output_handler))
-      fields$session <- json_string1(private$sid)
+      serve <- private$serve
+      id <- serve$next_request_id()
+      text <- execute_request(id, private$sid_json, code, timeout, max_code_length, max_tool_calls,
+                              max_output_lines, stream = !is.null(output_handler))
       private$busy <- TRUE
       on.exit(private$busy <- FALSE, add = TRUE)
+      tools <- private$tool_list
       interrupted <- FALSE
-      reply <- tryCatch(private$serve$request(fields, function(ev) private$on_event(ev, output_handler)),
-                        interrupt = function(e) { interrupted <<- TRUE; NULL })
+      reply <- tryCatch(serve$request_text(text, id, function(ev) handle_event(serve, tools, ev, output_handler)),
+                        interrupt = function(e) { interrupted <<- TRUE; NULL },
+                        error = function(e) {
+                          if (serve$is_alive()) stop(e)
+                          securer_error(paste0("Session is not running. (", conditionMessage(e), ")"))
+                        })
       if (interrupted) {
         # Nothing can stop one execution of a serve session: the session
         # starts afresh.
@@ -143,7 +151,7 @@ SecureSession <- R6::R6Class("SecureSession",
     }
   ),
   private = list(
-    serve = NULL, sid = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
+    serve = NULL, sid = NULL, sid_json = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
     sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
     sanitize = FALSE, busy = FALSE, executions = 0L,
 
@@ -166,6 +174,7 @@ SecureSession <- R6::R6Class("SecureSession",
         securer_error(paste0("The sandboxed session could not start: ", r$error))
       }
       private$sid <- r$session
+      private$sid_json <- paste0("\"session\":", json_string1(r$session))
       private$sandboxed <- !isFALSE(r$sandboxed)
       if (!private$sandboxed && isTRUE(private$verbose)) message(self$format())
     },
@@ -173,22 +182,22 @@ SecureSession <- R6::R6Class("SecureSession",
     restart_process = function() {
       self$close()
       private$start()
-    },
-
-    on_event = function(ev, output_handler) handle_event(private$serve, private$tool_list, ev, output_handler)
+    }
   )
 )
 
-execute_fields <- function(code, timeout, max_code_length = 100000L, max_tool_calls = NULL,
-                           max_output_lines = NULL, stream = FALSE) {
+# The text of an execute request; `target` is the JSON member naming the
+# session or pool (`"session":"sess_…"`), `extra` more members (",…").
+execute_request <- function(id, target, code, timeout, max_code_length = 100000L, max_tool_calls = NULL,
+                            max_output_lines = NULL, stream = FALSE, extra = "") {
   if (!is.null(timeout) && !(is.numeric(timeout) && length(timeout) == 1L && !is.na(timeout) && timeout > 0)) {
     stop("timeout must be a positive number of seconds or NULL", call. = FALSE)
   }
-  int <- function(x) if (!is.null(x)) as.character(as.integer(x))
-  list(op = "\"execute\"", code = json_string1(code),
-       timeout = if (is.null(timeout)) "null" else sub("^\\[(.*)\\]$", "\\1", json_doubles(timeout)),
-       max_code_length = int(max_code_length), max_tool_calls = int(max_tool_calls),
-       max_output_lines = int(max_output_lines), stream = if (stream) "true")
+  opt <- function(key, x) if (is.null(x)) "" else paste0(",\"", key, "\":", as.integer(x))
+  paste0("{\"op\":\"execute\",\"id\":", id, ",", target, ",\"code\":", json_string1(code),
+         ",\"timeout\":", if (is.null(timeout) || is.infinite(timeout)) "null" else sprintf("%.17g", timeout),
+         opt("max_code_length", max_code_length), opt("max_tool_calls", max_tool_calls),
+         opt("max_output_lines", max_output_lines), if (stream) ",\"stream\":true", extra, "}")
 }
 
 # The R value of an execute reply, or the error it reports.
@@ -222,10 +231,10 @@ handle_event <- function(serve, tool_list, ev, output_handler) {
   }
   if (!identical(ev$event, "tool_call")) return(invisible())
   answer <- run_tool(tool_list, ev$tool, ev$args)
-  fields <- list(op = "\"tool_result\"", session = json_string1(ev$session),
-                 call_id = format(ev$call_id, scientific = FALSE))
-  if (!is.null(answer$error)) fields$error <- json_string1(answer$error) else fields$value <- answer$value
-  serve$send(json_object(fields))
+  serve$send(paste0("{\"op\":\"tool_result\",\"session\":", json_string1(ev$session),
+                    ",\"call_id\":", format(ev$call_id, scientific = FALSE),
+                    if (is.null(answer$error)) paste0(",\"value\":", answer$value)
+                    else paste0(",\"error\":", json_string1(answer$error)), "}"))
 }
 
 # Runs a tool on the host; any failure is an error for the sandboxed code.

@@ -223,3 +223,40 @@ test_that("the code tool runs code in one session, keeps state and lists the too
   expect_match(securer:::ellmer_tool_parts(s, list(), TRUE, NULL, 30)$description, "NOT sandboxed", fixed = TRUE)
   expect_error(securer:::ellmer_tool_parts("no", list(), TRUE, NULL, 30), "must be a SecureSession")
 })
+
+test_that("the native pipe operations behave as processx's exported ones", {
+  native <- securer:::pipe_ops_native()
+  public <- securer:::pipe_ops_public
+  for (ops in list(native, public)) {
+    p <- processx::process$new("cat", stdin = "|", stdout = "|")
+    ic <- p$get_input_connection()
+    oc <- p$get_output_connection()
+    expect_identical(ops$poll(list(oc), 0L), 3L)
+    expect_identical(ops$read_lines(oc), character())
+    expect_identical(length(ops$write(ic, charToRaw("one\ntwo\n"))), 0L)
+    lines <- character()
+    while (length(lines) < 2L) {
+      expect_identical(ops$poll(list(oc), 5000L), 2L)
+      lines <- c(lines, ops$read_lines(oc))
+    }
+    expect_identical(lines, c("one", "two"))
+    expect_false(ops$at_eof(oc))
+    close(ic)
+    while (!ops$at_eof(oc)) {
+      ops$poll(list(oc), 5000L)
+      ops$read_lines(oc)
+    }
+    expect_true(ops$at_eof(oc))
+    p$kill()
+  }
+})
+
+test_that("a session whose serve process died says it is not running", {
+  skip_if_no_securer()
+  s <- SecureSession$new()
+  on.exit(s$close())
+  tools::pskill(s$.__enclos_env__$private$serve$pid(), tools::SIGKILL)
+  Sys.sleep(0.2)
+  expect_error(s$execute("1"), "Session is not running.", fixed = TRUE)
+  expect_false(s$is_alive())
+})
