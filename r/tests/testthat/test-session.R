@@ -197,13 +197,13 @@ test_that("sandbox = FALSE runs without the OS sandbox, under limits, and says s
 })
 
 test_that("as_ellmer_tool needs ellmer and says so", {
-  if (requireNamespace("ellmer", quietly = TRUE)) skip("ellmer is installed: the error for its absence cannot be shown")
+  if (requireNamespace(securer:::ellmer_pkg, quietly = TRUE)) skip("ellmer is installed: the error for its absence cannot be shown")
   expect_error(as_ellmer_tool(), "needs the ellmer package, which is not installed")
 })
 
 test_that("as_ellmer_tool gives an ellmer tool named execute_r_code", {
   skip_if_no_securer()
-  if (!requireNamespace("ellmer", quietly = TRUE)) skip("ellmer is not installed (it is not packaged in Debian)")
+  if (!requireNamespace(securer:::ellmer_pkg, quietly = TRUE)) skip("ellmer is not installed (it is not packaged in Debian)")
   tool <- as_ellmer_tool(tools = list(add_tool()))
   expect_identical(tool@name, "execute_r_code")
   expect_match(tool("x <- add(2, 3); x * 10"), "50")
