@@ -260,3 +260,14 @@ test_that("a session whose serve process died says it is not running", {
   expect_error(s$execute("1"), "Session is not running.", fixed = TRUE)
   expect_false(s$is_alive())
 })
+
+test_that("a policy file of one's own builds on the shipped one with include \"r\"", {
+  skip_if_no_securer()
+  policy <- tempfile(fileext = ".policy")
+  writeLines(c('include "r"', "limit nofile 200"), policy)
+  s <- SecureSession$new(sandbox = policy)
+  on.exit(s$close())
+  limits <- s$execute("readLines('/proc/self/limits')")
+  expect_match(grep("^Max open files", limits, value = TRUE), "^Max open files +200 +200 ")
+  expect_error(s$execute("readLines(url('http://example.com'))"))
+})
