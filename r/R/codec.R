@@ -161,36 +161,37 @@ bad_value <- function(...) stop("invalid value from the sandbox: ", ..., call. =
 is_string <- function(x) is.character(x) && length(x) == 1L && !is.na(x)
 
 # Elements of "v" (a JSON array, parsed as a list) of one kind; NULL is NA.
+# Checked with primitives over the whole list (a JSON scalar is never NA, so
+# type and length say it all), not a closure per element.
 decode_elements <- function(v, kind) {
   if (!is.list(v)) bad_value("\"v\" must be an array")
   n <- length(v)
   if (n == 0L) return(switch(kind, chr = character(), lgl = logical(), int = integer(), double()))
-  na <- vapply(v, is.null, logical(1))
+  len <- lengths(v)
+  na <- len == 0L & vapply(v, is.null, NA)
+  one <- len == 1L
   if (kind == "chr") {
-    ok <- vapply(v, function(e) is.null(e) || is_string(e), logical(1))
-    if (!all(ok)) bad_value("a chr element that is not a string")
+    if (!all(na | one & vapply(v, is.character, NA))) bad_value("a chr element that is not a string")
     out <- rep(NA_character_, n)
     out[!na] <- unlist(v[!na])
     return(out)
   }
   if (kind == "lgl") {
-    ok <- vapply(v, function(e) is.null(e) || (is.logical(e) && length(e) == 1L && !is.na(e)), logical(1))
-    if (!all(ok)) bad_value("a lgl element that is not a boolean")
+    if (!all(na | one & vapply(v, is.logical, NA))) bad_value("a lgl element that is not a boolean")
     out <- rep(NA, n)
     out[!na] <- unlist(v[!na])
     return(out)
   }
+  num <- one & vapply(v, is.numeric, NA)
+  out <- rep(if (kind == "int") NA_integer_ else NA_real_, n)
   if (kind == "int") {
-    ok <- vapply(v, function(e) is.null(e) || (is.numeric(e) && length(e) == 1L && !is.na(e) &&
-                                                 e == round(e) && abs(e) <= 2147483647), logical(1))
-    if (!all(ok)) bad_value("an int element that is not an integer in R's range")
-    out <- rep(NA_integer_, n)
-    out[!na] <- as.integer(unlist(v[!na]))
+    if (!all(na | num)) bad_value("an int element that is not an integer in R's range")
+    x <- as.double(unlist(v[num]))
+    if (any(x != round(x) | abs(x) > 2147483647)) bad_value("an int element that is not an integer in R's range")
+    out[num] <- as.integer(x)
     return(out)
   }
   # dbl: numbers, or the strings NaN, Inf, -Inf.
-  num <- vapply(v, function(e) is.numeric(e) && length(e) == 1L && !is.na(e), logical(1))
-  out <- rep(NA_real_, n)
   if (any(num)) out[num] <- as.double(unlist(v[num]))
   for (i in which(!num & !na)) {
     e <- v[[i]]
@@ -206,10 +207,18 @@ decode_strings <- function(x, what, na_ok = TRUE) {
   decode_elements(x, "chr")
 }
 
+plain_vector_keys <- c("t", "v")
+plain_vector_tags <- c("lgl", "int", "dbl", "chr")
+
 decode_value <- function(j, depth = 0L) {
   if (is.null(j)) return(NULL)
   if (depth > 64L) bad_value("nested over 64 levels")
   keys <- names(j)
+  # The common case, a bare vector: the same checks, fewer steps.
+  if (identical(keys, plain_vector_keys) && is.list(j)) {
+    t <- j[[1L]]
+    if (is.character(t) && length(t) == 1L && !is.na(t) && t %in% plain_vector_tags) return(decode_elements(j[[2L]], t))
+  }
   if (!is.list(j) || is.null(keys) || !is_string(j[["t"]])) bad_value("not a tagged value")
   t <- j[["t"]]
   allowed <- value_keys[[t]]

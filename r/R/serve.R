@@ -47,14 +47,18 @@ pipe_ops_cache <- new.env(parent = emptyenv())
 # the exported ones.
 pipe_ops_for <- function(oc) {
   if (!is.null(pipe_ops_cache$ops)) return(pipe_ops_cache$ops)
-  ops <- tryCatch({
-    fast <- pipe_ops_native()
-    ok <- identical(fast$poll(list(oc), 0L), 3L) && identical(fast$read_lines(oc), character()) &&
-      identical(fast$at_eof(oc), FALSE)
-    if (ok) fast else pipe_ops_public
-  }, error = function(e) pipe_ops_public)
-  pipe_ops_cache$ops <- ops
-  ops
+  fast <- tryCatch(pipe_ops_native(), error = function(e) NULL)
+  if (is.null(fast)) {
+    pipe_ops_cache$ops <- pipe_ops_public
+    return(pipe_ops_public)
+  }
+  # Only an agreement is remembered: a serve that has already written or
+  # exited says nothing about the routines, and the next start tries again.
+  ok <- tryCatch(identical(fast$poll(list(oc), 0L), 3L) && identical(fast$read_lines(oc), character()) &&
+                   identical(fast$at_eof(oc), FALSE), error = function(e) FALSE)
+  if (!ok) return(pipe_ops_public)
+  pipe_ops_cache$ops <- fast
+  fast
 }
 
 ServeProcess <- R6::R6Class("securer_serve",
