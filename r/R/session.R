@@ -215,7 +215,7 @@ reply_value <- function(reply, timeout) {
   }
   msg <- if (is.null(res$error)) status else res$error
   switch(status,
-    timeout = securer_error(timeout_message(timeout), "securer_timeout"),
+    timeout = securer_error(if (is.null(timeout)) msg else timeout_message(timeout), "securer_timeout"),
     tool_limit = securer_error(msg, "securer_tool_limit"),
     rejected = securer_error(msg, "securer_rejected"),
     syntax = securer_error(paste0("Code has a syntax error: ", msg), "securer_syntax"),

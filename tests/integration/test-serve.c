@@ -1014,8 +1014,9 @@ Test (serve, refused_executions_are_rejected_results_without_errno_names, .timeo
   cr_assert_str_eq (result_status (r), "rejected");
   cr_assert_str_eq (result_error (r), "Code exceeds maximum length (5 > 3 characters)");
   /* The refused one did not count: this is the first execution (with no
-   * timeout at all, which a null one means). */
-  r = execute_with (&c, &rs, 3, sid, "\"timeout\":null,\"code\":\"Sys.sleep(0.2); 1\"");
+   * timeout at all, which a null one means: it once fired after 0.615 s,
+   * UINT64_MAX % 1000 ms left in the timer's nanoseconds). */
+  r = execute_with (&c, &rs, 3, sid, "\"timeout\":null,\"code\":\"Sys.sleep(1.5); 1\"");
   cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
   r = execute_with (&c, &rs, 4, sid, "\"code\":\"1\"");
   cr_assert (json_is_true (json_object_get (r, "ok")));

@@ -60,6 +60,7 @@ test_that("a timeout kills the execution and the session recovers", {
   expect_error(s$execute("Sys.sleep(60)", timeout = 1), "Execution timed out after 1 second$")
   expect_true(s$is_alive())
   expect_identical(s$execute("1 + 1"), 2)
+  expect_identical(s$execute("Sys.sleep(1.5); 3", timeout = NULL), 3)
 })
 
 test_that("restart, close and max_executions", {
