@@ -23,7 +23,7 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
       private$policy <- session_policy(sandbox)
       sp <- serve_policy(private$policy, limits)
-      serve <- ServeProcess$new(if (isTRUE(verbose)) "--verbose" else character(), verbose, sp$dir)
+      serve <- ServeProcess$new(c(if (isTRUE(verbose)) "--verbose", sp$serve_args), verbose, sp$dir)
       private$serve <- serve
       private$handle$serve <- serve
       r <- serve$request(list(op = "\"pool_open\"", size = as.character(private$n),

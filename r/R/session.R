@@ -160,7 +160,7 @@ SecureSession <- R6::R6Class("SecureSession",
       sp <- serve_policy(private$policy, private$limits)
       if (!is.null(private$audit)) args <- c(args, "--audit-dir", dirname(private$audit))
       if (isTRUE(private$verbose)) args <- c(args, "--verbose")
-      serve <- ServeProcess$new(args, private$verbose, sp$dir)
+      serve <- ServeProcess$new(c(args, sp$serve_args), private$verbose, sp$dir)
       private$serve <- serve
       private$handle$serve <- serve
       fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = sp$name,

@@ -53,6 +53,10 @@ cmd_serve_help (FILE *out)
            "                         of either directory)\n"
            "      --sanitize-errors  strip paths, pids, host names and IPs from every\n"
            "                         session's errors and from the server's own\n"
+           "      --allow-unsandboxed  accept \"sandbox\": false in open requests: R in a\n"
+           "                         process of its own under resource limits, WITHOUT\n"
+           "                         namespaces, Landlock or seccomp (trusted code only);\n"
+           "                         without this option such a request is refused\n"
            "      --max-message N    per-line limit in bytes, both ways (default 1048576)\n"
            "      --max-reply N      largest execute reply in bytes (default 16777216):\n"
            "                         output lines are left out first, then a value that\n"
@@ -127,6 +131,7 @@ struct server {
   struct securer_policy *policy;
   const char *policy_dir, *audit_dir;
   bool sanitize;
+  bool allow_unsandboxed;          /* --allow-unsandboxed: "sandbox": false is accepted */
   size_t max_reply, max_output_bytes;
   unsigned max_output_lines, max_tool_calls;
   size_t max_message;
@@ -532,6 +537,9 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
   bool sandboxed = true;
   /* Inline limits are set on a policy of this session's own. */
   if (serve_sandbox_flag (req, &sandboxed, err) < 0
+      || (!sandboxed && !srv.allow_unsandboxed
+          && securer_error_set (err, EPERM, "\"sandbox\": false needs the server to be started with "
+                                "--allow-unsandboxed") < 0)
       || (!sandboxed && shipped_policy ("r-unsandboxed", &policy, err) < 0)
       || (pname != NULL && request_policy (pname, &policy, err) < 0)
       || (sandboxed && pname == NULL && own_limits && default_policy_copy (&policy, err) < 0)
@@ -1313,6 +1321,8 @@ cmd_serve (int argc, char **argv)
         }
       else if (strcmp (a, "--sanitize-errors") == 0)
         srv.sanitize = true;
+      else if (strcmp (a, "--allow-unsandboxed") == 0)
+        srv.allow_unsandboxed = true;
       else if (strcmp (a, "--max-reply") == 0 || strcmp (a, "--max-output-lines") == 0
                || strcmp (a, "--max-output-bytes") == 0 || strcmp (a, "--max-tool-calls") == 0)
         {

@@ -1102,7 +1102,21 @@ Test (serve, sandbox_false_is_a_limited_process_without_the_sandbox, .timeout = 
   char host_pid_ns[64] = "", host_net_ns[64] = "";
   cr_assert_gt (readlink ("/proc/self/ns/pid", host_pid_ns, sizeof host_pid_ns - 1), 0);
   cr_assert_gt (readlink ("/proc/self/ns/net", host_net_ns, sizeof host_net_ns - 1), 0);
-  open_session_with (&c, &rs, sid, sizeof sid, ",\"sandbox\":false,\"limits\":{\"nofile\":200}");
+  /* Refused by a server not started with --allow-unsandboxed. */
+  char *plain_argv[] = { "securer", "serve", NULL };
+  start_serve (&c, plain_argv);
+  send_line (&c, "{\"op\":\"open\",\"id\":9,\"sandbox\":false}");
+  json_t *refused = reply_to (&c, &rs, 9);
+  cr_assert_str_eq (json_string_value (json_object_get (refused, "error")),
+                    "\"sandbox\": false needs the server to be started with --allow-unsandboxed");
+  end_serve (&c, &rs);
+
+  char *argv[] = { "securer", "serve", "--allow-unsandboxed", NULL };
+  start_serve (&c, argv);
+  send_line (&c, "{\"op\":\"open\",\"id\":1,\"sandbox\":false,\"limits\":{\"nofile\":200}}");
+  json_t *opened = reply_to (&c, &rs, 1);
+  cr_assert (json_is_true (json_object_get (opened, "ok")), "%s", json_string_value (json_object_get (opened, "error")));
+  snprintf (sid, sizeof sid, "%s", json_string_value (json_object_get (opened, "session")));
   cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 1), "sandboxed")));
   send_line (&c, "{\"op\":\"open\",\"id\":2}");
   json_t *r = reply_to (&c, &rs, 2);
