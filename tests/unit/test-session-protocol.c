@@ -284,6 +284,11 @@ Test (value, to_plain)
                 "{\"t\":\"chr\",\"v\":[\"x\",null]}]}",
                 "[{\"a\":1,\"b\":\"x\"},{\"a\":2,\"b\":null}]");
   expect_plain ("null", "null");
+  /* Classes and attributes have no place in plain JSON: the data alone. */
+  expect_plain ("{\"t\":\"dbl\",\"v\":[90],\"class\":[\"difftime\"],\"attr\":{\"units\":{\"t\":\"chr\","
+                "\"v\":[\"mins\"]}}}", "90");
+  expect_plain ("{\"t\":\"list\",\"v\":[{\"t\":\"dbl\",\"v\":[1.5]}],\"n\":[\"coefficients\"],"
+                "\"class\":[\"lm\"]}", "{\"coefficients\":1.5}");
 }
 
 /* A data frame's "nrow" is only believed as far as its columns carry the
