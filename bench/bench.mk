@@ -20,3 +20,11 @@ bench_session_bench_LDADD = libsecurer-core.la -lpthread
 .PHONY: bench-session
 bench-session: bench/session-bench
 	@$(abs_top_builddir)/bench/session-bench
+
+# The R package: warm execute and tool calls from R next to `securer exec`
+# and bare Rscript (results: docs/benchmarks.md, "The R package").
+bench: bench-r
+.PHONY: bench-r
+bench-r: securer securer-init
+	@SECURER_BIN=$(abs_top_builddir)/securer $(SHELL) $(srcdir)/bench/r-client.sh
+EXTRA_DIST += bench/r-client.sh bench/r-client.R

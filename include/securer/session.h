@@ -18,7 +18,8 @@
  * docs/protocol.md ("Values"): {"t":"dbl","v":[0.1,null,"NaN"]} and so on.
  * It is lossless for NULL, logical/integer/double/character vectors
  * (including NA of each type, NaN, ±Inf, names, dim), lists, data frames,
- * factors, Dates and POSIXct.  securer_value_to_plain() and
+ * factors, Dates and POSIXct, with their classes and other attributes
+ * (dimnames, ordered factors, difftime units, classed lists such as lm).  securer_value_to_plain() and
  * securer_value_from_plain() convert to and from ordinary JSON (lossy).
  *
  * Threading: a session is used by one thread at a time.  Different sessions

@@ -4,14 +4,35 @@
 
 # ---- JSON text -------------------------------------------------------------
 
-json_strings <- function(x) {
+# Strings as JSON.  Most need no escape at all; those that do are escaped
+# with gsub, and the rare one holding another control character goes
+# through jsonlite (toJSON costs ~100 us a call, too much for every request).
+json_strings_raw <- function(x) {
+  if (length(x) == 0L) return(character())
   x <- enc2utf8(as.character(x))
-  as.character(jsonlite::toJSON(x, na = "null"))
+  out <- paste0("\"", x, "\"")
+  special <- grepl("[\"\\\\\\x00-\\x1f]", x, perl = TRUE, useBytes = TRUE)
+  if (any(special, na.rm = TRUE)) {
+    for (i in which(special)) {
+      s <- x[[i]]
+      out[[i]] <- if (grepl("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]", s, perl = TRUE, useBytes = TRUE)) {
+        as.character(jsonlite::toJSON(s, auto_unbox = TRUE))
+      } else {
+        s <- gsub("\\", "\\\\", s, fixed = TRUE, useBytes = TRUE)
+        s <- gsub("\"", "\\\"", s, fixed = TRUE, useBytes = TRUE)
+        s <- gsub("\n", "\\n", s, fixed = TRUE, useBytes = TRUE)
+        s <- gsub("\r", "\\r", s, fixed = TRUE, useBytes = TRUE)
+        paste0("\"", gsub("\t", "\\t", s, fixed = TRUE, useBytes = TRUE), "\"")
+      }
+    }
+  }
+  out[is.na(x)] <- "null"
+  out
 }
 
-json_string1 <- function(x) {
-  as.character(jsonlite::toJSON(enc2utf8(as.character(x)), auto_unbox = TRUE))
-}
+json_strings <- function(x) paste0("[", paste(json_strings_raw(x), collapse = ","), "]")
+
+json_string1 <- function(x) json_strings_raw(x[[1L]])
 
 # Doubles exactly: 15 significant digits when they read back to the same
 # double, 17 otherwise; -0 keeps its sign.
@@ -41,50 +62,96 @@ json_lgls <- function(x) {
   paste0("[", paste(s, collapse = ","), "]")
 }
 
-# An object from named JSON texts (NULL entries left out).
+# An object from named JSON texts (NULL entries left out).  The names are
+# the package's own keys or user strings; both are escaped.
 json_object <- function(fields) {
   fields <- fields[!vapply(fields, is.null, logical(1))]
   if (length(fields) == 0L) return("{}")
-  keys <- vapply(names(fields), json_string1, character(1))
-  paste0("{", paste0(keys, ":", unlist(fields), collapse = ","), "}")
+  paste0("{", paste0(json_strings_raw(names(fields)), ":", unlist(fields), collapse = ","), "}")
+}
+
+# ---- the shape of values ----------------------------------------------------
+
+max_attrs <- 64L
+
+vec_keys <- c("t", "v", "n", "dim", "class", "attr")
+value_keys <- list(lgl = vec_keys, int = vec_keys, dbl = vec_keys, chr = vec_keys, date = vec_keys,
+                   list = vec_keys, fct = c(vec_keys, "levels"), time = c(vec_keys, "tz"),
+                   df = c("t", "v", "n", "nrow", "rownames", "class", "attr"),
+                   other = c("t", "class", "text"))
+
+# Classes a tag gets when "class" is absent.
+default_class <- list(fct = "factor", date = "Date", time = c("POSIXct", "POSIXt"), df = "data.frame")
+
+# Attributes with keys of their own: never in "attr".
+own_attrs <- function(tag, tz) {
+  c("names", "dim", "class",
+    switch(tag, fct = "levels", df = "row.names", time = if (tz) "tzone"))
 }
 
 # ---- host -> sandbox ----------------------------------------------------------
 
+cannot_send <- function(x) {
+  what <- if (is.object(x)) sprintf("class '%s'", paste(class(x), collapse = "/")) else sprintf("type '%s'", typeof(x))
+  stop(sprintf("a value of %s cannot be sent to the sandbox", what), call. = FALSE)
+}
+
+encode_extras <- function(x, tag, depth) {
+  a <- attributes(x)
+  if (is.null(a)) return("")
+  e <- ""
+  # [[ ]], not $: `a$dim` would partially match "dimnames".
+  if (!is.null(a[["names"]]) && tag != "df") e <- paste0(e, ",\"n\":", json_strings(a[["names"]]))
+  if (!is.null(a[["dim"]]) && tag != "df") e <- paste0(e, ",\"dim\":", json_ints(a[["dim"]]))
+  cls <- a[["class"]]
+  if (!is.null(cls) && !identical(cls, default_class[[tag]])) e <- paste0(e, ",\"class\":", json_strings(cls))
+  rest <- a[!(names(a) %in% own_attrs(tag, tag == "time" && length(a[["tzone"]]) == 1L))]
+  if (length(rest)) {
+    if (length(rest) > max_attrs) {
+      stop(sprintf("a value with %d attributes cannot be sent to the sandbox (at most %d)",
+                   length(rest), max_attrs), call. = FALSE)
+    }
+    parts <- vapply(rest, encode_value, character(1), depth = depth + 1L, USE.NAMES = FALSE)
+    e <- paste0(e, ",\"attr\":{", paste0(json_strings_raw(names(rest)), ":", parts, collapse = ","), "}")
+  }
+  e
+}
+
 encode_value <- function(x, depth = 0L) {
   if (depth > 64L) stop("value nested too deeply to send (over 64 levels)", call. = FALSE)
   if (is.null(x)) return("null")
-  common <- list()
-  if (!is.null(names(x)) && !is.data.frame(x)) common$n <- json_strings(names(x))
-  if (!is.null(dim(x)) && !is.data.frame(x)) common$dim <- json_ints(dim(x))
-  tagged <- function(t, v, ...) json_object(c(list(t = json_string1(t), v = v), list(...), common))
-  if (is.data.frame(x)) {
-    cols <- vapply(x, encode_value, character(1), depth = depth + 1L)
-    rn <- attr(x, "row.names")
-    rownames <- if (is.character(rn)) json_strings(rn) else NULL
-    return(json_object(list(t = "\"df\"", n = json_strings(names(x)), nrow = as.character(nrow(x)),
-                            v = paste0("[", paste(cols, collapse = ","), "]"), rownames = rownames)))
-  }
-  if (is.factor(x)) return(tagged("fct", json_ints(unclass(x)), levels = json_strings(levels(x))))
-  if (inherits(x, "Date")) return(tagged("date", json_doubles(unclass(x))))
-  if (inherits(x, "POSIXct")) {
-    tz <- attr(x, "tzone")
-    return(tagged("time", json_doubles(unclass(x)), tz = json_string1(if (length(tz)) tz[[1]] else "")))
-  }
-  if (is.list(x) && !is.object(x)) {
-    v <- vapply(x, encode_value, character(1), depth = depth + 1L, USE.NAMES = FALSE)
-    return(tagged("list", paste0("[", paste(v, collapse = ","), "]")))
-  }
-  if (is.object(x) && !is.matrix(x) && !is.array(x)) {
-    stop(sprintf("a value of class '%s' cannot be sent to the sandbox",
-                 paste(class(x), collapse = "/")), call. = FALSE)
-  }
-  switch(typeof(x),
-    logical = tagged("lgl", json_lgls(x)),
-    integer = tagged("int", json_ints(x)),
-    double = tagged("dbl", json_doubles(x)),
-    character = tagged("chr", json_strings(x)),
-    stop(sprintf("a value of type '%s' cannot be sent to the sandbox", typeof(x)), call. = FALSE))
+  if (isS4(x)) cannot_send(x)
+  obj <- is.object(x)
+  tag <- switch(typeof(x),
+    logical = "lgl",
+    integer = if (obj && inherits(x, "factor")) "fct" else "int",
+    double = if (!obj) "dbl" else if (inherits(x, "Date")) "date" else if (inherits(x, "POSIXct")) "time" else "dbl",
+    character = "chr",
+    list = if (obj && inherits(x, "data.frame")) "df" else "list",
+    cannot_send(x))
+  if (obj && (tag != "fct" && inherits(x, "factor") || tag != "df" && inherits(x, "data.frame"))) cannot_send(x)
+  u <- unclass(x)
+  body <- switch(tag,
+    lgl = json_lgls(u),
+    int = json_ints(u),
+    dbl = , date = json_doubles(u),
+    chr = json_strings(u),
+    fct = paste0(json_ints(u), ",\"levels\":", json_strings(attr(x, "levels"))),
+    time = {
+      tz <- attr(x, "tzone")
+      if (length(tz) == 1L) paste0(json_doubles(u), ",\"tz\":", json_string1(tz)) else json_doubles(u)
+    },
+    list = paste0("[", paste(vapply(u, encode_value, character(1), depth = depth + 1L, USE.NAMES = FALSE),
+                             collapse = ","), "]"),
+    df = {
+      r <- attr(x, "row.names")
+      rn <- if (.row_names_info(x, 1L) < 0L || !length(r) && !is.character(r)) "" else
+        paste0(",\"rownames\":", if (is.character(r)) json_strings(r) else json_ints(r))
+      cols <- vapply(u, encode_value, character(1), depth = depth + 1L, USE.NAMES = FALSE)
+      paste0("[", paste(cols, collapse = ","), "],\"n\":", json_strings(names(x)),
+             ",\"nrow\":", .row_names_info(x, 2L), rn)
+    })
+  paste0("{\"t\":\"", tag, "\",\"v\":", body, encode_extras(x, tag, depth), "}")
 }
 
 # ---- sandbox -> host ----------------------------------------------------------
@@ -93,45 +160,42 @@ bad_value <- function(...) stop("invalid value from the sandbox: ", ..., call. =
 
 is_string <- function(x) is.character(x) && length(x) == 1L && !is.na(x)
 
-check_keys <- function(j, allowed) {
-  extra <- setdiff(names(j), allowed)
-  if (length(extra)) bad_value(sprintf("unexpected key '%s'", extra[[1]]))
-}
-
 # Elements of "v" (a JSON array, parsed as a list) of one kind; NULL is NA.
+# Checked with primitives over the whole list (a JSON scalar is never NA, so
+# type and length say it all), not a closure per element.
 decode_elements <- function(v, kind) {
   if (!is.list(v)) bad_value("\"v\" must be an array")
   n <- length(v)
-  na <- vapply(v, is.null, logical(1))
+  if (n == 0L) return(switch(kind, chr = character(), lgl = logical(), int = integer(), double()))
+  len <- lengths(v)
+  na <- len == 0L & vapply(v, is.null, NA)
+  one <- len == 1L
   if (kind == "chr") {
-    ok <- vapply(v, function(e) is.null(e) || is_string(e), logical(1))
-    if (!all(ok)) bad_value("a chr element that is not a string")
+    if (!all(na | one & vapply(v, is.character, NA))) bad_value("a chr element that is not a string")
     out <- rep(NA_character_, n)
     out[!na] <- unlist(v[!na])
     return(out)
   }
   if (kind == "lgl") {
-    ok <- vapply(v, function(e) is.null(e) || (is.logical(e) && length(e) == 1L && !is.na(e)), logical(1))
-    if (!all(ok)) bad_value("a lgl element that is not a boolean")
+    if (!all(na | one & vapply(v, is.logical, NA))) bad_value("a lgl element that is not a boolean")
     out <- rep(NA, n)
     out[!na] <- unlist(v[!na])
     return(out)
   }
+  num <- one & vapply(v, is.numeric, NA)
+  out <- rep(if (kind == "int") NA_integer_ else NA_real_, n)
   if (kind == "int") {
-    ok <- vapply(v, function(e) is.null(e) || (is.numeric(e) && length(e) == 1L && !is.na(e) &&
-                                                 e == round(e) && abs(e) <= 2147483647), logical(1))
-    if (!all(ok)) bad_value("an int element that is not an integer in R's range")
-    out <- rep(NA_integer_, n)
-    out[!na] <- as.integer(unlist(v[!na]))
+    if (!all(na | num)) bad_value("an int element that is not an integer in R's range")
+    x <- as.double(unlist(v[num]))
+    if (any(x != round(x) | abs(x) > 2147483647)) bad_value("an int element that is not an integer in R's range")
+    out[num] <- as.integer(x)
     return(out)
   }
   # dbl: numbers, or the strings NaN, Inf, -Inf.
-  out <- rep(NA_real_, n)
-  for (i in which(!na)) {
+  if (any(num)) out[num] <- as.double(unlist(v[num]))
+  for (i in which(!num & !na)) {
     e <- v[[i]]
-    if (is.numeric(e) && length(e) == 1L && !is.na(e)) out[i] <- as.double(e)
-    else if (is_string(e) && e %in% c("NaN", "Inf", "-Inf"))
-      out[i] <- c(NaN, Inf, -Inf)[match(e, c("NaN", "Inf", "-Inf"))]
+    if (is_string(e) && e %in% c("NaN", "Inf", "-Inf")) out[i] <- c(NaN, Inf, -Inf)[match(e, c("NaN", "Inf", "-Inf"))]
     else bad_value("a dbl element that is not a number")
   }
   out
@@ -143,72 +207,117 @@ decode_strings <- function(x, what, na_ok = TRUE) {
   decode_elements(x, "chr")
 }
 
+plain_vector_keys <- c("t", "v")
+plain_vector_tags <- c("lgl", "int", "dbl", "chr")
+
 decode_value <- function(j, depth = 0L) {
   if (is.null(j)) return(NULL)
   if (depth > 64L) bad_value("nested over 64 levels")
-  if (!is.list(j) || is.null(names(j)) || !is_string(j$t)) bad_value("not a tagged value")
-  t <- j$t
-  vec_keys <- c("t", "v", "n", "dim", "class")
-  switch(t,
-    lgl = , int = , dbl = , chr = check_keys(j, vec_keys),
-    fct = check_keys(j, c(vec_keys, "levels")),
-    date = check_keys(j, vec_keys),
-    time = check_keys(j, c(vec_keys, "tz")),
-    list = check_keys(j, vec_keys),
-    df = check_keys(j, c("t", "v", "n", "nrow", "rownames")),
-    other = check_keys(j, c("t", "class", "text")),
-    bad_value(sprintf("unknown tag '%s'", t)))
-  if (t == "other") {
-    if (!is_string(j$text)) bad_value("\"other\" without text")
-    cls <- if (is.null(j$class)) character() else decode_strings(j$class, "class", FALSE)
-    return(structure(list(class = cls, text = j$text), class = "securer_other"))
+  keys <- names(j)
+  # The common case, a bare vector: the same checks, fewer steps.
+  if (identical(keys, plain_vector_keys) && is.list(j)) {
+    t <- j[[1L]]
+    if (is.character(t) && length(t) == 1L && !is.na(t) && t %in% plain_vector_tags) return(decode_elements(j[[2L]], t))
   }
-  if (t == "df") return(decode_df(j, depth))
+  if (!is.list(j) || is.null(keys) || !is_string(j[["t"]])) bad_value("not a tagged value")
+  t <- j[["t"]]
+  allowed <- value_keys[[t]]
+  if (is.null(allowed)) bad_value(sprintf("unknown tag '%s'", t))
+  if (!all(keys %in% allowed)) bad_value(sprintf("unexpected key '%s'", setdiff(keys, allowed)[[1]]))
+  if (anyDuplicated(keys)) bad_value(sprintf("key '%s' given twice", keys[anyDuplicated(keys)]))
+  cls <- j[["class"]]
+  if (!is.null(cls)) {
+    cls <- decode_strings(cls, "class", FALSE)
+    if (length(cls) == 0L || length(cls) > max_attrs) bad_value("\"class\" must hold 1 to 64 names")
+  }
+  if (t == "other") {
+    if (!is_string(j[["text"]])) bad_value("\"other\" without text")
+    return(structure(list(class = if (is.null(cls)) character() else cls, text = j[["text"]]),
+                     class = "securer_other"))
+  }
+  if (!is.null(cls) && ((t == "fct") != ("factor" %in% cls) || (t == "df") != ("data.frame" %in% cls))) {
+    bad_value(sprintf("class '%s' on a %s value", paste(cls, collapse = "/"), t))
+  }
+  if (t == "df") return(decode_df(j, cls, depth))
   x <- switch(t,
-    lgl = , int = , dbl = , chr = decode_elements(j$v, t),
-    date = structure(decode_elements(j$v, "dbl"), class = "Date"),
+    lgl = , int = , dbl = , chr = decode_elements(j[["v"]], t),
+    date = structure(decode_elements(j[["v"]], "dbl"), class = "Date"),
     time = {
-      tz <- if (is.null(j$tz)) "" else if (is_string(j$tz)) j$tz else bad_value("\"tz\" must be a string")
-      structure(decode_elements(j$v, "dbl"), class = c("POSIXct", "POSIXt"), tzone = tz)
+      x <- structure(decode_elements(j[["v"]], "dbl"), class = c("POSIXct", "POSIXt"))
+      tz <- j[["tz"]]
+      if (!is.null(tz)) attr(x, "tzone") <- if (is_string(tz)) tz else bad_value("\"tz\" must be a string")
+      x
     },
     fct = {
-      codes <- decode_elements(j$v, "int")
-      levels <- decode_strings(j$levels, "levels", FALSE)
+      codes <- decode_elements(j[["v"]], "int")
+      levels <- decode_strings(j[["levels"]], "levels", FALSE)
       if (any(!is.na(codes) & (codes < 1L | codes > length(levels)))) bad_value("factor code out of range")
       if (anyDuplicated(levels)) bad_value("duplicated factor levels")
-      cls <- if (is.null(j$class)) character() else decode_strings(j$class, "class", FALSE)
-      structure(codes, levels = levels, class = if ("ordered" %in% cls) c("ordered", "factor") else "factor")
+      structure(codes, levels = levels, class = "factor")
     },
     list = {
-      if (!is.list(j$v)) bad_value("\"v\" must be an array")
-      lapply(j$v, decode_value, depth = depth + 1L)
+      if (!is.list(j[["v"]])) bad_value("\"v\" must be an array")
+      lapply(j[["v"]], decode_value, depth = depth + 1L)
     })
-  if (!is.null(j$n)) {
-    nm <- decode_strings(j$n, "n")
+  if (!is.null(j[["n"]])) {
+    nm <- decode_strings(j[["n"]], "n")
     if (length(nm) != length(x)) bad_value("names of the wrong length")
     names(x) <- nm
   }
-  if (!is.null(j$dim)) {
-    d <- decode_elements(j$dim, "int")
-    if (anyNA(d) || any(d < 0L) || prod(d) != length(x)) bad_value("dim does not match the length")
+  if (!is.null(j[["dim"]])) {
+    d <- decode_elements(j[["dim"]], "int")
+    if (length(d) == 0L || anyNA(d) || any(d < 0L) || prod(d) != length(x)) bad_value("dim does not match the length")
     dim(x) <- d
+  }
+  if (!is.null(j[["attr"]])) x <- decode_attrs(x, j[["attr"]], own_attrs(t, !is.null(j[["tz"]])), depth)
+  if (!is.null(cls)) class(x) <- cls
+  x
+}
+
+# "attr": each attribute a value of its own, set as R sets it (R's checks of
+# dimnames, tsp, comment ... apply, and their failure is an invalid value).
+decode_attrs <- function(x, a, reserved, depth) {
+  an <- names(a)
+  if (!is.list(a) || (length(a) > 0L && is.null(an))) bad_value("\"attr\" must be an object")
+  if (length(a) > max_attrs) bad_value(sprintf("%d attributes, at most %d", length(a), max_attrs))
+  if (anyDuplicated(an)) bad_value(sprintf("attribute '%s' given twice", an[anyDuplicated(an)]))
+  for (k in seq_along(a)) {
+    nm <- an[[k]]
+    if (!nzchar(nm)) bad_value("an attribute without a name")
+    if (nm %in% reserved) bad_value(sprintf("attribute '%s' must be given by its own key", nm))
+    if (is.null(a[[k]])) bad_value(sprintf("attribute '%s' is NULL", nm))
+    val <- decode_value(a[[k]], depth + 1L)
+    x <- tryCatch(`attr<-`(x, nm, value = val),
+                  error = function(e) bad_value(sprintf("attribute '%s': %s", nm, conditionMessage(e))))
   }
   x
 }
 
-decode_df <- function(j, depth) {
-  names <- decode_strings(j$n, "n", FALSE)
-  nrow <- j$nrow
-  if (!(is.numeric(nrow) && length(nrow) == 1L && nrow >= 0 && nrow == round(nrow))) bad_value("bad nrow")
-  if (!is.list(j$v) || length(j$v) != length(names)) bad_value("data frame columns and names differ")
-  cols <- lapply(j$v, decode_value, depth = depth + 1L)
+decode_df <- function(j, cls, depth) {
+  names <- decode_strings(j[["n"]], "n", FALSE)
+  nrow <- j[["nrow"]]
+  if (!(is.numeric(nrow) && length(nrow) == 1L && !is.na(nrow) && nrow >= 0 && nrow == round(nrow) &&
+        nrow <= .Machine$integer.max)) bad_value("bad nrow")
+  if (!is.list(j[["v"]]) || length(j[["v"]]) != length(names)) bad_value("data frame columns and names differ")
+  cols <- lapply(j[["v"]], decode_value, depth = depth + 1L)
   for (col in cols) {
     rows <- if (is.data.frame(col)) nrow(col) else if (inherits(col, "securer_other")) nrow else NROW(col)
     if (rows != nrow) bad_value("a data frame column of the wrong length")
   }
-  rn <- if (is.null(j$rownames)) .set_row_names(as.integer(nrow)) else decode_strings(j$rownames, "rownames", FALSE)
-  if (length(rn) != nrow && !is.null(j$rownames)) bad_value("row names of the wrong length")
-  structure(cols, names = names, row.names = rn, class = "data.frame")
+  rn <- j[["rownames"]]
+  rn <- if (is.null(rn)) {
+    .set_row_names(as.integer(nrow))
+  } else if (is.list(rn) && length(rn) > 0L && is.numeric(rn[[1L]])) {
+    decode_elements(rn, "int")
+  } else {
+    decode_strings(rn, "rownames", FALSE)
+  }
+  if (anyNA(rn) && !is.null(j[["rownames"]])) bad_value("row names may not be NA")
+  if (length(rn) != nrow && !is.null(j[["rownames"]])) bad_value("row names of the wrong length")
+  x <- structure(cols, names = names, row.names = rn, class = "data.frame")
+  if (!is.null(j[["attr"]])) x <- decode_attrs(x, j[["attr"]], own_attrs("df", FALSE), depth)
+  if (!is.null(cls)) class(x) <- cls
+  x
 }
 
 #' @export

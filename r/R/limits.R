@@ -29,15 +29,35 @@ limits_json <- function(limits) {
   json_object(as.list(values))
 }
 
-# The policy a serve process is asked for: a shipped name as it is, or a
-# file copied to a private directory that serve is started with
-# (--policy-dir); limits go along with the open request.
+# The policy of `sandbox`: TRUE is the shipped r, FALSE none at all (serve's
+# unsandboxed mode), anything else a shipped name or a policy file.
+session_policy <- function(sandbox) {
+  if (isTRUE(sandbox)) return("r")
+  if (isFALSE(sandbox)) return(NULL)
+  if (!is_string(sandbox)) stop("sandbox must be TRUE, FALSE, a policy name or a policy file", call. = FALSE)
+  sandbox
+}
+
+sandbox_label <- function(policy, sandboxed) {
+  if (is.null(policy) || isFALSE(sandboxed)) {
+    return("NONE (sandbox = FALSE: a separate process under resource limits, no OS sandbox)")
+  }
+  sprintf("policy '%s'", policy)
+}
+
+# The open request's policy fields (JSON texts): a shipped name as it is,
+# or a file copied to a private directory that serve is started with
+# (--policy-dir); NULL policy is "sandbox": false, which this session's own
+# serve is told to accept (--allow-unsandboxed).  Limits go inline.
 serve_policy <- function(policy, limits) {
   limits <- limits_json(limits)
+  if (is.null(policy)) {
+    return(list(name = NULL, sandbox = "false", dir = NULL, limits = limits, serve_args = "--allow-unsandboxed"))
+  }
   is_file <- grepl("/", policy) || grepl("\\.(policy|json)$", policy)
-  if (!is_file) return(list(name = policy, dir = NULL, limits = limits))
+  if (!is_file) return(list(name = json_string1(policy), dir = NULL, limits = limits))
   dir <- tempfile("securer-policy-")
   dir.create(dir, mode = "0700")
   file.copy(policy, file.path(dir, "custom.policy"))
-  list(name = "custom.policy", dir = dir, limits = limits)
+  list(name = json_string1("custom.policy"), dir = dir, limits = limits)
 }

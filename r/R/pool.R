@@ -21,20 +21,21 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       private$reset <- isTRUE(reset_between_uses)
       private$handle <- new.env(parent = emptyenv())
       reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
-      policy <- if (isTRUE(sandbox) || isFALSE(sandbox)) "r" else as.character(sandbox)
-      sp <- serve_policy(policy, limits)
-      serve <- ServeProcess$new(if (isTRUE(verbose)) "--verbose" else character(), verbose, sp$dir)
+      private$policy <- session_policy(sandbox)
+      sp <- serve_policy(private$policy, limits)
+      serve <- ServeProcess$new(c(if (isTRUE(verbose)) "--verbose", sp$serve_args), verbose, sp$dir)
       private$serve <- serve
       private$handle$serve <- serve
       r <- serve$request(list(op = "\"pool_open\"", size = as.character(private$n),
                               reset_between_uses = if (private$reset) "true" else "false",
-                              tools = tools_json(private$tool_list), policy = json_string1(sp$name),
-                              limits = sp$limits))
+                              tools = tools_json(private$tool_list), policy = sp$name,
+                              sandbox = sp$sandbox, limits = sp$limits))
       if (!isTRUE(r$ok)) {
         self$close()
         securer_error(paste0("The session pool could not start: ", r$error))
       }
       private$pid <- r$pool
+      private$sandboxed <- !isFALSE(r$sandboxed)
       invisible(self)
     },
 
@@ -47,12 +48,16 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       if (is.null(private$pid)) securer_error("Pool is closed")
       if (private$busy > 0L && private$busy >= private$n) securer_error("All sessions are busy", "securer_busy")
       code <- paste(as.character(code), collapse = "\n")
-      fields <- execute_fields(code, timeout)
-      fields$pool <- json_string1(private$pid)
-      if (!is.null(acquire_timeout)) fields$acquire_timeout <- format(as.numeric(acquire_timeout), scientific = FALSE)
+      serve <- private$serve
+      id <- serve$next_request_id()
+      text <- execute_request(id, paste0("\"pool\":", json_string1(private$pid)), code, timeout,
+                              extra = if (!is.null(acquire_timeout)) {
+                                paste0(",\"acquire_timeout\":", format(as.numeric(acquire_timeout), scientific = FALSE))
+                              } else "")
       private$busy <- private$busy + 1L
       on.exit(private$busy <- private$busy - 1L, add = TRUE)
-      reply <- private$serve$request(fields, function(ev) handle_event(private$serve, private$tool_list, ev, NULL))
+      tools <- private$tool_list
+      reply <- serve$request_text(text, id, function(ev) handle_event(serve, tools, ev, NULL))
       if (!isTRUE(reply$ok) && grepl("became free within", reply$error, fixed = TRUE)) {
         securer_error(paste0("All sessions are busy: ", reply$error), "securer_busy")
       }
@@ -88,8 +93,8 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #' @description One line describing the pool.
     format = function(...) {
       if (is.null(private$pid)) return("<SecureSessionPool> closed")
-      sprintf("<SecureSessionPool> %d sessions%s; tools: %s", private$n,
-              if (private$reset) ", reset between uses" else "",
+      sprintf("<SecureSessionPool> %d sessions%s; sandbox: %s; tools: %s", private$n,
+              if (private$reset) ", reset between uses" else "", sandbox_label(private$policy, private$sandboxed),
               if (length(private$tool_list)) paste(names(private$tool_list), collapse = ", ") else "none")
     },
 
@@ -99,5 +104,6 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       invisible(self)
     }
   ),
-  private = list(serve = NULL, handle = NULL, pid = NULL, n = 0L, tool_list = list(), reset = FALSE, busy = 0L)
+  private = list(serve = NULL, handle = NULL, pid = NULL, n = 0L, tool_list = list(), reset = FALSE, busy = 0L,
+                 policy = "r", sandboxed = NA)
 )

@@ -1,5 +1,65 @@
 # One `securer serve` process, driven over its stdin/stdout pipes: requests
 # out, replies and events in (JSON lines, docs/protocol.md).
+#
+# The round trip of a warm execution is well under a millisecond in serve
+# and the sandboxed R, so the R side is kept lean: the pipes' processx
+# connections are taken once, a reply is awaited by one blocking poll on
+# stdout (no sleeping, no busy loop; the wait is cut into 200 ms slices only
+# so that an interrupt is seen), and the lines that came are read in one go.
+
+# The four pipe operations a request needs.  processx's exported functions
+# check their arguments with assert_that on every call, which costs
+# ~100 us each on a slow machine, several times per round trip; its native
+# routines do the same work in microseconds.  They are looked up by name
+# once and tried on a live connection at the first start (pipe_ops_for());
+# if anything about them differs from what is expected, the exported
+# functions are used instead.
+pipe_ops_public <- list(
+  poll = function(pollables, ms) match(processx::poll(pollables, ms)[[1L]], processx_poll_codes),
+  read_lines = function(con) processx::conn_read_lines(con),
+  write = function(con, bytes) processx::conn_write(con, bytes),
+  at_eof = function(con) !processx::conn_is_incomplete(con))
+
+processx_poll_codes <- c("nopipe", "ready", "timeout", "closed", "silent", "event", "connect")
+
+pipe_ops_native <- function() {
+  routines <- getDLLRegisteredRoutines("processx")$.Call
+  sym <- function(name) {
+    r <- routines[[name]]
+    if (!inherits(r, "NativeSymbolInfo")) stop("no routine ", name)
+    r
+  }
+  poll <- sym("processx_poll")
+  read_lines <- sym("processx_connection_read_lines")
+  write <- sym("processx_connection_write_bytes")
+  is_eof <- sym("processx_connection_is_eof")
+  list(
+    poll = function(pollables, ms) .Call(poll, pollables, rep(2L, length(pollables)), as.integer(ms))[[1L]],
+    read_lines = function(con) .Call(read_lines, con, -1L),
+    write = function(con, bytes) .Call(write, con, bytes),
+    at_eof = function(con) .Call(is_eof, con))
+}
+
+pipe_ops_cache <- new.env(parent = emptyenv())
+
+# The operations for serve's pipes: the native ones when they behave as the
+# exported ones on this live output connection (nothing to read yet), else
+# the exported ones.
+pipe_ops_for <- function(oc) {
+  if (!is.null(pipe_ops_cache$ops)) return(pipe_ops_cache$ops)
+  fast <- tryCatch(pipe_ops_native(), error = function(e) NULL)
+  if (is.null(fast)) {
+    pipe_ops_cache$ops <- pipe_ops_public
+    return(pipe_ops_public)
+  }
+  # Only an agreement is remembered: a serve that has already written or
+  # exited says nothing about the routines, and the next start tries again.
+  ok <- tryCatch(identical(fast$poll(list(oc), 0L), 3L) && identical(fast$read_lines(oc), character()) &&
+                   identical(fast$at_eof(oc), FALSE), error = function(e) FALSE)
+  if (!ok) return(pipe_ops_public)
+  pipe_ops_cache$ops <- fast
+  fast
+}
 
 ServeProcess <- R6::R6Class("securer_serve",
   public = list(
@@ -12,18 +72,28 @@ ServeProcess <- R6::R6Class("securer_serve",
         find_binary(), c("serve", args),
         stdin = "|", stdout = "|", stderr = if (isTRUE(verbose)) "" else NULL,
         encoding = "UTF-8", cleanup = TRUE, cleanup_tree = TRUE)
+      private$ic <- self$proc$get_input_connection()
+      private$oc <- self$proc$get_output_connection()
+      private$pollables <- list(private$oc)
+      private$ops <- pipe_ops_for(private$oc)
     },
-    is_alive = function() !is.null(self$proc) && self$proc$is_alive(),
+    is_alive = function() !is.null(self$proc) && !private$eof && self$proc$is_alive(),
     pid = function() if (is.null(self$proc)) NA_integer_ else self$proc$get_pid(),
 
     # Sends the request (a named list of JSON texts) and waits for its
     # reply, handing events to on_event on the way.  Returns the parsed
     # reply.
     request = function(fields, on_event = NULL) {
-      private$next_id <- private$next_id + 1L
-      id <- private$next_id
+      id <- private$next_id + 1L
+      private$next_id <- id
       fields$id <- as.character(id)
-      self$send(json_object(fields))
+      self$request_text(json_object(fields), id, on_event)
+    },
+
+    # The same for a request already written as JSON text, whose "id" is
+    # `id` (from next_request_id()).
+    request_text = function(text, id, on_event = NULL) {
+      self$send(text)
       repeat {
         msg <- self$read_message()
         if (!is.null(msg$event)) {
@@ -35,26 +105,30 @@ ServeProcess <- R6::R6Class("securer_serve",
       }
     },
 
+    next_request_id = function() {
+      private$next_id <- private$next_id + 1L
+      private$next_id
+    },
+
     send = function(text) {
-      if (!self$is_alive()) stop("Session is not running.", call. = FALSE)
-      left <- self$proc$write_input(paste0(text, "\n"))
+      if (is.null(self$proc) || private$eof) stop("Session is not running.", call. = FALSE)
+      write <- private$ops$write
+      left <- write(private$ic, charToRaw(enc2utf8(paste0(text, "\n"))))
       while (length(left) > 0L) {
         # serve writes replies on a blocking pipe: keep reading them, or
         # both sides could wait on each other.
         private$fill(10L)
-        left <- self$proc$write_input(left)
+        left <- write(private$ic, left)
       }
     },
 
     read_message = function() {
       while (length(private$lines) == 0L) {
-        if (!private$fill(200L) && !self$proc$is_alive() && length(private$lines) == 0L) {
-          private$fill(0L)
-          if (length(private$lines) == 0L) stop("securer serve exited unexpectedly", call. = FALSE)
-        }
+        private$fill(200L)
+        if (private$eof && length(private$lines) == 0L) stop("securer serve exited unexpectedly", call. = FALSE)
       }
-      line <- private$lines[[1]]
-      private$lines <- private$lines[-1]
+      line <- private$lines[[1L]]
+      private$lines <- private$lines[-1L]
       jsonlite::parse_json(line, simplifyVector = FALSE)
     },
 
@@ -76,16 +150,23 @@ ServeProcess <- R6::R6Class("securer_serve",
   private = list(
     next_id = 0L,
     lines = character(),
-    # Reads what serve wrote within ms; TRUE when something came.
+    ic = NULL,
+    oc = NULL,
+    pollables = NULL,
+    eof = FALSE,
+    ops = NULL,
+    # Waits up to ms for serve's output and reads the complete lines that
+    # came; at the end of the pipe (serve gone) sets eof.
     fill = function(ms) {
-      p <- self$proc$poll_io(ms)
-      if (p[["output"]] %in% c("ready", "eof")) {
-        new <- self$proc$read_output_lines()
-        new <- new[nzchar(new)]
-        private$lines <- c(private$lines, new)
-        return(length(new) > 0L)
+      ops <- private$ops
+      if (ops$poll(private$pollables, ms) == 3L) return(invisible())  # timeout
+      new <- ops$read_lines(private$oc)
+      if (length(new)) {
+        private$lines <- c(private$lines, new[nzchar(new)])
+      } else if (ops$at_eof(private$oc)) {
+        private$eof <- TRUE
       }
-      FALSE
+      invisible()
     }
   )
 )

@@ -22,8 +22,11 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @description Start a session.
     #' @param tools a list of [securer_tool()]s.
     #' @param sandbox `TRUE` (the shipped `r` policy), or the name of a
-    #'   shipped policy or the path of a policy file.  `FALSE` is accepted
-    #'   but still runs in the sandbox (there is no unsandboxed mode).
+    #'   shipped policy or the path of a policy file.  `FALSE` runs R
+    #'   WITHOUT the OS sandbox: a separate process under the resource
+    #'   limits, with no namespaces, Landlock or seccomp (it sees the host's
+    #'   files, processes and network; a root host runs it under a uid of its
+    #'   own); for trusted code only.  `print()` says which.
     #' @param limits named resource limits, see [default_limits()].
     #' @param verbose report the sandbox set-up on stderr.
     #' @param sandbox_strict accepted for compatibility: a session always
@@ -40,8 +43,7 @@ SecureSession <- R6::R6Class("SecureSession",
         stop("pre_execute_hook must be a function", call. = FALSE)
       }
       private$hook <- pre_execute_hook
-      private$policy <- if (isTRUE(sandbox) || isFALSE(sandbox)) "r" else as.character(sandbox)
-      private$sandbox_requested <- sandbox
+      private$policy <- session_policy(sandbox)
       private$limits <- limits
       private$verbose <- verbose
       private$audit <- check_audit_log(audit_log)
@@ -64,7 +66,9 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param max_output_lines cap on the output lines kept.
     execute = function(code, timeout = 30, validate = TRUE, output_handler = NULL,
                        max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL) {
-      if (!self$is_alive()) securer_error("Session is not running.")
+      # Cheap checks only: a serve process that died is found out by the
+      # request itself.
+      if (is.null(private$serve) || is.null(private$sid)) securer_error("Session is not running.")
       if (private$busy) {
         securer_error("SecureSession does not support concurrent executions: wait for the running one to finish",
                       "securer_busy")
@@ -78,14 +82,20 @@ SecureSession <- R6::R6Class("SecureSession",
         parsed <- tryCatch({ parse(text = code, keep.source = FALSE); NULL }, error = function(e) conditionMessage(e))
         if (!is.null(parsed)) securer_error(paste0("Code has a syntax error: ", parsed), "securer_syntax")
       }
-      fields <- execute_fields(code, timeout, max_code_length, max_tool_calls, max_output_lines,
-                               stream = !is.null(output_handler))
-      fields$session <- json_string1(private$sid)
+      serve <- private$serve
+      id <- serve$next_request_id()
+      text <- execute_request(id, private$sid_json, code, timeout, max_code_length, max_tool_calls,
+                              max_output_lines, stream = !is.null(output_handler))
       private$busy <- TRUE
       on.exit(private$busy <- FALSE, add = TRUE)
+      tools <- private$tool_list
       interrupted <- FALSE
-      reply <- tryCatch(private$serve$request(fields, function(ev) private$on_event(ev, output_handler)),
-                        interrupt = function(e) { interrupted <<- TRUE; NULL })
+      reply <- tryCatch(serve$request_text(text, id, function(ev) handle_event(serve, tools, ev, output_handler)),
+                        interrupt = function(e) { interrupted <<- TRUE; NULL },
+                        error = function(e) {
+                          if (serve$is_alive()) stop(e)
+                          securer_error(paste0("Session is not running. (", conditionMessage(e), ")"))
+                        })
       if (interrupted) {
         # Nothing can stop one execution of a serve session: the session
         # starts afresh.
@@ -126,9 +136,7 @@ SecureSession <- R6::R6Class("SecureSession",
 
     #' @description One line describing the session.
     format = function(...) {
-      sb <- if (isFALSE(private$sandbox_requested)) {
-        sprintf("policy '%s' (sandbox = FALSE asked for, but sessions always run in the sandbox)", private$policy)
-      } else sprintf("policy '%s'", private$policy)
+      sb <- sandbox_label(private$policy, private$sandboxed)
       sprintf("<SecureSession> %s; sandbox: %s%s; tools: %s; executions: %d",
               if (self$is_alive()) sprintf("%s (securer serve pid %d)", private$sid, private$serve$pid()) else "closed",
               sb, if (is.null(private$limits)) "" else " with limits",
@@ -143,8 +151,8 @@ SecureSession <- R6::R6Class("SecureSession",
     }
   ),
   private = list(
-    serve = NULL, sid = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
-    sandbox_requested = TRUE, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
+    serve = NULL, sid = NULL, sid_json = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
+    sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
     sanitize = FALSE, busy = FALSE, executions = 0L,
 
     start = function() {
@@ -152,11 +160,11 @@ SecureSession <- R6::R6Class("SecureSession",
       sp <- serve_policy(private$policy, private$limits)
       if (!is.null(private$audit)) args <- c(args, "--audit-dir", dirname(private$audit))
       if (isTRUE(private$verbose)) args <- c(args, "--verbose")
-      serve <- ServeProcess$new(args, private$verbose, sp$dir)
+      serve <- ServeProcess$new(c(args, sp$serve_args), private$verbose, sp$dir)
       private$serve <- serve
       private$handle$serve <- serve
-      fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = json_string1(sp$name),
-                     limits = sp$limits,
+      fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = sp$name,
+                     sandbox = sp$sandbox, limits = sp$limits,
                      audit_log = if (!is.null(private$audit)) json_string1(basename(private$audit)),
                      max_executions = if (!is.null(private$max_executions)) as.character(as.integer(private$max_executions)),
                      sanitize_errors = if (private$sanitize) "true")
@@ -166,27 +174,30 @@ SecureSession <- R6::R6Class("SecureSession",
         securer_error(paste0("The sandboxed session could not start: ", r$error))
       }
       private$sid <- r$session
+      private$sid_json <- paste0("\"session\":", json_string1(r$session))
+      private$sandboxed <- !isFALSE(r$sandboxed)
+      if (!private$sandboxed && isTRUE(private$verbose)) message(self$format())
     },
 
     restart_process = function() {
       self$close()
       private$start()
-    },
-
-    on_event = function(ev, output_handler) handle_event(private$serve, private$tool_list, ev, output_handler)
+    }
   )
 )
 
-execute_fields <- function(code, timeout, max_code_length = 100000L, max_tool_calls = NULL,
-                           max_output_lines = NULL, stream = FALSE) {
+# The text of an execute request; `target` is the JSON member naming the
+# session or pool (`"session":"sess_…"`), `extra` more members (",…").
+execute_request <- function(id, target, code, timeout, max_code_length = 100000L, max_tool_calls = NULL,
+                            max_output_lines = NULL, stream = FALSE, extra = "") {
   if (!is.null(timeout) && !(is.numeric(timeout) && length(timeout) == 1L && !is.na(timeout) && timeout > 0)) {
     stop("timeout must be a positive number of seconds or NULL", call. = FALSE)
   }
-  int <- function(x) if (!is.null(x)) as.character(as.integer(x))
-  list(op = "\"execute\"", code = json_string1(code),
-       timeout = if (is.null(timeout)) "null" else sub("^\\[(.*)\\]$", "\\1", json_doubles(timeout)),
-       max_code_length = int(max_code_length), max_tool_calls = int(max_tool_calls),
-       max_output_lines = int(max_output_lines), stream = if (stream) "true")
+  opt <- function(key, x) if (is.null(x)) "" else paste0(",\"", key, "\":", as.integer(x))
+  paste0("{\"op\":\"execute\",\"id\":", id, ",", target, ",\"code\":", json_string1(code),
+         ",\"timeout\":", if (is.null(timeout) || is.infinite(timeout)) "null" else sprintf("%.17g", timeout),
+         opt("max_code_length", max_code_length), opt("max_tool_calls", max_tool_calls),
+         opt("max_output_lines", max_output_lines), if (stream) ",\"stream\":true", extra, "}")
 }
 
 # The R value of an execute reply, or the error it reports.
@@ -204,7 +215,7 @@ reply_value <- function(reply, timeout) {
   }
   msg <- if (is.null(res$error)) status else res$error
   switch(status,
-    timeout = securer_error(timeout_message(timeout), "securer_timeout"),
+    timeout = securer_error(if (is.null(timeout)) msg else timeout_message(timeout), "securer_timeout"),
     tool_limit = securer_error(msg, "securer_tool_limit"),
     rejected = securer_error(msg, "securer_rejected"),
     syntax = securer_error(paste0("Code has a syntax error: ", msg), "securer_syntax"),
@@ -220,10 +231,10 @@ handle_event <- function(serve, tool_list, ev, output_handler) {
   }
   if (!identical(ev$event, "tool_call")) return(invisible())
   answer <- run_tool(tool_list, ev$tool, ev$args)
-  fields <- list(op = "\"tool_result\"", session = json_string1(ev$session),
-                 call_id = format(ev$call_id, scientific = FALSE))
-  if (!is.null(answer$error)) fields$error <- json_string1(answer$error) else fields$value <- answer$value
-  serve$send(json_object(fields))
+  serve$send(paste0("{\"op\":\"tool_result\",\"session\":", json_string1(ev$session),
+                    ",\"call_id\":", format(ev$call_id, scientific = FALSE),
+                    if (is.null(answer$error)) paste0(",\"value\":", answer$value)
+                    else paste0(",\"error\":", json_string1(answer$error)), "}"))
 }
 
 # Runs a tool on the host; any failure is an error for the sandboxed code.

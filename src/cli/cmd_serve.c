@@ -53,6 +53,10 @@ cmd_serve_help (FILE *out)
            "                         of either directory)\n"
            "      --sanitize-errors  strip paths, pids, host names and IPs from every\n"
            "                         session's errors and from the server's own\n"
+           "      --allow-unsandboxed  accept \"sandbox\": false in open requests: R in a\n"
+           "                         process of its own under resource limits, WITHOUT\n"
+           "                         namespaces, Landlock or seccomp (trusted code only);\n"
+           "                         without this option such a request is refused\n"
            "      --max-message N    per-line limit in bytes, both ways (default 1048576)\n"
            "      --max-reply N      largest execute reply in bytes (default 16777216):\n"
            "                         output lines are left out first, then a value that\n"
@@ -77,6 +81,7 @@ struct entry {
   bool plain;                      /* values as ordinary JSON for this execution */
   bool doomed;                     /* its start failed: freed from the main loop */
   bool closing;                    /* being closed: no restart between pool uses */
+  bool unsandboxed;                /* opened with "sandbox": false */
   uint64_t call_id;                /* the last tool call sent to the client */
   struct pool *pool;               /* member of this pool, or NULL */
   struct entry *next;
@@ -99,6 +104,7 @@ struct pool {
   struct client *c;
   char *id;
   bool reset;
+  bool unsandboxed;                /* opened with "sandbox": false */
   unsigned size;
   json_t *open_id;                 /* pool_open waiting for every member */
   unsigned starting;               /* members not yet ready while opening */
@@ -125,6 +131,7 @@ struct server {
   struct securer_policy *policy;
   const char *policy_dir, *audit_dir;
   bool sanitize;
+  bool allow_unsandboxed;          /* --allow-unsandboxed: "sandbox": false is accepted */
   size_t max_reply, max_output_bytes;
   unsigned max_output_lines, max_tool_calls;
   size_t max_message;
@@ -360,7 +367,8 @@ on_start (void *data, struct securer_session *s, const char *error)
   bool opening = e->opening;
   e->opening = false;
   if (error == NULL)
-    reply_ok (e->c, id, opening ? json_pack ("{s:s}", "session", e->id) : NULL);
+    reply_ok (e->c, id, opening ? json_pack ("{s:s, s:b}", "session", e->id, "sandboxed", !e->unsandboxed)
+                                : NULL);
   else
     {
       reply_error (e->c, id, "%s", error);
@@ -385,7 +393,7 @@ on_pool_member_start (struct entry *e, const char *error)
   json_t *id = p->open_id;
   p->open_id = NULL;
   if (p->open_error == NULL)
-    reply_ok (e->c, id, json_pack ("{s:s}", "pool", p->id));
+    reply_ok (e->c, id, json_pack ("{s:s, s:b}", "pool", p->id, "sandboxed", !p->unsandboxed));
   else
     {
       reply_error (e->c, id, "pool_open: %s", p->open_error);
@@ -481,20 +489,25 @@ out:
   return rc;
 }
 
+/* A shipped policy by name, never one of --policy-dir. */
+static int
+shipped_policy (const char *name, struct securer_policy **out, securer_err_t *err)
+{
+  char *path = NULL;
+  int rc = securer_policy_find (name, &path, err);
+  if (rc == 0)
+    rc = securer_policy_load_file (path, out, NULL, err);
+  free (path);
+  return rc;
+}
+
 /* A copy of the server's default policy (the shipped "r" unless --policy
  * named another), for a session that changes it. */
 static int
 default_policy_copy (struct securer_policy **out, securer_err_t *err)
 {
   if (srv.policy == NULL)
-    {
-      char *path = NULL;
-      int rc = securer_policy_find ("r", &path, err);
-      if (rc == 0)
-        rc = securer_policy_load_file (path, out, NULL, err);
-      free (path);
-      return rc;
-    }
+    return shipped_policy ("r", out, err);
   char *text = securer_policy_to_json_text (srv.policy, 0);
   if (text == NULL)
     return securer_error_set (err, ENOMEM, "policy");
@@ -521,9 +534,15 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
     }
   json_t *limits = json_object_get (req, "limits");
   bool own_limits = limits != NULL && !json_is_null (limits);
+  bool sandboxed = true;
   /* Inline limits are set on a policy of this session's own. */
-  if ((pname != NULL && request_policy (pname, &policy, err) < 0)
-      || (pname == NULL && own_limits && default_policy_copy (&policy, err) < 0)
+  if (serve_sandbox_flag (req, &sandboxed, err) < 0
+      || (!sandboxed && !srv.allow_unsandboxed
+          && securer_error_set (err, EPERM, "\"sandbox\": false needs the server to be started with "
+                                "--allow-unsandboxed") < 0)
+      || (!sandboxed && shipped_policy ("r-unsandboxed", &policy, err) < 0)
+      || (pname != NULL && request_policy (pname, &policy, err) < 0)
+      || (sandboxed && pname == NULL && own_limits && default_policy_copy (&policy, err) < 0)
       || (own_limits && serve_limits_apply (policy, limits, err) < 0))
     {
       securer_policy_free (policy);
@@ -549,7 +568,12 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
     }
   e->c = c;
   e->pool = pool;
+  e->unsandboxed = !sandboxed;
   e->id = strdup (securer_session_id (e->s));
+  if (!sandboxed && srv.verbose)
+    fprintf (stderr, "securer serve: session %s runs WITHOUT the sandbox (\"sandbox\": false): "
+             "a separate process under resource limits, no namespaces, Landlock or seccomp\n",
+             securer_session_id (e->s));
   e->next = c->entries;
   c->entries = e;
   return e;
@@ -966,9 +990,10 @@ handle_request (struct client *c, const char *line, size_t len)
           reply_ok (c, id, NULL);
         }
       else
-        reply_ok (c, id, json_pack ("{s:b, s:b, s:I}", "alive", securer_session_is_alive (e->s),
+        reply_ok (c, id, json_pack ("{s:b, s:b, s:I, s:b}", "alive", securer_session_is_alive (e->s),
                                     "busy", securer_session_busy (e->s), "executions",
-                                    (json_int_t) securer_session_executions (e->s)));
+                                    (json_int_t) securer_session_executions (e->s), "sandboxed",
+                                    !e->unsandboxed));
     }
   else if (strcmp (op, "pool_open") == 0)
     {
@@ -988,6 +1013,7 @@ handle_request (struct client *c, const char *line, size_t len)
             }
           p->c = c;
           p->reset = json_is_true (json_object_get (req, "reset_between_uses"));
+          p->unsandboxed = json_is_false (json_object_get (req, "sandbox"));
           p->size = (unsigned) size;
           p->tail = &p->queue;
           p->next = c->pools;
@@ -1295,6 +1321,8 @@ cmd_serve (int argc, char **argv)
         }
       else if (strcmp (a, "--sanitize-errors") == 0)
         srv.sanitize = true;
+      else if (strcmp (a, "--allow-unsandboxed") == 0)
+        srv.allow_unsandboxed = true;
       else if (strcmp (a, "--max-reply") == 0 || strcmp (a, "--max-output-lines") == 0
                || strcmp (a, "--max-output-bytes") == 0 || strcmp (a, "--max-tool-calls") == 0)
         {

@@ -32,6 +32,22 @@ serve_request_clear (struct serve_request *r)
   memset (r, 0, sizeof *r);
 }
 
+int
+serve_sandbox_flag (const json_t *req, bool *sandboxed, securer_err_t *err)
+{
+  const json_t *sb = json_object_get (req, "sandbox");
+  *sandboxed = true;
+  if (sb == NULL || json_is_true (sb))
+    return 0;
+  if (!json_is_false (sb))
+    return securer_error_set (err, EINVAL, "\"sandbox\" must be true or false");
+  if (json_object_get (req, "policy") != NULL && !json_is_null (json_object_get (req, "policy")))
+    return securer_error_set (err, EINVAL, "\"sandbox\": false runs the shipped r-unsandboxed policy "
+                              "and takes no \"policy\" (\"limits\" apply)");
+  *sandboxed = false;
+  return 0;
+}
+
 struct securer_tools *
 serve_tools_from_json (const json_t *arr, securer_err_t *err)
 {

@@ -5,6 +5,7 @@
 #ifndef SECURER_SERVE_REQUEST_H
 #define SECURER_SERVE_REQUEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,11 @@ void serve_request_clear (struct serve_request *r);
  * "fsize": bytes, "nproc": n, "nofile": n, "stack": bytes}) set on p, each
  * replacing the policy's soft and hard limit.  Absent or null: nothing. */
 int serve_limits_apply (struct securer_policy *p, const json_t *limits, securer_err_t *err);
+
+/* The "sandbox" member of an open or pool_open request: absent or true,
+ * the OS sandbox (*sandboxed true); false, the shipped r-unsandboxed
+ * policy, which then may not be combined with "policy". */
+int serve_sandbox_flag (const json_t *req, bool *sandboxed, securer_err_t *err);
 
 /* The "timeout" of an execute request (seconds) in milliseconds; 0, the
  * session's default, when it is absent or not positive; UINT64_MAX (no

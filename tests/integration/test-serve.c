@@ -1014,8 +1014,9 @@ Test (serve, refused_executions_are_rejected_results_without_errno_names, .timeo
   cr_assert_str_eq (result_status (r), "rejected");
   cr_assert_str_eq (result_error (r), "Code exceeds maximum length (5 > 3 characters)");
   /* The refused one did not count: this is the first execution (with no
-   * timeout at all, which a null one means). */
-  r = execute_with (&c, &rs, 3, sid, "\"timeout\":null,\"code\":\"Sys.sleep(0.2); 1\"");
+   * timeout at all, which a null one means: it once fired after 0.615 s,
+   * UINT64_MAX % 1000 ms left in the timer's nanoseconds). */
+  r = execute_with (&c, &rs, 3, sid, "\"timeout\":null,\"code\":\"Sys.sleep(1.5); 1\"");
   cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
   r = execute_with (&c, &rs, 4, sid, "\"code\":\"1\"");
   cr_assert (json_is_true (json_object_get (r, "ok")));
@@ -1086,5 +1087,72 @@ Test (serve, open_takes_inline_limits_on_its_policy, .timeout = 60)
   cr_assert (strstr (json_string_value (json_object_get (r, "error")), "unknown limit 'ram'") != NULL);
   r = reply_to (&c, &rs, 4);
   cr_assert_str_eq (json_string_value (json_object_get (r, "error")), "limit 'cpu' must be a number >= 0");
+  end_serve (&c, &rs);
+}
+
+/* "sandbox": false is no sandbox, and says so: from inside, R shares the
+ * host's pid and network namespaces (where a sandboxed session has its
+ * own), yet the resource limits hold and a root server's session does not
+ * run as root. */
+Test (serve, sandbox_false_is_a_limited_process_without_the_sandbox, .timeout = 60)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char sid[64], sandboxed_sid[64];
+  char host_pid_ns[64] = "", host_net_ns[64] = "";
+  cr_assert_gt (readlink ("/proc/self/ns/pid", host_pid_ns, sizeof host_pid_ns - 1), 0);
+  cr_assert_gt (readlink ("/proc/self/ns/net", host_net_ns, sizeof host_net_ns - 1), 0);
+  /* Refused by a server not started with --allow-unsandboxed. */
+  char *plain_argv[] = { "securer", "serve", NULL };
+  start_serve (&c, plain_argv);
+  send_line (&c, "{\"op\":\"open\",\"id\":9,\"sandbox\":false}");
+  json_t *refused = reply_to (&c, &rs, 9);
+  cr_assert_str_eq (json_string_value (json_object_get (refused, "error")),
+                    "\"sandbox\": false needs the server to be started with --allow-unsandboxed");
+  end_serve (&c, &rs);
+
+  char *argv[] = { "securer", "serve", "--allow-unsandboxed", NULL };
+  start_serve (&c, argv);
+  send_line (&c, "{\"op\":\"open\",\"id\":1,\"sandbox\":false,\"limits\":{\"nofile\":200}}");
+  json_t *opened = reply_to (&c, &rs, 1);
+  cr_assert (json_is_true (json_object_get (opened, "ok")), "%s", json_string_value (json_object_get (opened, "error")));
+  snprintf (sid, sizeof sid, "%s", json_string_value (json_object_get (opened, "session")));
+  cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 1), "sandboxed")));
+  send_line (&c, "{\"op\":\"open\",\"id\":2}");
+  json_t *r = reply_to (&c, &rs, 2);
+  cr_assert (json_is_true (json_object_get (r, "sandboxed")), "%s", json_string_value (json_object_get (r, "error")));
+  snprintf (sandboxed_sid, sizeof sandboxed_sid, "%s", json_string_value (json_object_get (r, "session")));
+
+  const char *probe = "\"plain\":true,\"code\":\"l <- readLines('/proc/self/limits'); "
+                      "c(Sys.readlink('/proc/self/ns/pid'), Sys.readlink('/proc/self/ns/net'), "
+                      "sub('^Uid:\\\\\\\\s+([0-9]+).*', '\\\\\\\\1', grep('^Uid:', readLines('/proc/self/status'), value = TRUE)), "
+                      "gsub(' +', ' ', grep('^Max open files', l, value = TRUE)))\"";
+  r = execute_with (&c, &rs, 3, sid, probe);
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  json_t *v = json_object_get (json_object_get (r, "result"), "value");
+  cr_assert_str_eq (json_string_value (json_array_get (v, 0)), host_pid_ns);
+  cr_assert_str_eq (json_string_value (json_array_get (v, 1)), host_net_ns);
+  const char *uid = json_string_value (json_array_get (v, 2));
+  cr_assert (uid[0] != '\0' && strspn (uid, "0123456789") == strlen (uid), "uid: %s", uid);
+  if (geteuid () == 0)
+    cr_assert_str_neq (uid, "0", "an unsandboxed session ran as root");
+  cr_assert_str_eq (json_string_value (json_array_get (v, 3)), "Max open files 200 200 files ");
+
+  r = execute_with (&c, &rs, 4, sandboxed_sid, probe);
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  v = json_object_get (json_object_get (r, "result"), "value");
+  cr_assert_str_neq (json_string_value (json_array_get (v, 0)), host_pid_ns);
+  cr_assert_str_neq (json_string_value (json_array_get (v, 1)), host_net_ns);
+
+  char req[128];
+  snprintf (req, sizeof req, "{\"op\":\"status\",\"id\":5,\"session\":\"%s\"}", sid);
+  send_line (&c, req);
+  cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 5), "sandboxed")));
+  send_line (&c, "{\"op\":\"open\",\"id\":6,\"sandbox\":false,\"policy\":\"r\"}");
+  r = reply_to (&c, &rs, 6);
+  cr_assert (strstr (json_string_value (json_object_get (r, "error")), "takes no \"policy\"") != NULL);
+  send_line (&c, "{\"op\":\"open\",\"id\":7,\"sandbox\":\"no\"}");
+  r = reply_to (&c, &rs, 7);
+  cr_assert_str_eq (json_string_value (json_object_get (r, "error")), "\"sandbox\" must be true or false");
   end_serve (&c, &rs);
 }

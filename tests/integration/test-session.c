@@ -388,6 +388,18 @@ Test (session, values_from_r_are_exact)
   expect_value (s, "factor(c('b', 'a', NA))",
                 "{\"t\":\"fct\",\"v\":[2,1,null],\"levels\":[\"a\",\"b\"]}");
   expect_value (s, "as.Date('2024-01-15')", "{\"t\":\"date\",\"v\":[19737]}");
+  expect_value (s, "matrix(1:2, 1, dimnames = list('r', c('a', 'b')))",
+                "{\"t\":\"int\",\"v\":[1,2],\"dim\":[1,2],\"attr\":{\"dimnames\":{\"t\":\"list\","
+                "\"v\":[{\"t\":\"chr\",\"v\":[\"r\"]},{\"t\":\"chr\",\"v\":[\"a\",\"b\"]}]}}}");
+  expect_value (s, "factor('lo', ordered = TRUE)",
+                "{\"t\":\"fct\",\"v\":[1],\"levels\":[\"lo\"],\"class\":[\"ordered\",\"factor\"]}");
+  expect_value (s, "as.difftime(2, units = 'hours')",
+                "{\"t\":\"dbl\",\"v\":[2],\"class\":[\"difftime\"],\"attr\":{\"units\":{\"t\":\"chr\","
+                "\"v\":[\"hours\"]}}}");
+  expect_value (s, "structure(list(), class = 'lm')", "{\"t\":\"list\",\"v\":[],\"class\":[\"lm\"]}");
+  expect_value (s, "structure(1, env = globalenv())",
+                "{\"t\":\"dbl\",\"v\":[1],\"attr\":{\"env\":{\"t\":\"other\",\"class\":[\"environment\"],"
+                "\"text\":\"<environment: R_GlobalEnv>\"}}}");
   expect_value (s, "'caf\\u00e9'", "{\"t\":\"chr\",\"v\":[\"caf\xc3\xa9\"]}");
   securer_session_close (s);
 }
@@ -403,6 +415,11 @@ Test (session, values_round_trip_through_a_tool)
     "data.frame(a = 1:3, b = c('x', NA, 'z'), c = c(0.1, NaN, -Inf))",
     "data.frame()", "factor(c('lo', 'hi', NA), levels = c('lo', 'hi'))",
     "as.Date(c('2024-02-29', NA))", "'\\u00e9\\u4e2d\\n\"quoted\"\\\\'", "pi * 1e200",
+    /* Classes and attributes. */
+    "matrix(1:4, 2, dimnames = list(c('a', 'b'), NULL))", "factor('lo', ordered = TRUE)",
+    "as.difftime(90, units = 'mins')", ".POSIXct(0, tz = 'Europe/Paris')", "as.POSIXlt(.POSIXct(0, tz = 'UTC'))",
+    "structure(list(a = 1), class = 'lm')", "data.frame(a = 1:4)[c(2, 4), , drop = FALSE]",
+    "data.frame(a = 1, row.names = 'r')", "table(c(1, 1, 2))", "structure(1:2, note = list(x = 'y'))",
     NULL,
   };
   for (const char **v = values; *v; v++)

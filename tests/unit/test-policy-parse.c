@@ -446,6 +446,38 @@ Test (policy_include, a_file_next_to_the_policy_comes_first)
   free (sub);
 }
 
+/* A bare name is the shipped policy of that name, as for --policy; so an
+ * r.policy of one's own can build on the shipped r without a cycle. */
+Test (policy_include, a_bare_name_is_a_shipped_policy)
+{
+  char tmp[] = "/tmp/securer-include-XXXXXX";
+  cr_assert_not_null (mkdtemp (tmp));
+  char *path = write_temp_policy (tmp, "r.policy", "include \"r\"\nlimit cpu 5s\n");
+  char *bad = write_temp_policy (tmp, "bad.policy", "include \"no-such-policy\"\n");
+  char *diags = NULL, *bad_diags = NULL;
+  struct securer_policy *p = load_path (path, &diags);
+  struct securer_policy *q = load_path (bad, &bad_diags);
+  unlink (path);
+  unlink (bad);
+  rmdir (tmp);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_str_eq (diags, "");
+  char *shipped = NULL;
+  cr_assert_geq (asprintf (&shipped, "%s/policies/r.policy", securer_data_dirs ()[0]), 0);
+  cr_assert_str_eq (p->includes[1], shipped);
+  cr_assert_eq (p->limits.rlimit[SECURER_RLIMIT_CPU].soft, 5);
+  cr_assert_eq (p->network, SECURER_NET_NONE);
+  cr_assert_gt (p->seccomp.n_rules, 100);
+  cr_assert_null (q);
+  cr_assert (strstr (bad_diags, "/policies/no-such-policy.policy") != NULL, "%s", bad_diags);
+  securer_policy_free (p);
+  free (shipped);
+  free (diags);
+  free (bad_diags);
+  free (path);
+  free (bad);
+}
+
 Test (policy_include, nesting_is_bounded)
 {
   char *path = src_path ("tests/unit/data/policy/deep/d0.policy");

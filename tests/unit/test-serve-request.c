@@ -72,3 +72,33 @@ Test (serve_request, timeout)
     }
   cr_assert_eq (serve_timeout_ms (NULL), 0);
 }
+
+/* "sandbox": absent or true is the sandbox; false is the unsandboxed
+ * mode, which takes no policy; anything else is refused. */
+Test (serve_request, sandbox_flag)
+{
+  struct { const char *req; int rc; bool sandboxed; const char *message; } cases[] = {
+    { "{}", 0, true, NULL },
+    { "{\"sandbox\":true,\"policy\":\"r\"}", 0, true, NULL },
+    { "{\"sandbox\":false}", 0, false, NULL },
+    { "{\"sandbox\":false,\"policy\":null,\"limits\":{\"cpu\":1}}", 0, false, NULL },
+    { "{\"sandbox\":false,\"policy\":\"r\"}", -1, true, "takes no \"policy\"" },
+    { "{\"sandbox\":0}", -1, true, "must be true or false" },
+    { "{\"sandbox\":\"false\"}", -1, true, "must be true or false" },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      json_t *req = json_loads (cases[i].req, 0, NULL);
+      cr_assert_not_null (req);
+      securer_err_t err = NULL;
+      bool sandboxed = !cases[i].sandboxed;
+      cr_assert_eq (serve_sandbox_flag (req, &sandboxed, &err), cases[i].rc, "%s", cases[i].req);
+      if (cases[i].rc == 0)
+        cr_assert_eq (sandboxed, cases[i].sandboxed, "%s", cases[i].req);
+      else
+        cr_assert (strstr (securer_error_message (err), cases[i].message) != NULL, "%s: %s", cases[i].req,
+                   securer_error_message (err));
+      securer_error_free (&err);
+      json_decref (req);
+    }
+}

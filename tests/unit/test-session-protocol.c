@@ -169,6 +169,96 @@ Test (value, depth_is_limited)
   json_decref (v);
 }
 
+/* Classes and other attributes (matrix dimnames, ordered factors,
+ * difftime units, classed lists): accepted in their one documented form,
+ * anything else refused with a message that names the problem. */
+Test (value, attributes)
+{
+  const char *good[] = {
+    "{\"t\":\"int\",\"v\":[1,2,3,4],\"dim\":[2,2],\"attr\":{\"dimnames\":{\"t\":\"list\","
+    "\"v\":[{\"t\":\"chr\",\"v\":[\"a\",\"b\"]},null],\"n\":[\"row\",\"col\"]}}}",
+    "{\"t\":\"fct\",\"v\":[1],\"levels\":[\"lo\"],\"class\":[\"ordered\",\"factor\"]}",
+    "{\"t\":\"dbl\",\"v\":[1.5],\"class\":[\"difftime\"],\"attr\":{\"units\":{\"t\":\"chr\",\"v\":[\"mins\"]}}}",
+    "{\"t\":\"list\",\"v\":[],\"class\":[\"lm\"]}",
+    "{\"t\":\"df\",\"n\":[\"a\"],\"nrow\":2,\"v\":[{\"t\":\"int\",\"v\":[1,2]}],\"rownames\":[2,5],"
+    "\"class\":[\"tbl\",\"data.frame\"],\"attr\":{\"note\":{\"t\":\"other\",\"text\":\"x\"}}}",
+    NULL,
+  };
+  struct { const char *value, *message; } bad[] = {
+    { "{\"t\":\"dbl\",\"v\":[1],\"attr\":{\"class\":{\"t\":\"dbl\",\"v\":[1]}}}",
+      "attribute \"class\" must be given by its own key" },
+    { "{\"t\":\"dbl\",\"v\":[1],\"class\":[1]}", "class must be an array of strings" },
+    { "{\"t\":\"dbl\",\"v\":[1],\"class\":[]}", "may not be empty" },
+    { "{\"t\":\"dbl\",\"v\":[1],\"class\":[\"factor\"]}", "belongs to the fct tag" },
+    { "{\"t\":\"list\",\"v\":[],\"class\":[\"data.frame\"]}", "belongs to the df tag" },
+    { "{\"t\":\"fct\",\"v\":[1],\"levels\":[\"a\"],\"class\":[\"ordered\"]}", "belongs to the fct tag" },
+    { "{\"t\":\"fct\",\"v\":[1],\"levels\":[\"a\"],\"attr\":{\"levels\":{\"t\":\"chr\",\"v\":[\"b\"]}}}",
+      "must be given by its own key" },
+    { "{\"t\":\"df\",\"n\":[],\"nrow\":0,\"v\":[],\"attr\":{\"row.names\":{\"t\":\"int\",\"v\":[]}}}",
+      "must be given by its own key" },
+    { "{\"t\":\"dbl\",\"v\":[1],\"attr\":[1]}", "\"attr\" must be an object" },
+    { "{\"t\":\"dbl\",\"v\":[1],\"attr\":{\"\":{\"t\":\"dbl\",\"v\":[1]}}}", "without a name" },
+    { "{\"t\":\"dbl\",\"v\":[1],\"attr\":{\"a\":null}}", "is NULL" },
+    { "{\"t\":\"dbl\",\"v\":[1],\"attr\":{\"a\":{\"t\":\"closure\"}}}", "attribute \"a\"" },
+    { "{\"t\":\"int\",\"v\":[1,2],\"attr\":{\"dimnames\":{\"t\":\"list\",\"v\":[null]}}}",
+      "without \"dim\"" },
+    { "{\"t\":\"int\",\"v\":[1,2],\"dim\":[2],\"attr\":{\"dimnames\":{\"t\":\"list\","
+      "\"v\":[{\"t\":\"chr\",\"v\":[\"a\"]}]}}}", "as many strings as the dimension" },
+    { "{\"t\":\"int\",\"v\":[1,2],\"dim\":[2],\"attr\":{\"dimnames\":{\"t\":\"chr\",\"v\":[\"a\"]}}}",
+      "one entry per dimension" },
+    { "{\"t\":\"df\",\"n\":[\"a\"],\"nrow\":1,\"v\":[{\"t\":\"int\",\"v\":[1]}],\"rownames\":[\"x\",1]}",
+      "all strings or all integers" },
+    { NULL, NULL },
+  };
+  securer_err_t err = NULL;
+  for (const char **g = good; *g; g++)
+    {
+      json_t *j = load (*g);
+      cr_assert_eq (securer_value_validate (j, &err), 0, "%s: %s", *g, err ? securer_error_message (err) : "");
+      json_decref (j);
+    }
+  for (size_t i = 0; bad[i].value; i++)
+    {
+      json_t *j = load (bad[i].value);
+      cr_assert_eq (securer_value_validate (j, &err), -1, "accepted %s", bad[i].value);
+      cr_assert_eq (securer_error_errno (err), EINVAL);
+      cr_assert (strstr (securer_error_message (err), bad[i].message) != NULL, "%s: %s", bad[i].value,
+                 securer_error_message (err));
+      securer_error_free (&err);
+      json_decref (j);
+    }
+}
+
+/* Hostile shapes: a chain of attributes nested past the depth limit, and
+ * more attributes than allowed, are refused (no deep recursion, no crash). */
+Test (value, hostile_attributes)
+{
+  json_t *v = json_pack ("{s:s, s:[i]}", "t", "int", "v", 1);
+  for (int i = 0; i < 10000; i++)
+    v = json_pack ("{s:s, s:[i], s:{s:o}}", "t", "int", "v", 1, "attr", "a", v);
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_value_validate (v, &err), -1);
+  cr_assert (strstr (securer_error_message (err), "deeper than 64") != NULL, "%s", securer_error_message (err));
+  securer_error_free (&err);
+  json_decref (v);
+
+  json_t *attr = json_object ();
+  for (int i = 0; i < 65; i++)
+    {
+      char name[16];
+      snprintf (name, sizeof name, "a%d", i);
+      json_object_set_new (attr, name, json_pack ("{s:s, s:[i]}", "t", "int", "v", i));
+    }
+  v = json_pack ("{s:s, s:[], s:o}", "t", "dbl", "v", "attr", attr);
+  cr_assert_eq (securer_value_validate (v, &err), -1);
+  cr_assert (strstr (securer_error_message (err), "65 attributes, at most 64") != NULL, "%s",
+             securer_error_message (err));
+  securer_error_free (&err);
+  json_object_del (json_object_get (v, "attr"), "a0");
+  cr_assert_eq (securer_value_validate (v, &err), 0, "%s", err ? securer_error_message (err) : "");
+  json_decref (v);
+}
+
 static void
 expect_plain (const char *tagged, const char *plain)
 {
@@ -194,6 +284,11 @@ Test (value, to_plain)
                 "{\"t\":\"chr\",\"v\":[\"x\",null]}]}",
                 "[{\"a\":1,\"b\":\"x\"},{\"a\":2,\"b\":null}]");
   expect_plain ("null", "null");
+  /* Classes and attributes have no place in plain JSON: the data alone. */
+  expect_plain ("{\"t\":\"dbl\",\"v\":[90],\"class\":[\"difftime\"],\"attr\":{\"units\":{\"t\":\"chr\","
+                "\"v\":[\"mins\"]}}}", "90");
+  expect_plain ("{\"t\":\"list\",\"v\":[{\"t\":\"dbl\",\"v\":[1.5]}],\"n\":[\"coefficients\"],"
+                "\"class\":[\"lm\"]}", "{\"coefficients\":1.5}");
 }
 
 /* A data frame's "nrow" is only believed as far as its columns carry the

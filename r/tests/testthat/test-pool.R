@@ -22,3 +22,11 @@ test_that("a pool whose sessions are all busy fails at once with acquire_timeout
   on.exit(pool$close())
   expect_error(pool$execute("inner()"), "All sessions are busy")
 })
+
+test_that("a pool with sandbox = FALSE runs its sessions without the sandbox and says so", {
+  skip_if_no_securer()
+  pool <- SecureSessionPool$new(size = 1, sandbox = FALSE)
+  on.exit(pool$close())
+  expect_match(format(pool), "sandbox: NONE", fixed = TRUE)
+  expect_identical(pool$execute("Sys.readlink('/proc/self/ns/pid')"), Sys.readlink("/proc/self/ns/pid"))
+})

@@ -60,6 +60,7 @@ test_that("a timeout kills the execution and the session recovers", {
   expect_error(s$execute("Sys.sleep(60)", timeout = 1), "Execution timed out after 1 second$")
   expect_true(s$is_alive())
   expect_identical(s$execute("1 + 1"), 2)
+  expect_identical(s$execute("Sys.sleep(1.5); 3", timeout = NULL), 3)
 })
 
 test_that("restart, close and max_executions", {
@@ -175,4 +176,99 @@ test_that("an interrupt of the host R restarts the session and says so", {
   expect_match(out, "caught: Execution interrupted: the session was restarted")
   expect_match(out, "exists: FALSE")
   expect_identical(p$get_exit_status(), 0L, info = err)
+})
+
+test_that("sandbox = FALSE runs without the OS sandbox, under limits, and says so", {
+  skip_if_no_securer()
+  probe <- "c(pid = Sys.readlink('/proc/self/ns/pid'), net = Sys.readlink('/proc/self/ns/net'),
+             nofile = gsub(' +', ' ', grep('^Max open files', readLines('/proc/self/limits'), value = TRUE)))"
+  host <- c(pid = Sys.readlink("/proc/self/ns/pid"), net = Sys.readlink("/proc/self/ns/net"))
+  s <- SecureSession$new(sandbox = FALSE, limits = list(nofile = 200))
+  on.exit(s$close())
+  expect_match(format(s), "sandbox: NONE (sandbox = FALSE", fixed = TRUE)
+  inside <- s$execute(probe)
+  expect_identical(inside[["pid"]], host[["pid"]])
+  expect_identical(inside[["net"]], host[["net"]])
+  expect_identical(inside[["nofile"]], "Max open files 200 200 files ")
+  sandboxed <- SecureSession$new()
+  on.exit(sandboxed$close(), add = TRUE)
+  expect_match(format(sandboxed), "sandbox: policy 'r'", fixed = TRUE)
+  expect_false(sandboxed$execute(probe)[["pid"]] == host[["pid"]])
+  expect_error(SecureSession$new(sandbox = NA), "sandbox must be")
+})
+
+test_that("as_ellmer_tool needs ellmer and says so", {
+  if (requireNamespace(securer:::ellmer_pkg, quietly = TRUE)) skip("ellmer is installed: the error for its absence cannot be shown")
+  expect_error(as_ellmer_tool(), "needs the ellmer package, which is not installed")
+})
+
+test_that("as_ellmer_tool gives an ellmer tool named execute_r_code", {
+  skip_if_no_securer()
+  if (!requireNamespace(securer:::ellmer_pkg, quietly = TRUE)) skip("ellmer is not installed (it is not packaged in Debian)")
+  tool <- as_ellmer_tool(tools = list(add_tool()))
+  expect_identical(tool@name, "execute_r_code")
+  expect_match(tool("x <- add(2, 3); x * 10"), "50")
+})
+
+test_that("the code tool runs code in one session, keeps state and lists the tools", {
+  skip_if_no_securer()
+  parts <- securer:::ellmer_tool_parts(NULL, list(add_tool()), TRUE, NULL, 30)
+  expect_match(parts$description, "- add(a, b): Add two numbers", fixed = TRUE)
+  expect_match(parts$description, "sandboxed R session", fixed = TRUE)
+  expect_identical(parts$fun("x <- add(2, 3); cat('sum is', x, '\\n'); x * 10"), "sum is 5 \n[1] 50")
+  expect_identical(parts$fun("x"), "[1] 5")
+  expect_identical(parts$fun("invisible(1)"), "(no output)")
+  expect_error(parts$fun("stop('model made a mistake')"), "model made a mistake")
+  s <- SecureSession$new(sandbox = FALSE)
+  on.exit(s$close())
+  expect_match(securer:::ellmer_tool_parts(s, list(), TRUE, NULL, 30)$description, "NOT sandboxed", fixed = TRUE)
+  expect_error(securer:::ellmer_tool_parts("no", list(), TRUE, NULL, 30), "must be a SecureSession")
+})
+
+test_that("the native pipe operations behave as processx's exported ones", {
+  native <- securer:::pipe_ops_native()
+  public <- securer:::pipe_ops_public
+  for (ops in list(native, public)) {
+    p <- processx::process$new("cat", stdin = "|", stdout = "|")
+    ic <- p$get_input_connection()
+    oc <- p$get_output_connection()
+    expect_identical(ops$poll(list(oc), 0L), 3L)
+    expect_identical(ops$read_lines(oc), character())
+    expect_identical(length(ops$write(ic, charToRaw("one\ntwo\n"))), 0L)
+    lines <- character()
+    while (length(lines) < 2L) {
+      expect_identical(ops$poll(list(oc), 5000L), 2L)
+      lines <- c(lines, ops$read_lines(oc))
+    }
+    expect_identical(lines, c("one", "two"))
+    expect_false(ops$at_eof(oc))
+    close(ic)
+    while (!ops$at_eof(oc)) {
+      ops$poll(list(oc), 5000L)
+      ops$read_lines(oc)
+    }
+    expect_true(ops$at_eof(oc))
+    p$kill()
+  }
+})
+
+test_that("a session whose serve process died says it is not running", {
+  skip_if_no_securer()
+  s <- SecureSession$new()
+  on.exit(s$close())
+  tools::pskill(s$.__enclos_env__$private$serve$pid(), tools::SIGKILL)
+  Sys.sleep(0.2)
+  expect_error(s$execute("1"), "Session is not running.", fixed = TRUE)
+  expect_false(s$is_alive())
+})
+
+test_that("a policy file of one's own builds on the shipped one with include \"r\"", {
+  skip_if_no_securer()
+  policy <- tempfile(fileext = ".policy")
+  writeLines(c('include "r"', "limit nofile 200"), policy)
+  s <- SecureSession$new(sandbox = policy)
+  on.exit(s$close())
+  limits <- s$execute("readLines('/proc/self/limits')")
+  expect_match(grep("^Max open files", limits, value = TRUE), "^Max open files +200 +200 ")
+  expect_error(s$execute("readLines(url('http://example.com'))"))
 })

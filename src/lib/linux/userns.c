@@ -58,7 +58,9 @@ securer_userns_plan (const struct securer_policy *p, struct id_plan *plan, struc
   uid_t euid = geteuid ();
   gid_t egid = getegid ();
   plan->privileged = euid == 0;
-  if ((p->namespaces & SECURER_NS_USER) && (needs_pool (p->host_uid, euid) || needs_pool (p->host_gid, euid)))
+  /* Without a user namespace too: its ids are then the host ids the
+   * payload runs as, so a root caller's payload is still never host root. */
+  if (needs_pool (p->host_uid, euid) || needs_pool (p->host_gid, euid))
     {
       if (euid != 0)
         return securer_error_set (err, EPERM, "host=pool: only a root caller can give each sandbox a "

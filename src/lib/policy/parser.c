@@ -361,10 +361,15 @@ read_include (const char *base_file, const char *name, char **path_out, char **b
     }
   securer_error_free (&e);
   char *searched = path;
-  for (const char *const *d = securer_data_dirs (); *d != NULL; d++)
+  /* A bare name ("r", "minimal") also names a shipped policy, as it does
+   * for --policy: policies/NAME.policy, after policies/NAME. */
+  bool bare = strchr (name, '/') == NULL && strchr (name, '.') == NULL;
+  const char *const *d = securer_data_dirs ();
+  /* Each directory in turn: NAME, then (bare names) NAME.policy. */
+  for (int shipped = 0; *d != NULL; shipped = bare && !shipped, d += !shipped)
     {
       char *cand = NULL;
-      if (asprintf (&cand, "%s/policies/%s", *d, name) < 0)
+      if (asprintf (&cand, shipped ? "%s/policies/%s.policy" : "%s/policies/%s", *d, name) < 0)
         break;
       if (policy_read_file (cand, buf, len, &e) == 0)
         {

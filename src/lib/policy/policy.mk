@@ -19,6 +19,7 @@ nobase_dist_pkgdata_DATA += \
 	policies/minimal.policy \
 	policies/r.policy \
 	policies/r-server.policy \
+	policies/r-unsandboxed.policy \
 	policies/base/fs-system.policy \
 	policies/base/fs-r.policy \
 	policies/base/isolation.policy \

@@ -16,6 +16,8 @@
 #define SECURER_DEFAULT_TIMEOUT_MS 30000u
 #define SECURER_DEFAULT_MAX_CODE 100000u
 #define SECURER_VALUE_MAX_DEPTH 64
+/* Attributes (and classes) one value may carry. */
+#define SECURER_VALUE_MAX_ATTRS 64
 /* Largest result object `securer exec --json` prints and `securer serve`
  * sends, unless told otherwise. */
 #define SECURER_DEFAULT_MAX_REPLY (16u * 1024u * 1024u)

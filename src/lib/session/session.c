@@ -1045,7 +1045,7 @@ arm_timer (struct securer_session *s, uint64_t ms)
 {
   struct itimerspec its = { { 0, 0 }, { (time_t) (ms / 1000), (long) (ms % 1000) * 1000000L } };
   if (ms == UINT64_MAX)
-    its.it_value.tv_sec = 0;  /* no timeout: disarmed */
+    its.it_value = (struct timespec){ 0, 0 };  /* no timeout: disarmed (both fields zero) */
   else if (ms == 0)
     its.it_value.tv_nsec = 1;
   timerfd_settime (s->timer_fd, 0, &its, NULL);

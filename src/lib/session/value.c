@@ -106,6 +106,23 @@ key_allowed (const char *key, const char *const *allowed)
 
 static int validate (const json_t *v, int depth, securer_err_t *err);
 
+/* Row names that are not 1..nrow: all strings, or all integers (what R
+ * keeps after subsetting rows, df[c(2, 5), ]). */
+static int
+check_rownames (const json_t *rn, securer_err_t *err)
+{
+  if (check_strings (rn, false, "df: row names", NULL) == 0)
+    return 0;
+  if (!json_is_array (rn))
+    return securer_error_set (err, EINVAL, "df: row names must be an array");
+  size_t i;
+  const json_t *e;
+  json_array_foreach (rn, i, e)
+    if (!is_int32 (e))
+      return securer_error_set (err, EINVAL, "df: row names must be all strings or all integers");
+  return 0;
+}
+
 static int
 check_common (const json_t *v, size_t length, const char *const *allowed, const char *what,
               securer_err_t *err)
@@ -142,9 +159,115 @@ check_common (const json_t *v, size_t length, const char *const *allowed, const 
       if (prod != length)
         return securer_error_set (err, EINVAL, "%s: \"dim\" does not match the length", what);
     }
+  return 0;
+}
+
+static bool
+has_string (const json_t *arr, const char *s)
+{
+  size_t i;
+  const json_t *e;
+  json_array_foreach (arr, i, e)
+    if (strcmp (json_string_value (e), s) == 0)
+      return true;
+  return false;
+}
+
+/* "class" is applied on the host, so it must agree with the tag: R's
+ * methods for factors and data frames trust the layout those classes
+ * imply, and a "factor" that is really a double is no factor. */
+static int
+check_class (const json_t *v, enum vkind k, const char *what, securer_err_t *err)
+{
   const json_t *cls = json_object_get (v, "class");
-  if (cls != NULL && check_strings (cls, false, "class", err) < 0)
-    return -1;
+  if (cls == NULL)
+    return 0;
+  if (check_strings (cls, false, "class", err) < 0)
+    return securer_error_prefix (err, "%s", what);
+  if (json_array_size (cls) == 0)
+    return securer_error_set (err, EINVAL, "%s: \"class\" may not be empty", what);
+  if (json_array_size (cls) > SECURER_VALUE_MAX_ATTRS)
+    return securer_error_set (err, EINVAL, "%s: more than %d classes", what, SECURER_VALUE_MAX_ATTRS);
+  if (k == K_OTHER)
+    return 0;  /* informational: nothing is built from it */
+  if ((k == K_FCT) != has_string (cls, "factor"))
+    return securer_error_set (err, EINVAL, "%s: class \"factor\" belongs to the fct tag alone", what);
+  if ((k == K_DF) != has_string (cls, "data.frame"))
+    return securer_error_set (err, EINVAL, "%s: class \"data.frame\" belongs to the df tag alone", what);
+  return 0;
+}
+
+/* Attributes with keys of their own ("n", "dim", "class", and the tag's
+ * "levels", "tz", "rownames") may not come again in "attr": one value,
+ * one way to say each thing. */
+static bool
+attr_reserved (const json_t *v, const char *name, enum vkind k)
+{
+  static const char *const always[] = { "names", "dim", "class", NULL };
+  if (key_allowed (name, always))
+    return true;
+  /* A time zone that is not one string (POSIXlt's three) travels in
+   * "attr"; "tz" holds the usual single one. */
+  bool tz = json_object_get (v, "tz") != NULL;
+  return (k == K_FCT && strcmp (name, "levels") == 0) || (k == K_TIME && tz && strcmp (name, "tzone") == 0)
+         || (k == K_DF && strcmp (name, "row.names") == 0);
+}
+
+/* dimnames: a list with one entry per dimension, each NULL or a
+ * character vector as long as its dimension (R refuses anything else). */
+static int
+check_dimnames (const json_t *v, const json_t *dn, const char *what, securer_err_t *err)
+{
+  const json_t *dim = json_object_get (v, "dim");
+  if (dim == NULL)
+    return securer_error_set (err, EINVAL, "%s: \"dimnames\" without \"dim\"", what);
+  if (kind_of (dn) != K_LIST || json_array_size (json_object_get (dn, "v")) != json_array_size (dim)
+      || json_object_get (dn, "attr") != NULL || json_object_get (dn, "class") != NULL
+      || json_object_get (dn, "dim") != NULL)
+    return securer_error_set (err, EINVAL, "%s: \"dimnames\" must be a plain list with one entry per dimension",
+                              what);
+  size_t i;
+  const json_t *e;
+  json_array_foreach (json_object_get (dn, "v"), i, e)
+  {
+    if (json_is_null (e))
+      continue;
+    if (kind_of (e) != K_CHR || json_object_size (e) != 2
+        || json_array_size (json_object_get (e, "v")) != (size_t) json_integer_value (json_array_get (dim, i)))
+      return securer_error_set (err, EINVAL, "%s: dimnames %zu must be NULL or as many strings as the dimension",
+                                what, i + 1);
+  }
+  return 0;
+}
+
+static int
+check_attrs (const json_t *v, enum vkind k, int depth, const char *what, securer_err_t *err)
+{
+  const json_t *attr = json_object_get (v, "attr");
+  if (attr == NULL)
+    return 0;
+  if (!json_is_object (attr))
+    return securer_error_set (err, EINVAL, "%s: \"attr\" must be an object", what);
+  if (json_object_size (attr) > SECURER_VALUE_MAX_ATTRS)
+    return securer_error_set (err, EINVAL, "%s: %zu attributes, at most %d", what, json_object_size (attr),
+                              SECURER_VALUE_MAX_ATTRS);
+  const char *name;
+  const json_t *a;
+  json_object_foreach ((json_t *) attr, name, a)
+  {
+    if (name[0] == '\0')
+      return securer_error_set (err, EINVAL, "%s: an attribute without a name", what);
+    if (attr_reserved (v, name, k))
+      return securer_error_set (err, EINVAL, "%s: attribute \"%s\" must be given by its own key, not in \"attr\"",
+                                what, name);
+    if (json_is_null (a))
+      return securer_error_set (err, EINVAL, "%s: attribute \"%s\" is NULL (R has no such attribute)", what,
+                                name);
+    if (validate (a, depth + 1, err) < 0)
+      return securer_error_prefix (err, "%s: attribute \"%s\"", what, name);
+    if (strcmp (name, "dimnames") == 0 && check_dimnames (v, a, what, err) < 0)
+      return -1;
+  }
   return 0;
 }
 
@@ -162,12 +285,14 @@ validate (const json_t *v, int depth, securer_err_t *err)
   if (k == K_NONE)
     return securer_error_set (err, EINVAL, "value has no known \"t\" tag");
   const json_t *arr = json_object_get (v, "v");
-  static const char *const vec_keys[] = { "t", "v", "n", "dim", "class", NULL };
-  static const char *const fct_keys[] = { "t", "v", "n", "dim", "class", "levels", NULL };
-  static const char *const time_keys[] = { "t", "v", "n", "dim", "class", "tz", NULL };
-  static const char *const df_keys[] = { "t", "v", "n", "nrow", "rownames", NULL };
+  static const char *const vec_keys[] = { "t", "v", "n", "dim", "class", "attr", NULL };
+  static const char *const fct_keys[] = { "t", "v", "n", "dim", "class", "attr", "levels", NULL };
+  static const char *const time_keys[] = { "t", "v", "n", "dim", "class", "attr", "tz", NULL };
+  static const char *const df_keys[] = { "t", "v", "n", "nrow", "rownames", "class", "attr", NULL };
   static const char *const other_keys[] = { "t", "class", "text", NULL };
   const char *what = tags[k];
+  if (check_class (v, k, what, err) < 0 || check_attrs (v, k, depth, what, err) < 0)
+    return -1;
   switch (k)
     {
     case K_LGL: case K_INT: case K_DBL: case K_CHR: case K_DATE:
@@ -220,7 +345,7 @@ validate (const json_t *v, int depth, securer_err_t *err)
         if (json_object_get (v, "n") == NULL)
           return securer_error_set (err, EINVAL, "df: column names \"n\" are required");
         const json_t *rn = json_object_get (v, "rownames");
-        if (rn != NULL && (check_strings (rn, false, "row names", err) < 0))
+        if (rn != NULL && check_rownames (rn, err) < 0)
           return -1;
         if (rn != NULL && json_array_size (rn) != (size_t) json_integer_value (nrow))
           return securer_error_set (err, EINVAL, "df: row names do not match nrow");

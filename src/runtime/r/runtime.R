@@ -75,12 +75,37 @@ function(inc) {
     s[is.na(x)] <- "null"
     jarr(s)
   }
-  extras <- function(x) {
+  # Attributes with a key of their own, by tag; every other attribute
+  # travels in "attr" (docs/protocol.md, "Values").
+  own_attrs <- list(fct = c("names", "dim", "class", "levels"),
+                    time = c("names", "dim", "class", "tzone"),
+                    df = c("names", "class", "row.names"))
+  plain_own <- c("names", "dim", "class")
+  default_class <- list(fct = "factor", date = "Date", time = c("POSIXct", "POSIXt"),
+                        df = "data.frame")
+  extras <- function(x, tag, depth) {
+    a <- attributes(x)
+    if (is.null(a)) return("")
     e <- ""
-    nm <- names(x)
-    if (!is.null(nm)) e <- paste0(e, ",\"n\":", jchr(nm))
-    d <- dim(x)
-    if (!is.null(d)) e <- paste0(e, ",\"dim\":", jint(d))
+    # [[ ]], not $: `a$dim` would partially match "dimnames".
+    nm <- a[["names"]]
+    if (!is.null(nm) && tag != "df") e <- paste0(e, ",\"n\":", jchr(nm))
+    d <- a[["dim"]]
+    if (!is.null(d) && tag != "df") e <- paste0(e, ",\"dim\":", jint(d))
+    cls <- a[["class"]]
+    if (!is.null(cls) && !identical(cls, default_class[[tag]]))
+      e <- paste0(e, ",\"class\":", jchr(cls))
+    own <- own_attrs[[tag]]
+    if (is.null(own)) own <- plain_own
+    if (tag == "time" && length(a[["tzone"]]) != 1L) own <- plain_own
+    rest <- a[!(names(a) %in% own)]
+    if (length(rest)) {
+      if (length(rest) > 64L)
+        stop(sprintf("a value with %d attributes cannot be transferred (at most 64)", length(rest)),
+             call. = FALSE)
+      parts <- vapply(rest, enc, "", depth + 1L, USE.NAMES = FALSE)
+      e <- paste0(e, ",\"attr\":{", paste0(jstr(names(rest)), ":", parts, collapse = ","), "}")
+    }
     e
   }
   other <- function(x) {
@@ -92,43 +117,44 @@ function(inc) {
   enc <- function(x, depth = 0L) {
     if (depth > 64L) stop("value nested too deeply to transfer (over 64 levels)", call. = FALSE)
     if (is.null(x)) return("null")
-    if (is.data.frame(x)) {
-      cols <- vapply(x, enc, "", depth + 1L, USE.NAMES = FALSE)
-      rn <- attr(x, "row.names")
-      rns <- if (is.character(rn)) paste0(",\"rownames\":", jchr(rn)) else ""
-      return(paste0("{\"t\":\"df\",\"n\":", jchr(names(x)), ",\"nrow\":", nrow(x),
-                    rns, ",\"v\":", jarr(cols), "}"))
-    }
-    if (is.factor(x))
-      return(paste0("{\"t\":\"fct\",\"v\":", jint(unclass(x)), ",\"levels\":",
-                    jchr(levels(x)), extras(x), "}"))
-    if (inherits(x, "Date") && is.numeric(unclass(x)))
-      return(paste0("{\"t\":\"date\",\"v\":", jdbl(unclass(x)), extras(x), "}"))
-    if (inherits(x, "POSIXct") && is.numeric(unclass(x))) {
-      tz <- attr(x, "tzone")
-      tz <- if (is.character(tz) && length(tz)) tz[[1]] else ""
-      return(paste0("{\"t\":\"time\",\"v\":", jdbl(unclass(x)), ",\"tz\":", jstr(tz), extras(x), "}"))
-    }
-    if (is.list(x) && !is.object(x) || identical(class(x), "list")) {
-      parts <- vapply(x, enc, "", depth + 1L, USE.NAMES = FALSE)
-      return(paste0("{\"t\":\"list\",\"v\":", jarr(parts), extras(x), "}"))
-    }
-    if (is.list(x)) {
-      # S3 objects built on lists (lm, htest, ...): their data, plus the
-      # class for information; decoding gives back a plain list.
-      parts <- vapply(unclass(x), enc, "", depth + 1L, USE.NAMES = FALSE)
-      return(paste0("{\"t\":\"list\",\"v\":", jarr(parts), extras(x),
-                    ",\"class\":", jchr(class(x)), "}"))
-    }
-    v <- switch(typeof(x),
-                logical = c("lgl", jlgl(x)),
-                integer = c("int", jint(x)),
-                double = c("dbl", jdbl(x)),
-                character = c("chr", jchr(x)),
-                NULL)
-    if (is.null(v) || isS4(x)) return(other(x))
-    cls <- if (is.object(x)) paste0(",\"class\":", jchr(class(x))) else ""
-    paste0("{\"t\":\"", v[[1]], "\",\"v\":", v[[2]], extras(x), cls, "}")
+    if (isS4(x)) return(other(x))
+    ty <- typeof(x)
+    obj <- is.object(x)
+    tag <- switch(ty,
+      logical = "lgl",
+      integer = if (obj && inherits(x, "factor")) "fct" else "int",
+      double = if (!obj) "dbl" else if (inherits(x, "Date")) "date" else
+        if (inherits(x, "POSIXct")) "time" else "dbl",
+      character = "chr",
+      list = if (obj && inherits(x, "data.frame")) "df" else "list",
+      NULL)
+    # The host refuses a factor or data frame class on another layout.
+    if (is.null(tag) || obj && (tag != "fct" && inherits(x, "factor") ||
+                                tag != "df" && inherits(x, "data.frame")))
+      return(other(x))
+    body <- switch(tag,
+      lgl = jlgl(unclass(x)),
+      int = jint(unclass(x)),
+      dbl = jdbl(unclass(x)),
+      chr = jchr(unclass(x)),
+      fct = paste0(jint(unclass(x)), ",\"levels\":", jchr(attr(x, "levels"))),
+      date = jdbl(unclass(x)),
+      time = {
+        tz <- attr(x, "tzone")
+        if (length(tz) == 1L) paste0(jdbl(unclass(x)), ",\"tz\":", jstr(tz)) else jdbl(unclass(x))
+      },
+      list = jarr(vapply(unclass(x), enc, "", depth + 1L, USE.NAMES = FALSE)),
+      df = {
+        # Row names other than the automatic 1..n: strings, or integers
+        # (what subsetting rows leaves).
+        r <- attr(x, "row.names")
+        rn <- if (.row_names_info(x, 1L) < 0L || !length(r) && !is.character(r)) "" else
+          paste0(",\"rownames\":", if (is.character(r)) jchr(r) else jint(r))
+        return(paste0("{\"t\":\"df\",\"n\":", jchr(names(x)), ",\"nrow\":", .row_names_info(x, 2L), rn,
+                      ",\"v\":", jarr(vapply(unclass(x), enc, "", depth + 1L, USE.NAMES = FALSE)),
+                      extras(x, tag, depth), "}"))
+      })
+    paste0("{\"t\":\"", tag, "\",\"v\":", body, extras(x, tag, depth), "}")
   }
 
   # ---- decoding JSON -> R ---------------------------------------------------
@@ -152,35 +178,44 @@ function(inc) {
     r
   }
   chr_vec <- function(v) vec(v, NA_character_, as.character)
+  # Names, dim, "attr" (dim before dimnames), then the class; a value
+  # from the host needs no checks beyond R's own.
   attrs <- function(x, j) {
-    if (!is.null(j$n)) names(x) <- chr_vec(j$n)
-    if (!is.null(j$dim)) dim(x) <- vec(j$dim, NA_integer_, as.integer)
+    if (!is.null(j[["n"]])) names(x) <- chr_vec(j[["n"]])
+    if (!is.null(j[["dim"]])) dim(x) <- vec(j[["dim"]], NA_integer_, as.integer)
+    a <- j[["attr"]]
+    for (k in names(a)) attr(x, k) <- dec(a[[k]])
+    if (!is.null(j[["class"]])) class(x) <- chr_vec(j[["class"]])
     x
   }
   dec <- function(j) {
     if (is.null(j)) return(NULL)
-    if (!is.list(j) || !is.character(j$t)) stop("malformed value from host", call. = FALSE)
-    v <- j$v
-    switch(j$t,
+    t <- j[["t"]]
+    if (!is.list(j) || !is.character(t)) stop("malformed value from host", call. = FALSE)
+    v <- j[["v"]]
+    switch(t,
       lgl = attrs(vec(v, NA, as.logical), j),
       int = attrs(vec(v, NA_integer_, as.integer), j),
       dbl = attrs(dbl_vec(v), j),
       chr = attrs(chr_vec(v), j),
-      fct = attrs(factor(chr_vec(j$levels)[vec(v, NA_integer_, as.integer)],
-                         levels = chr_vec(j$levels)), j),
+      fct = attrs(structure(vec(v, NA_integer_, as.integer), levels = chr_vec(j[["levels"]]),
+                            class = "factor"), j),
       date = attrs(structure(dbl_vec(v), class = "Date"), j),
-      time = attrs(structure(dbl_vec(v), class = c("POSIXct", "POSIXt"),
-                             tzone = if (is.null(j$tz)) "" else j$tz), j),
+      time = {
+        x <- structure(dbl_vec(v), class = c("POSIXct", "POSIXt"))
+        if (!is.null(j[["tz"]])) attr(x, "tzone") <- j[["tz"]]
+        attrs(x, j)
+      },
       list = attrs(lapply(v, dec), j),
       df = {
-        cols <- lapply(v, dec)
-        names(cols) <- chr_vec(j$n)
-        rn <- if (!is.null(j$rownames)) chr_vec(j$rownames) else
-          .set_row_names(as.integer(if (is.null(j$nrow)) 0L else j$nrow))
-        structure(cols, class = "data.frame", row.names = rn)
+        rn <- j[["rownames"]]
+        rn <- if (is.null(rn)) .set_row_names(as.integer(j[["nrow"]])) else
+          if (length(rn) && is.numeric(rn[[1L]])) vec(rn, NA_integer_, as.integer) else chr_vec(rn)
+        x <- structure(lapply(v, dec), names = chr_vec(j[["n"]]), row.names = rn, class = "data.frame")
+        attrs(x, j[setdiff(names(j), "n")])
       },
-      other = structure(list(), class = "securer_unsupported", text = j$text),
-      stop("unknown value type '", j$t, "' from host", call. = FALSE))
+      other = structure(list(), class = "securer_unsupported", text = j[["text"]]),
+      stop("unknown value type '", t, "' from host", call. = FALSE))
   }
 
   # ---- tools ----------------------------------------------------------------
