@@ -94,13 +94,24 @@ usage_error (const char *cmd, const char *fmt, ...)
 }
 
 /* ---- option parsing: runc's "--name value", "--name=value", short forms ---- */
+struct optlist {
+  const char *v[64];
+  size_t n;
+};
+
 struct opt {
   const char *name;    /* long name without "--" */
   char short_name;     /* 0: none */
   bool has_arg;
   const char **value;  /* has_arg */
   bool *flag;          /* !has_arg */
+  struct optlist *list;  /* has_arg, may repeat: every value kept */
 };
+
+#define OPT_ARG(n, c, p) { n, c, true, p, NULL, NULL }
+#define OPT_FLAG(n, c, p) { n, c, false, NULL, p, NULL }
+#define OPT_LIST(n, c, p) { n, c, true, NULL, NULL, p }
+#define OPT_END { NULL, 0, false, NULL, NULL, NULL }
 
 /* Parses options of cmd from argv[*i...]; stops at the first non-option
  * (or after "--").  Unknown options are errors naming them. */
@@ -143,7 +154,12 @@ parse_opts (const char *cmd, int argc, char **argv, int *i, const struct opt *op
                 return usage_error (cmd, "option %s needs a value", a);
               val = argv[++(*i)];
             }
-          *o->value = val;
+          if (o->list && o->list->n < sizeof o->list->v / sizeof o->list->v[0])
+            o->list->v[o->list->n++] = val;
+          else if (o->list)
+            return usage_error (cmd, "option %s given too many times", a);
+          else
+            *o->value = val;
         }
       else
         {
@@ -353,10 +369,10 @@ cmd_create (int argc, char **argv)
 {
   struct create_args a = { 0 };
   const struct opt opts[] = {
-    { "bundle", 'b', true, &a.bundle, NULL }, { "pid-file", 0, true, &a.pid_file, NULL },
-    { "console-socket", 0, true, &a.console_socket, NULL },
-    { "preserve-fds", 0, true, &a.preserve_fds, NULL }, { "no-pivot", 0, false, NULL, &a.no_pivot },
-    { "no-new-keyring", 0, false, NULL, &a.no_new_keyring }, { NULL, 0, false, NULL, NULL },
+    OPT_ARG ("bundle", 'b', &a.bundle), OPT_ARG ("pid-file", 0, &a.pid_file),
+    OPT_ARG ("console-socket", 0, &a.console_socket),
+    OPT_ARG ("preserve-fds", 0, &a.preserve_fds), OPT_FLAG ("no-pivot", 0, &a.no_pivot),
+    OPT_FLAG ("no-new-keyring", 0, &a.no_new_keyring), OPT_END,
   };
   int i = 1;
   if (parse_opts ("create", argc, argv, &i, opts) != 0)
@@ -432,7 +448,7 @@ do_start (struct oci_state *st, securer_err_t *err)
 static int
 cmd_start (int argc, char **argv)
 {
-  const struct opt opts[] = { { NULL, 0, false, NULL, NULL } };
+  const struct opt opts[] = { OPT_END };
   int i = 1;
   if (parse_opts ("start", argc, argv, &i, opts) != 0)
     return 1;
@@ -497,8 +513,8 @@ cmd_kill (int argc, char **argv)
 {
   bool all = false;
   const char *pid = NULL;
-  const struct opt opts[] = { { "all", 'a', false, NULL, &all }, { "pid", 'p', true, &pid, NULL },
-                              { NULL, 0, false, NULL, NULL } };
+  const struct opt opts[] = { OPT_FLAG ("all", 'a', &all), OPT_ARG ("pid", 'p', &pid),
+                              OPT_END };
   int i = 1;
   if (parse_opts ("kill", argc, argv, &i, opts) != 0)
     return 1;
@@ -554,7 +570,7 @@ static int
 cmd_delete (int argc, char **argv)
 {
   bool force = false;
-  const struct opt opts[] = { { "force", 'f', false, NULL, &force }, { NULL, 0, false, NULL, NULL } };
+  const struct opt opts[] = { OPT_FLAG ("force", 'f', &force), OPT_END };
   int i = 1;
   if (parse_opts ("delete", argc, argv, &i, opts) != 0)
     return 1;
@@ -580,7 +596,7 @@ cmd_delete (int argc, char **argv)
 static int
 cmd_state (int argc, char **argv)
 {
-  const struct opt opts[] = { { NULL, 0, false, NULL, NULL } };
+  const struct opt opts[] = { OPT_END };
   int i = 1;
   if (parse_opts ("state", argc, argv, &i, opts) != 0)
     return 1;
@@ -604,8 +620,8 @@ cmd_list (int argc, char **argv)
 {
   const char *format = "table";
   bool quiet = false;
-  const struct opt opts[] = { { "format", 'f', true, &format, NULL }, { "quiet", 'q', false, NULL, &quiet },
-                              { NULL, 0, false, NULL, NULL } };
+  const struct opt opts[] = { OPT_ARG ("format", 'f', &format), OPT_FLAG ("quiet", 'q', &quiet),
+                              OPT_END };
   int i = 1;
   if (parse_opts ("list", argc, argv, &i, opts) != 0)
     return 1;
@@ -691,11 +707,11 @@ cmd_run (int argc, char **argv)
 {
   struct create_args a = { 0 };
   const struct opt opts[] = {
-    { "bundle", 'b', true, &a.bundle, NULL }, { "pid-file", 0, true, &a.pid_file, NULL },
-    { "console-socket", 0, true, &a.console_socket, NULL },
-    { "preserve-fds", 0, true, &a.preserve_fds, NULL }, { "no-pivot", 0, false, NULL, &a.no_pivot },
-    { "no-new-keyring", 0, false, NULL, &a.no_new_keyring }, { "detach", 'd', false, NULL, &a.detach },
-    { "keep", 0, false, NULL, &a.keep }, { NULL, 0, false, NULL, NULL },
+    OPT_ARG ("bundle", 'b', &a.bundle), OPT_ARG ("pid-file", 0, &a.pid_file),
+    OPT_ARG ("console-socket", 0, &a.console_socket),
+    OPT_ARG ("preserve-fds", 0, &a.preserve_fds), OPT_FLAG ("no-pivot", 0, &a.no_pivot),
+    OPT_FLAG ("no-new-keyring", 0, &a.no_new_keyring), OPT_FLAG ("detach", 'd', &a.detach),
+    OPT_FLAG ("keep", 0, &a.keep), OPT_END,
   };
   int i = 1;
   if (parse_opts ("run", argc, argv, &i, opts) != 0)
@@ -737,40 +753,19 @@ cmd_exec (int argc, char **argv)
   const char *process = NULL, *pid_file = NULL, *console_socket = NULL, *cwd = NULL, *user = NULL;
   const char *preserve = NULL, *label = NULL, *apparmor = NULL;
   bool detach = false, tty = false, nnp = false;
-  const char *env[64];
-  size_t n_env = 0;
-  const char *env_one = NULL;
+  struct optlist env = { .n = 0 };
   const struct opt opts[] = {
-    { "process", 'p', true, &process, NULL }, { "pid-file", 0, true, &pid_file, NULL },
-    { "console-socket", 0, true, &console_socket, NULL }, { "cwd", 0, true, &cwd, NULL },
-    { "user", 'u', true, &user, NULL }, { "env", 'e', true, &env_one, NULL },
-    { "preserve-fds", 0, true, &preserve, NULL }, { "process-label", 0, true, &label, NULL },
-    { "apparmor", 0, true, &apparmor, NULL }, { "detach", 'd', false, NULL, &detach },
-    { "tty", 't', false, NULL, &tty }, { "no-new-privs", 0, false, NULL, &nnp },
-    { NULL, 0, false, NULL, NULL },
+    OPT_ARG ("process", 'p', &process), OPT_ARG ("pid-file", 0, &pid_file),
+    OPT_ARG ("console-socket", 0, &console_socket), OPT_ARG ("cwd", 0, &cwd),
+    OPT_ARG ("user", 'u', &user), OPT_LIST ("env", 'e', &env),
+    OPT_ARG ("preserve-fds", 0, &preserve), OPT_ARG ("process-label", 0, &label),
+    OPT_ARG ("apparmor", 0, &apparmor), OPT_FLAG ("detach", 'd', &detach),
+    OPT_FLAG ("tty", 't', &tty), OPT_FLAG ("no-new-privs", 0, &nnp),
+    OPT_END,
   };
   int i = 1;
-  /* --env may repeat: parse one option at a time and collect it. */
-  for (;;)
-    {
-      env_one = NULL;
-      int before = i;
-      char *sub[3] = { argv[0], NULL, NULL };
-      if (i >= argc || argv[i][0] != '-' || strcmp (argv[i], "--") == 0)
-        break;
-      int n = (i + 1 < argc && !strchr (argv[i], '=')) ? 2 : 1;
-      sub[1] = argv[i];
-      if (n == 2)
-        sub[2] = argv[i + 1];
-      int j = 1;
-      if (parse_opts ("exec", 1 + n, sub, &j, opts) != 0)
-        return 1;
-      i = before + (j - 1);
-      if (j == 1)
-        break;
-      if (env_one && n_env < sizeof env / sizeof env[0])
-        env[n_env++] = env_one;
-    }
+  if (parse_opts ("exec", argc, argv, &i, opts) != 0)
+    return 1;
   if (i < argc && strcmp (argv[i], "--") == 0)
     i++;
   if (i >= argc)
@@ -822,8 +817,8 @@ cmd_exec (int argc, char **argv)
       json_t *e = json_object_get (pj, "env");
       if (!json_is_array (e))
         json_object_set_new (pj, "env", e = json_array ());
-      for (size_t k = 0; k < n_env; k++)
-        json_array_append_new (e, json_string (env[k]));
+      for (size_t k = 0; k < env.n; k++)
+        json_array_append_new (e, json_string (env.v[k]));
       if (cwd)
         json_object_set_new (pj, "cwd", json_string (cwd));
       json_object_set_new (pj, "terminal", json_boolean (tty));
@@ -882,29 +877,33 @@ cmd_features (int argc, char **argv)
   (void) argv;
   if (argc != 1)
     return usage_error ("features", "takes no arguments");
-  json_t *j = json_pack (
-    "{s:s, s:s, s:[s,s,s,s], s:[s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s,s],"
-    " s:{s:[s,s,s,s,s,s,s], s:[], s:{s:b, s:b, s:b, s:b}, s:{s:b, s:[s,s,s,s,s,s,s,s], s:[s,s,s,s,s,s,s],"
-    " s:[s,s,s], s:[s]}, s:{s:b}, s:{s:b}, s:{s:b}}, s:{s:s, s:s, s:s}}",
-    "ociVersionMin", "1.0.0", "ociVersionMax", "1.0.2",
-    "hooks", "prestart", "createRuntime", "poststart", "poststop",
-    "mountOptions", "ro", "rw", "nosuid", "suid", "nodev", "dev", "noexec", "exec", "sync", "async",
-    "dirsync", "remount", "mand", "nomand", "atime", "noatime", "diratime", "nodiratime", "relatime",
+  static const char *const mount_opts[] = {
+    "ro", "rw", "nosuid", "suid", "nodev", "dev", "noexec", "exec", "sync", "async", "dirsync",
+    "remount", "mand", "nomand", "atime", "noatime", "diratime", "nodiratime", "relatime",
     "norelatime", "strictatime", "nostrictatime", "bind", "rbind", "private", "rprivate", "shared",
-    "rshared", "slave", "rslave", "unbindable", "runbindable", "defaults",
-    "linux",
-    "namespaces", "pid", "network", "ipc", "uts", "mount", "user", "cgroup",
-    "capabilities",
-    "cgroup", "v1", 1, "v2", 1, "systemd", 0, "systemdUser", 0,
-    "seccomp", "enabled", 1, "actions", "SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL",
-    "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY",
-    "operators", "SCMP_CMP_EQ", "SCMP_CMP_NE", "SCMP_CMP_LT", "SCMP_CMP_LE", "SCMP_CMP_GT",
-    "SCMP_CMP_GE", "SCMP_CMP_MASKED_EQ",
-    "archs", "SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32",
-    "supportedFlags", "SECCOMP_FILTER_FLAG_TSYNC",
-    "apparmor", "enabled", 0, "selinux", "enabled", 0, "intelRdt", "enabled", 0,
-    "annotations", "run.securer.policy", "a securer policy (name or path) layered on top: its seccomp filter is added and its Landlock rules applied",
-    "org.opencontainers.runc.version", "1.1.5", "run.securer.version", securer_version ());
+    "rshared", "slave", "rslave", "unbindable", "runbindable", "defaults", NULL,
+  };
+  json_t *mo = json_array ();
+  for (size_t k = 0; mount_opts[k]; k++)
+    json_array_append_new (mo, json_string (mount_opts[k]));
+  json_t *seccomp = json_pack (
+    "{s:b, s:[s,s,s,s,s,s,s,s], s:[s,s,s,s,s,s,s], s:[s,s,s], s:[s]}", "enabled", 1, "actions",
+    "SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
+    "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY", "operators",
+    "SCMP_CMP_EQ", "SCMP_CMP_NE", "SCMP_CMP_LT", "SCMP_CMP_LE", "SCMP_CMP_GT", "SCMP_CMP_GE",
+    "SCMP_CMP_MASKED_EQ", "archs", "SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32",
+    "supportedFlags", "SECCOMP_FILTER_FLAG_TSYNC");
+  json_t *lx = json_pack ("{s:[s,s,s,s,s,s,s], s:[], s:{s:b, s:b, s:b, s:b}, s:o, s:{s:b}, s:{s:b},"
+                          " s:{s:b}}",
+                          "namespaces", "pid", "network", "ipc", "uts", "mount", "user", "cgroup",
+                          "capabilities", "cgroup", "v1", 1, "v2", 1, "systemd", 0, "systemdUser", 0,
+                          "seccomp", seccomp, "apparmor", "enabled", 0, "selinux", "enabled", 0,
+                          "intelRdt", "enabled", 0);
+  json_t *j = json_pack ("{s:s, s:s, s:[s,s,s,s], s:o, s:o, s:{s:s, s:s}}", "ociVersionMin", "1.0.0",
+                         "ociVersionMax", "1.0.2", "hooks", "prestart", "createRuntime", "poststart",
+                         "poststop", "mountOptions", mo, "linux", lx, "annotations",
+                         "run.securer.version", securer_version (), "run.securer.policy",
+                         "a securer policy (name or path) layered on top (docs/oci.md)");
   /* The capability list is the kernel's, not a fixed one. */
   json_t *caps = json_object_get (json_object_get (j, "linux"), "capabilities");
   for (int c = 0; c <= 63; c++)
@@ -968,8 +967,8 @@ cmd_spec (int argc, char **argv)
 {
   const char *bundle = ".";
   bool rootless = false;
-  const struct opt opts[] = { { "bundle", 'b', true, &bundle, NULL }, { "rootless", 0, false, NULL, &rootless },
-                              { NULL, 0, false, NULL, NULL } };
+  const struct opt opts[] = { OPT_ARG ("bundle", 'b', &bundle), OPT_FLAG ("rootless", 0, &rootless),
+                              OPT_END };
   int i = 1;
   if (parse_opts ("spec", argc, argv, &i, opts) != 0)
     return 1;
@@ -1030,11 +1029,11 @@ main (int argc, char **argv)
   bool debug = false, help = false, version = false, systemd = false;
   const char *rootless = NULL, *criu = NULL;
   const struct opt opts[] = {
-    { "root", 0, true, &g.root, NULL }, { "log", 0, true, &g.log, NULL },
-    { "log-format", 0, true, &log_format, NULL }, { "systemd-cgroup", 0, false, NULL, &systemd },
-    { "debug", 0, false, NULL, &debug }, { "help", 'h', false, NULL, &help },
-    { "version", 'v', false, NULL, &version }, { "rootless", 0, true, &rootless, NULL },
-    { "criu", 0, true, &criu, NULL }, { NULL, 0, false, NULL, NULL },
+    OPT_ARG ("root", 0, &g.root), OPT_ARG ("log", 0, &g.log),
+    OPT_ARG ("log-format", 0, &log_format), OPT_FLAG ("systemd-cgroup", 0, &systemd),
+    OPT_FLAG ("debug", 0, &debug), OPT_FLAG ("help", 'h', &help),
+    OPT_FLAG ("version", 'v', &version), OPT_ARG ("rootless", 0, &rootless),
+    OPT_ARG ("criu", 0, &criu), OPT_END,
   };
   int i = 1;
   if (parse_opts (NULL, argc, argv, &i, opts) != 0)

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/close_range.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
@@ -604,8 +605,9 @@ finish_process (const struct oci_process *p, const struct securer_seccomp_prog *
   if (p->no_new_privs && load_filter (seccomp, err) < 0)
     return -1;
   /* Nothing of the runtime or the engine leaks in, beyond what
-   * --preserve-fds hands over. */
-  if (syscall (SYS_close_range, 3 + p->preserve_fds, ~0u, 0) < 0)
+   * --preserve-fds hands over.  Close-on-exec rather than closed: the
+   * report pipe must stay open until the exec has succeeded. */
+  if (syscall (SYS_close_range, 3 + p->preserve_fds, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
     return securer_error_set (err, errno, "close inherited descriptors");
   execve (exe, p->args, p->env);
   securer_error_set (err, errno, "exec %s", exe);

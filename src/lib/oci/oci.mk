@@ -11,3 +11,11 @@ bin_PROGRAMS += securer-runc
 securer_runc_SOURCES = src/runc/main.c
 securer_runc_LDADD = libsecurer-core.la
 securer_runc_LDFLAGS = $(AM_LDFLAGS) -static-libtool-libs
+
+# securer-runc driven directly (as containerd's shim does) and under podman;
+# each skips itself with the reason when not root, without busybox-static,
+# or (podman) when podman cannot run containers here even with runc.
+if ENABLE_TESTS
+TESTS += tests/oci/test-runc.sh tests/oci/test-podman.sh
+endif
+EXTRA_DIST += tests/oci/lib.sh tests/oci/test-runc.sh tests/oci/test-podman.sh

@@ -1,0 +1,150 @@
+#!/bin/sh
+# securer-runc driven directly, the way containerd's runc shim and conmon
+# drive runc: bundles from a busybox rootfs, checks made from inside.
+set -u
+. "$(dirname "$0")/lib.sh"
+skip_unless_ready
+under_subreaper sh "$0" "$@"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/securer-runc-test-XXXXXX") || exit 99
+# Reachable by the mapped ids of the user-namespace test.
+chmod 755 "$WORK"
+ROOT=$WORK/state
+cleanup () {
+  for id in $("$RUNC" --root "$ROOT" list -q 2>/dev/null); do
+    "$RUNC" --root "$ROOT" delete --force "$id" >/dev/null 2>&1
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+make_rootfs "$WORK/rootfs"
+R () { "$RUNC" --root "$ROOT" "$@"; }
+
+# ---- command line -------------------------------------------------------
+out=$(R create --bogus x 2>&1); rc=$?
+check "unknown option: exit status" 1 "$rc"
+check_contains "unknown option: named" "unknown option --bogus" "$out"
+out=$(R frobnicate 2>&1); rc=$?
+check_contains "unknown command: named" 'unknown command "frobnicate"' "$out"
+check_contains "--version" "securer-runc version" "$("$RUNC" --version)"
+R features | python3 -c 'import json,sys; f=json.load(sys.stdin); assert "SCMP_ACT_ERRNO" in f["linux"]["seccomp"]["actions"]' \
+  && ok "features: JSON with the seccomp actions" || not_ok "features"
+
+# ---- run: exit codes and what the process sees --------------------------
+make_bundle "$WORK/b1" 'c["process"]["args"] = ["sh", "-c", "exit 42"]'
+R run --bundle "$WORK/b1" exit42 >/dev/null 2>&1
+check "run: exit status passed through" 42 "$?"
+make_bundle "$WORK/b1" 'c["process"]["args"] = ["nonexistent-cmd"]'
+out=$(R run --bundle "$WORK/b1" notfound 2>&1); rc=$?
+check "run: command not found is 127" 127 "$rc"
+check_contains "run: not found named" "nonexistent-cmd" "$out"
+
+make_bundle "$WORK/b2" 'c["linux"]["maskedPaths"].append("/proc/cpuinfo")' \
+  'c["process"]["args"] = ["sh", "-c", "echo pid=$$; hostname; readlink /proc/self/ns/net; readlink /proc/self/ns/mnt; grep CapEff /proc/self/status; ulimit -n; touch /x 2>&1; echo cpuinfo=$(wc -c < /proc/cpuinfo); echo > /proc/sys/kernel/hostname 2>&1"]'
+out=$(R run --bundle "$WORK/b2" ns 2>&1)
+check_contains "pid namespace: the process is pid 1" "pid=1" "$out"
+check_contains "uts namespace: the spec's hostname" "securer" "$out"
+hostnet=$(readlink /proc/self/ns/net)
+hostmnt=$(readlink /proc/self/ns/mnt)
+case $out in *"$hostnet"*) not_ok "network namespace: differs from the host's" ;; *) ok "network namespace: differs from the host's" ;; esac
+case $out in *"$hostmnt"*) not_ok "mount namespace: differs from the host's" ;; *) ok "mount namespace: differs from the host's" ;; esac
+# AUDIT_WRITE (29), KILL (5), NET_BIND_SERVICE (10): the default spec's set.
+check_contains "capabilities: exactly the spec's effective set" "CapEff:	0000000020000420" "$out"
+check_contains "rlimits: RLIMIT_NOFILE from the spec" "
+1024" "$out"
+check_contains "root.readonly: the root is read-only" "Read-only file system" "$out"
+check_contains "maskedPaths: /proc/cpuinfo reads empty" "cpuinfo=0" "$out"
+check_contains "readonlyPaths: /proc/sys is read-only" "can't create /proc/sys/kernel/hostname: Read-only file system" "$out"
+
+# ---- seccomp from config.json: the errno the profile names --------------
+make_bundle "$WORK/b3" \
+  'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64"], "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 18}]}' \
+  'c["root"]["readonly"] = False' \
+  'c["process"]["args"] = ["sh", "-c", "mkdir /tmp/d; grep Seccomp: /proc/self/status; echo still-running"]'
+out=$(R run --bundle "$WORK/b3" sc 2>&1)
+check_contains "seccomp: mkdir gets errnoRet 18 (EXDEV)" "Invalid cross-device link" "$out"
+check_contains "seccomp: filter mode" "Seccomp:	2" "$out"
+check_contains "seccomp: other calls allowed" "still-running" "$out"
+[ ! -e "$WORK/b3/rootfs/tmp/d" ] && ok "seccomp: the directory was not made" || not_ok "seccomp: the directory was made"
+
+# ---- create / start / state / kill / delete, containerd-shim style -------
+make_bundle "$WORK/b4" 'c["process"]["args"] = ["sleep", "1000"]' \
+  'c["linux"]["cgroupsPath"] = "/securer-runc-test/lifecycle"'
+LOG=$WORK/log.json
+"$RUNC" --root "$ROOT" --log "$LOG" --log-format json create --bundle "$WORK/b4" --pid-file "$WORK/b4.pid" life
+check "create: exit status" 0 "$?"
+pid=$(cat "$WORK/b4.pid")
+check "state after create: created" created "$(R state life | json_field status)"
+check "state: pid is the pid file's" "$pid" "$(R state life | json_field pid)"
+check "created: the process waits before exec (still securer-runc)" securer-runc "$(cat /proc/$pid/comm)"
+cg=/sys/fs/cgroup/pids/securer-runc-test/lifecycle
+[ -d /sys/fs/cgroup/unified ] || cg=/sys/fs/cgroup/securer-runc-test/lifecycle
+grep -qx "$pid" "$cg/cgroup.procs" && ok "cgroupsPath: the process is in it" || not_ok "cgroupsPath: $pid not in $cg"
+out=$(R delete life 2>&1); rc=$?
+check_contains "delete of a created container without --force: refused" "use --force" "$out"
+R start life
+check "start: exit status" 0 "$?"
+check "state after start: running" running "$(R state life | json_field status)"
+check "running: the process exec'd" sleep "$(cat /proc/$pid/comm)"
+out=$(R start life 2>&1)
+check_contains "start twice: refused" "is running" "$out"
+check_contains "list: shows it" life "$(R list -q)"
+R kill life KILL
+for _ in $(seq 100); do [ "$(R state life | json_field status)" = stopped ] && break; sleep 0.05; done
+check "state after kill: stopped" stopped "$(R state life | json_field status)"
+out=$(R kill life TERM 2>&1)
+check_contains "kill of a stopped container: error" "not running" "$out"
+R delete life
+check "delete: exit status" 0 "$?"
+[ ! -d "$cg" ] && ok "delete: the cgroup is gone" || not_ok "delete: $cg left behind"
+out=$(R state life 2>&1)
+check_contains "state after delete: gone" "does not exist" "$out"
+R delete --force life
+check "delete --force of what is gone: success" 0 "$?"
+"$RUNC" --root "$ROOT" --log "$LOG" --log-format json state life 2>/dev/null
+check_contains "--log-format json: errors logged as JSON" '"level":"error"' "$(cat "$LOG")"
+check_contains "--log-format json: the message" 'does not exist' "$(cat "$LOG")"
+
+# ---- exec into a running container, delete --force -----------------------
+make_bundle "$WORK/b5" 'c["process"]["args"] = ["sleep", "1000"]'
+R run -d --bundle "$WORK/b5" ex
+out=$(R exec ex sh -c 'echo pid=$$; cat /proc/1/comm; exit 9' 2>&1); rc=$?
+check "exec: exit status passed through" 9 "$rc"
+check_contains "exec: in the container's pid namespace" "sleep" "$out"
+R exec --detach --pid-file "$WORK/ex.pid" ex sleep 1000
+check "exec --detach: exit status" 0 "$?"
+check "exec --detach: pid file" sleep "$(cat /proc/$(cat "$WORK/ex.pid")/comm)"
+R delete --force ex
+check "delete --force of a running container" 0 "$?"
+[ ! -e "/proc/$(cat "$WORK/ex.pid")/comm" ] || [ "$(cat /proc/$(cat "$WORK/ex.pid")/stat | cut -d' ' -f3)" = Z ] \
+  && ok "delete --force: the exec'd process is gone too" || not_ok "delete --force: exec'd process left"
+
+# ---- user namespace with the spec's mappings ----------------------------
+make_bundle "$WORK/b6" 'c["linux"]["namespaces"].append({"type": "user"})' \
+  'c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 65536}]' \
+  'c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 65536}]' \
+  'c["process"]["args"] = ["sh", "-c", "cat /proc/self/uid_map; id -u"]'
+out=$(R run --bundle "$WORK/b6" userns 2>&1)
+check_contains "user namespace: the spec's uid map" "200000" "$out"
+
+# ---- fail closed: what securer cannot do is refused, the field named -----
+refused () {
+  name=$1
+  field=$2
+  shift 2
+  make_bundle "$WORK/bx" "$@"
+  out=$(R create --bundle "$WORK/bx" refused 2>&1); rc=$?
+  [ "$rc" != 0 ] && ok "refused: $name (exit $rc)" || not_ok "refused: $name was accepted"
+  check_contains "refused: $name names $field" "$field" "$out"
+  [ ! -e "$ROOT/refused" ] && ok "refused: $name leaves no state" || not_ok "refused: $name left state"
+}
+refused "intelRdt" "linux.intelRdt" 'c["linux"]["intelRdt"] = {"closID": "x"}'
+refused "host sysctl" "linux.sysctl.kernel.randomize_va_space" 'c["linux"]["sysctl"] = {"kernel.randomize_va_space": "0"}'
+refused "AppArmor label" "process.apparmorProfile" 'c["process"]["apparmorProfile"] = "docker-default"'
+refused "seccomp listener" "linux.seccomp.listenerPath" 'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "listenerPath": "/run/x.sock"}'
+refused "unknown annotation" "annotations.run.securer.bogus" 'c["annotations"] = {"run.securer.bogus": "1"}'
+refused "blockIO" "linux.resources.blockIO" 'c["linux"]["resources"]["blockIO"] = {"weight": 10}'
+refused "unknown capability" "process.capabilities.bounding[0]" 'c["process"]["capabilities"]["bounding"] = ["CAP_FLY"]'
+refused "mount type" "mounts[0].type" 'c["mounts"][0]["type"] = "overlay"'
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
