@@ -66,6 +66,14 @@ check_contains "seccomp: filter mode" "Seccomp:	2" "$out"
 check_contains "seccomp: other calls allowed" "still-running" "$out"
 [ ! -e "$WORK/b3/rootfs/tmp/d" ] && ok "seccomp: the directory was not made" || not_ok "seccomp: the directory was made"
 
+# ---- what an operator reads: securer policy show --oci-config ------------
+SECURER=${SECURER_BIN:-$SECURER_BUILDDIR/securer}
+out=$("$SECURER" policy show --oci-config "$WORK/b3/config.json" 2>&1)
+check_contains "policy show --oci-config: the spec's seccomp rule" "seccomp errno EXDEV mkdir" "$out"
+check_contains "policy show --oci-config: kept capabilities" "# capabilities effective: kill net_bind_service audit_write" "$out"
+check_contains "policy show --oci-config: no Landlock without the annotation" "landlock off" "$out"
+check_contains "policy show --oci-config: the rlimit" "limit nofile 1024" "$out"
+
 # ---- create / start / state / kill / delete, containerd-shim style -------
 make_bundle "$WORK/b4" 'c["process"]["args"] = ["sleep", "1000"]' \
   'c["linux"]["cgroupsPath"] = "/securer-runc-test/lifecycle"'

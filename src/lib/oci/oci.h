@@ -139,6 +139,8 @@ const char *oci_ns_name (enum oci_ns_type t);
 /* The securer policy the spec amounts to, as far as the policy model can
  * say it (seccomp, namespaces, identity, mounts, limits), for `policy show`. */
 int oci_spec_to_policy (const struct oci_spec *s, struct securer_policy **out, securer_err_t *err);
+/* What the policy model cannot say, as "# ..." lines (malloc'd). */
+char *oci_spec_extra_text (const struct oci_spec *s);
 /* The policy whose seccomp section is the spec's linux.seccomp (layered
  * with run.securer.policy), or *out = NULL when there is no filter. */
 int oci_spec_seccomp_policy (const struct oci_spec *s, struct securer_policy **out, securer_err_t *err);
