@@ -293,10 +293,13 @@ do_create (const char *id, const struct create_args *a, bool wait_start, struct 
   struct oci_cgroup *cg = NULL;
   struct securer_policy *sc = NULL;
   struct securer_seccomp_prog *prog = NULL;
+  struct oci_layer *layer = NULL;
   int fifo = -1, console = -1;
   int rc = -1;
   if (oci_spec_load (a->bundle ? a->bundle : ".", &s, err) < 0
       || oci_spec_seccomp_policy (s, &sc, err) < 0 || oci_seccomp_prepare (sc, &prog, err) < 0)
+    goto out;
+  if (s->securer_policy && oci_layer_load (s->securer_policy, &layer, err) < 0)
     goto out;
   if (a->preserve_fds)
     s->proc.preserve_fds = (unsigned) strtoul (a->preserve_fds, NULL, 10);
@@ -320,7 +323,8 @@ do_create (const char *id, const struct create_args *a, bool wait_start, struct 
       securer_error_set (err, 0, "process.terminal is set: --console-socket is required");
       goto out;
     }
-  struct oci_launch l = { .spec = s, .cg = cg, .console_fd = console, .fifo_fd = fifo, .seccomp = prog };
+  struct oci_launch l = { .spec = s, .cg = cg, .console_fd = console, .fifo_fd = fifo, .seccomp = prog,
+                        .layer = layer };
   pid_t pid;
   if (oci_launch_container (&l, cg, id, &pid, err) < 0)
     goto out;
@@ -358,6 +362,7 @@ out:
   if (console >= 0)
     close (console);
   free (dir);
+  oci_layer_free (layer);
   securer_seccomp_free (prog);
   securer_policy_free (sc);
   oci_spec_free (s);
@@ -778,6 +783,7 @@ cmd_exec (int argc, char **argv)
   struct oci_spec *s = NULL;
   struct securer_policy *sc = NULL;
   struct securer_seccomp_prog *prog = NULL;
+  struct oci_layer *layer = NULL;
   struct oci_process proc = { 0 };
   int console = -1, rc = 1;
   if (st == NULL)
@@ -789,7 +795,8 @@ cmd_exec (int argc, char **argv)
       goto out;
     }
   if (oci_spec_load (st->bundle, &s, &err) < 0 || oci_spec_seccomp_policy (s, &sc, &err) < 0
-      || oci_seccomp_prepare (sc, &prog, &err) < 0)
+      || oci_seccomp_prepare (sc, &prog, &err) < 0
+      || (s->securer_policy && oci_layer_load (s->securer_policy, &layer, &err) < 0))
     goto out;
   json_t *pj;
   if (process)
@@ -852,6 +859,7 @@ cmd_exec (int argc, char **argv)
       goto out;
     }
   struct oci_exec_opts eo = { .container_pid = st->pid, .cg = st->cg, .proc = &proc, .seccomp = prog,
+                              .layer = layer,
                               .console_fd = console };
   pid_t pid;
   if (oci_launch_exec (&eo, &pid, &err) < 0)
@@ -863,6 +871,7 @@ out:
   if (console >= 0)
     close (console);
   oci_process_clear (&proc);
+  oci_layer_free (layer);
   securer_seccomp_free (prog);
   securer_policy_free (sc);
   oci_spec_free (s);

@@ -66,6 +66,26 @@ check_contains "seccomp: filter mode" "Seccomp:	2" "$out"
 check_contains "seccomp: other calls allowed" "still-running" "$out"
 [ ! -e "$WORK/b3/rootfs/tmp/d" ] && ok "seccomp: the directory was not made" || not_ok "seccomp: the directory was made"
 
+# ---- run.securer.policy: Landlock and a second filter from a securer policy
+cat >"$WORK/layer.policy" <<'POL'
+mount ro /bin
+mount rw /tmp
+mount proc /proc
+mount dev /dev
+landlock required
+seccomp default allow
+seccomp errno EXDEV symlink symlinkat
+POL
+make_bundle "$WORK/b7" 'c["root"]["readonly"] = False' \
+  "c['annotations'] = {'run.securer.policy': '$WORK/layer.policy'}" \
+  'c["process"]["args"] = ["sh", "-c", "touch /etc/x 2>&1; touch /tmp/y && echo tmp-ok; ln -s a /tmp/l 2>&1; grep -E \"^(NoNewPrivs|Seccomp_filters):\" /proc/self/status"]'
+out=$(R run --bundle "$WORK/b7" layer 2>&1)
+check_contains "run.securer.policy: Landlock denies writes outside its rw mounts" "touch: /etc/x: Permission denied" "$out"
+check_contains "run.securer.policy: Landlock allows its rw mounts" "tmp-ok" "$out"
+check_contains "run.securer.policy: its seccomp rule (EXDEV)" "Invalid cross-device link" "$out"
+check_contains "run.securer.policy: implies no_new_privs" "NoNewPrivs:	1" "$out"
+[ ! -e "$WORK/b7/rootfs/etc/x" ] && ok "run.securer.policy: nothing written outside" || not_ok "run.securer.policy: /etc/x written"
+
 # ---- what an operator reads: securer policy show --oci-config ------------
 SECURER=${SECURER_BIN:-$SECURER_BUILDDIR/securer}
 out=$("$SECURER" policy show --oci-config "$WORK/b3/config.json" 2>&1)

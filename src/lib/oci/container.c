@@ -593,17 +593,29 @@ load_filter (const struct securer_seccomp_prog *prog, securer_err_t *err)
  * no_new_privs and the filter, in the only order that works: the filter
  * needs CAP_SYS_ADMIN without no_new_privs, so then it comes first. */
 static int
-finish_process (const struct oci_process *p, const struct securer_seccomp_prog *seccomp, const char *exe,
-                securer_err_t *err)
+finish_process (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
+                const struct oci_layer *layer, const char *exe, securer_err_t *err)
 {
-  if (!p->no_new_privs && load_filter (seccomp, err) < 0)
+  /* A layered securer policy brings no_new_privs with it (its filter may
+   * deny what the identity change needs, so it loads last, and Landlock
+   * needs either no_new_privs or CAP_SYS_ADMIN). */
+  bool nnp = p->no_new_privs || layer != NULL;
+  if (!nnp && load_filter (seccomp, err) < 0)
     return -1;
+  if (layer && (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || oci_layer_landlock (layer, err) < 0))
+    {
+      if (err && *err == NULL)
+        securer_error_set (err, errno, "no_new_privs for run.securer.policy");
+      return -1;
+    }
   if (drop_bounding (p, err) < 0 || set_identity (p, err) < 0 || set_caps (p, err) < 0)
     return -1;
-  if (p->no_new_privs && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+  if (nnp && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     return securer_error_set (err, errno, "process.noNewPrivileges");
-  if (p->no_new_privs && load_filter (seccomp, err) < 0)
+  if (nnp && load_filter (seccomp, err) < 0)
     return -1;
+  if (layer && load_filter (layer->seccomp, err) < 0)
+    return securer_error_prefix (err, "annotations.run.securer.policy");
   /* Nothing of the runtime or the engine leaks in, beyond what
    * --preserve-fds hands over.  Close-on-exec rather than closed: the
    * report pipe must stay open until the exec has succeeded. */
@@ -649,8 +661,8 @@ resolve_exe (const struct oci_process *p, securer_err_t *err)
 }
 
 int
-oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog *seccomp, int console_fd,
-                  securer_err_t *err)
+oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
+                  const struct oci_layer *layer, int console_fd, securer_err_t *err)
 {
   if (p->terminal && console_fd >= 0 && setup_console (console_fd, err) < 0)
     return -1;
@@ -663,7 +675,7 @@ oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog
   char *exe = resolve_exe (p, err);
   if (exe == NULL)
     return -1;
-  finish_process (p, seccomp, exe, err);
+  finish_process (p, seccomp, layer, exe, err);
   free (exe);
   return -1;
 }
@@ -739,7 +751,7 @@ oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), void 
         }
       close (l->fifo_fd);
     }
-  finish_process (p, l->seccomp, exe, err);
+  finish_process (p, l->seccomp, l->layer, exe, err);
   free (exe);
   return -1;
 }

@@ -173,6 +173,20 @@ int oci_write_file (const char *path, const char *text, securer_err_t *err);
 size_t oci_cgroup_count (const struct oci_cgroup *cg);
 const char *oci_cgroup_dir (const struct oci_cgroup *cg, size_t i);
 
+/* ---- layer.c: run.securer.policy ----------------------------------------- */
+/* A securer policy layered on a container: its Landlock rules (derived from
+ * its mounts and exec list, as paths inside the container) and its seccomp
+ * filter (a second filter: the stricter verdict wins).  It implies
+ * no_new_privs, as every securer sandbox has. */
+struct oci_layer {
+  struct securer_policy *policy;
+  struct securer_seccomp_prog *seccomp;
+};
+int oci_layer_load (const char *name_or_path, struct oci_layer **out, securer_err_t *err);
+/* In the container's process, before the identity change. */
+int oci_layer_landlock (const struct oci_layer *l, securer_err_t *err);
+void oci_layer_free (struct oci_layer *l);
+
 /* ---- container.c: the container's first process ------------------------ */
 struct oci_launch {
   const struct oci_spec *spec;
@@ -180,6 +194,7 @@ struct oci_launch {
   int console_fd;          /* connected console socket, or -1 */
   int fifo_fd;             /* exec fifo opened O_RDWR (create), or -1 (run) */
   const struct securer_seccomp_prog *seccomp;  /* NULL: no filter */
+  const struct oci_layer *layer;  /* run.securer.policy, or NULL */
 };
 /* Sets up mounts, devices, hostname, sysctls and the process, and waits on
  * the exec fifo; calls ready(ctx) once only exec remains.  Returns only on
@@ -189,7 +204,7 @@ int oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), v
 /* The process part alone (exec into a running container): identity,
  * capabilities, rlimits, seccomp, then execve. */
 int oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
-                      int console_fd, securer_err_t *err);
+                      const struct oci_layer *layer, int console_fd, securer_err_t *err);
 
 /* ---- launch.c ------------------------------------------------------------ */
 /* Clones the container's first process, writes its id maps, adds it to cg,
@@ -202,6 +217,7 @@ struct oci_exec_opts {
   const struct oci_cgroup *cg;
   const struct oci_process *proc;
   const struct securer_seccomp_prog *seccomp;
+  const struct oci_layer *layer;
   int console_fd;
 };
 /* Forks a process into the container's namespaces and cgroup and execs

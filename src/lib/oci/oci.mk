@@ -6,7 +6,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/oci/cgroup.c \
 	src/lib/oci/state.c \
 	src/lib/oci/launch.c \
-	src/lib/oci/policy.c
+	src/lib/oci/policy.c \
+	src/lib/oci/layer.c
 
 bin_PROGRAMS += securer-runc
 securer_runc_SOURCES = src/runc/main.c
