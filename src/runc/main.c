@@ -896,9 +896,9 @@ cmd_features (int argc, char **argv)
   for (size_t k = 0; mount_opts[k]; k++)
     json_array_append_new (mo, json_string (mount_opts[k]));
   json_t *seccomp = json_pack (
-    "{s:b, s:[s,s,s,s,s,s,s,s], s:[s,s,s,s,s,s,s], s:[s,s,s], s:[s]}", "enabled", 1, "actions",
+    "{s:b, s:[s,s,s,s,s,s,s], s:[s,s,s,s,s,s,s], s:[s,s,s], s:[s]}", "enabled", 1, "actions",
     "SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
-    "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY", "operators",
+    "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP", "SCMP_ACT_LOG", "operators",
     "SCMP_CMP_EQ", "SCMP_CMP_NE", "SCMP_CMP_LT", "SCMP_CMP_LE", "SCMP_CMP_GT", "SCMP_CMP_GE",
     "SCMP_CMP_MASKED_EQ", "archs", "SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32",
     "supportedFlags", "SECCOMP_FILTER_FLAG_TSYNC");

@@ -13,6 +13,7 @@ bin_PROGRAMS += securer-runc
 securer_runc_SOURCES = src/runc/main.c
 securer_runc_LDADD = libsecurer-core.la
 securer_runc_LDFLAGS = $(AM_LDFLAGS) -static-libtool-libs
+dist_man_MANS += docs/man/securer-runc.8
 
 # securer-runc driven directly (as containerd's shim does) and under podman;
 # each skips itself with the reason when not root, without busybox-static,

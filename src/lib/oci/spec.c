@@ -594,6 +594,17 @@ parse_seccomp (struct oci_spec *s, json_t *sc, securer_err_t *err)
         return refuse (err, "linux.seccomp.flags[%zu]: \"%s\" is not supported by securer-runc", i,
                        f ? f : "");
     }
+  const char *def = json_string_value (json_object_get (sc, "defaultAction"));
+  if (def && strcmp (def, "SCMP_ACT_NOTIFY") == 0)
+    return refuse (err, "linux.seccomp.defaultAction: SCMP_ACT_NOTIFY needs a listener agent "
+                        "(listenerPath), which securer-runc does not support");
+  json_array_foreach (json_object_get (sc, "syscalls"), i, e)
+    {
+      const char *act = json_string_value (json_object_get (e, "action"));
+      if (act && strcmp (act, "SCMP_ACT_NOTIFY") == 0)
+        return refuse (err, "linux.seccomp.syscalls[%zu].action: SCMP_ACT_NOTIFY needs a listener "
+                            "agent (listenerPath), which securer-runc does not support", i);
+    }
   json_array_foreach (json_object_get (sc, "syscalls"), i, e)
     if (json_object_get (e, "includes") || json_object_get (e, "excludes"))
       return refuse (err, "linux.seccomp.syscalls[%zu]: includes/excludes are Docker profile keys, "
