@@ -20,3 +20,10 @@ bench_session_bench_LDADD = libsecurer-core.la -lpthread
 .PHONY: bench-session
 bench-session: bench/session-bench
 	@$(abs_top_builddir)/bench/session-bench
+
+# securer-runc next to runc (and crun where it runs): podman run --rm and
+# RUNTIME run on a bundle (results: docs/benchmarks.md, "OCI runtime").
+.PHONY: bench-oci
+bench-oci: securer-runc
+	@SECURER_BUILDDIR=$(abs_top_builddir) SECURER_RUNC_BIN=$(abs_top_builddir)/securer-runc $(SHELL) $(srcdir)/bench/oci.sh
+EXTRA_DIST += bench/oci.sh

@@ -326,7 +326,8 @@ do_create (const char *id, const struct create_args *a, bool wait_start, struct 
   struct oci_launch l = { .spec = s, .cg = cg, .console_fd = console, .fifo_fd = fifo, .seccomp = prog,
                         .layer = layer };
   pid_t pid;
-  if (oci_launch_container (&l, cg, id, &pid, err) < 0)
+  uint64_t start_time;
+  if (oci_launch_container (&l, cg, id, &pid, &start_time, err) < 0)
     goto out;
   struct oci_state *st = calloc (1, sizeof *st);
   st->id = strdup (id);
@@ -334,7 +335,7 @@ do_create (const char *id, const struct create_args *a, bool wait_start, struct 
   dir = NULL;
   st->bundle = strdup (s->bundle);
   st->pid = pid;
-  st->start_time = oci_proc_start_time (pid);
+  st->start_time = start_time;
   st->created = now_rfc3339 ();
   st->annotations = json_incref (json_object_get (s->json, "annotations"));
   st->cg = cg;

@@ -195,7 +195,7 @@ fail:
 
 int
 oci_launch_container (const struct oci_launch *l, struct oci_cgroup *cg, const char *id,
-                      pid_t *pid_out, securer_err_t *err)
+                      pid_t *pid_out, uint64_t *start_time, securer_err_t *err)
 {
   const struct oci_spec *s = l->spec;
   int fds[OCI_NS_COUNT];
@@ -235,6 +235,7 @@ oci_launch_container (const struct oci_launch *l, struct oci_cgroup *cg, const c
   go[0] = -1;
   close (rep[1]);
   rep[1] = -1;
+  *start_time = oci_proc_start_time_any (pid);
   if (s->n_uid_maps
       && (write_map (pid, "uid_map", s->uid_maps, s->n_uid_maps, err) < 0
           || write_map (pid, "gid_map", s->gid_maps, s->n_gid_maps, err) < 0))

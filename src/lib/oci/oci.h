@@ -209,9 +209,11 @@ int oci_process_exec (const struct oci_process *p, const struct securer_seccomp_
 /* ---- launch.c ------------------------------------------------------------ */
 /* Clones the container's first process, writes its id maps, adds it to cg,
  * runs the prestart/createRuntime hooks (id given) and waits until it is
- * ready to exec (or failed: its error is returned). */
+ * ready to exec (or failed: its error is returned).  *start_time is read
+ * before it is released, so that a process that execs and exits at once
+ * (run) is still told apart from a later one with the same pid. */
 int oci_launch_container (const struct oci_launch *l, struct oci_cgroup *cg, const char *id,
-                          pid_t *pid_out, securer_err_t *err);
+                          pid_t *pid_out, uint64_t *start_time, securer_err_t *err);
 struct oci_exec_opts {
   pid_t container_pid;
   const struct oci_cgroup *cg;
@@ -246,6 +248,9 @@ const char *oci_status_name (enum oci_status s);
 json_t *oci_state_json (const struct oci_state *st);
 void oci_state_free (struct oci_state *st);
 uint64_t oci_proc_start_time (pid_t pid);
+/* The same while the process is still waiting for its go (it cannot have
+ * exited yet); 0 on error. */
+uint64_t oci_proc_start_time_any (pid_t pid);
 /* Runs the hooks of one kind with the state JSON on their stdin. */
 int oci_hooks_run (const struct oci_spec *s, enum oci_hook_kind k, const char *state_json,
                    securer_err_t *err);

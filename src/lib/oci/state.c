@@ -30,8 +30,8 @@ oci_id_check (const char *id, securer_err_t *err)
   return 0;
 }
 
-uint64_t
-oci_proc_start_time (pid_t pid)
+static uint64_t
+start_time (pid_t pid, bool zombie_ok)
 {
   char path[64], buf[1024];
   snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
@@ -52,9 +52,21 @@ oci_proc_start_time (pid_t pid)
   if (sscanf (p + 2, "%c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
               &state, &start) != 2)
     return 0;
-  if (state == 'Z' || state == 'X')
+  if (!zombie_ok && (state == 'Z' || state == 'X'))
     return 0;  /* dead, waiting to be reaped: stopped */
   return start;
+}
+
+uint64_t
+oci_proc_start_time (pid_t pid)
+{
+  return start_time (pid, false);
+}
+
+uint64_t
+oci_proc_start_time_any (pid_t pid)
+{
+  return start_time (pid, true);
 }
 
 static char *
