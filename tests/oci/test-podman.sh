@@ -74,6 +74,11 @@ if command -v script >/dev/null 2>&1; then
   out=$(script -qec "podman --root $WORK/storage --runroot $WORK/run --storage-driver vfs --cgroup-manager cgroupfs --events-backend none --runtime $RUNC run --rm -t --network none $U $IMG sh -c 'test -t 0 && test -t 1 && echo tty-ok; exit 4'" /dev/null </dev/null 2>&1); rc=$?
   check "podman run -t: exit status" 4 "$rc"
   check_contains "podman run -t: stdin and stdout are a terminal" "tty-ok" "$out"
+  cid=$(P run -d -t --network none $U $IMG sleep 1000)
+  out=$(script -qec "podman --root $WORK/storage --runroot $WORK/run --storage-driver vfs --cgroup-manager cgroupfs --events-backend none --runtime $RUNC exec -t $cid sh -c 'test -t 0 && echo exec-tty-ok; exit 6'" /dev/null </dev/null 2>&1); rc=$?
+  check "podman exec -t: exit status" 6 "$rc"
+  check_contains "podman exec -t: a terminal" "exec-tty-ok" "$out"
+  P rm -f -t 0 "$cid" >/dev/null
 else
   echo "# podman run -t not tested: script(1) not found"
 fi

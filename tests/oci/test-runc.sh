@@ -14,6 +14,12 @@ cleanup () {
     "$RUNC" --root "$ROOT" delete --force "$id" >/dev/null 2>&1
   done
   rm -rf "$WORK"
+  # Parents of the containers' cgroups (delete removes only its own).
+  for d in /sys/fs/cgroup/*/securer-runc-test /sys/fs/cgroup/securer-runc-test \
+    /sys/fs/cgroup/*/securer-runc /sys/fs/cgroup/securer-runc; do
+    [ -d "$d" ] && rmdir "$d" 2>/dev/null
+  done
+  return 0
 }
 trap cleanup EXIT
 make_rootfs "$WORK/rootfs"
@@ -153,6 +159,35 @@ make_bundle "$WORK/b6" 'c["linux"]["namespaces"].append({"type": "user"})' \
   'c["process"]["args"] = ["sh", "-c", "cat /proc/self/uid_map; id -u"]'
 out=$(R run --bundle "$WORK/b6" userns 2>&1)
 check_contains "user namespace: the spec's uid map" "200000" "$out"
+
+# ---- linux.resources: a pids limit enforced from inside -----------------
+make_bundle "$WORK/b8" 'c["linux"]["resources"]["pids"] = {"limit": 4}' \
+  'c["process"]["args"] = ["sh", "-c", "for i in 1 2 3 4 5 6; do sleep 5 & done 2>&1; echo done"]'
+out=$(R run --bundle "$WORK/b8" pids 2>&1)
+check_contains "resources.pids.limit: fork fails past the limit" "can't fork" "$out"
+
+# ---- --systemd-cgroup: slice:prefix:name made into a scope directory -------
+make_bundle "$WORK/b10" 'c["process"]["args"] = ["sh", "-c", "cat /proc/self/cgroup"]' \
+  'c["linux"]["cgroupsPath"] = "securer-test.slice:runc:sd"' \
+  'c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "cgroup"]'
+out=$("$RUNC" --root "$ROOT" --systemd-cgroup run --bundle "$WORK/b10" sd 2>&1)
+check_contains "--systemd-cgroup: the container is in SLICE/PREFIX-NAME.scope" "/securer-test.slice/runc-sd.scope" "$out"
+for d in /sys/fs/cgroup/*/securer-test.slice /sys/fs/cgroup/securer-test.slice; do
+  [ -d "$d" ] && rmdir "$d"
+done
+
+# ---- hooks: run with the state on stdin -----------------------------------
+make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' \
+  "c['hooks'] = {'prestart': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > $WORK/prestart.json']}], 'poststop': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > $WORK/poststop.json']}]}"
+R run --bundle "$WORK/b9" hooks >/dev/null 2>&1
+check "hooks: prestart got the state (creating)" creating "$(json_field status <"$WORK/prestart.json")"
+check "hooks: prestart got the id" hooks "$(json_field id <"$WORK/prestart.json")"
+check "hooks: poststop got the state (stopped)" stopped "$(json_field status <"$WORK/poststop.json")"
+make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' \
+  "c['hooks'] = {'createRuntime': [{'path': '/bin/false'}]}"
+out=$(R run --bundle "$WORK/b9" hookfail 2>&1); rc=$?
+[ "$rc" != 0 ] && ok "hooks: a failing createRuntime hook fails create" || not_ok "hooks: failing hook ignored"
+check_contains "hooks: the failing hook named" "hooks.createRuntime[0]" "$out"
 
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {

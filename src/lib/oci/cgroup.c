@@ -342,14 +342,16 @@ resolve_path (const struct oci_spec *s, bool systemd, const char *id)
       return out;
     }
   const char *c1 = strchr (cp, ':');
-  if (systemd && c1 && strchr (c1 + 1, ':'))
+  const char *c2 = c1 ? strchr (c1 + 1, ':') : NULL;
+  if (systemd && c2)
     {
-      const char *c2 = strchr (c1 + 1, ':');
-      out = malloc (strlen (cp) + 32);
-      sprintf (out, "/%.*s/%.*s-%s.scope", (int) (c1 - cp), c1 == cp ? "system.slice" : cp,
-               (int) (c2 - c1 - 1), c1 + 1, c2 + 1);
-      if (c1 == cp)
-        sprintf (out, "/system.slice/%.*s-%s.scope", (int) (c2 - c1 - 1), c1 + 1, c2 + 1);
+      /* An empty slice is systemd's default for system services. */
+      int slice_len = c1 == cp ? (int) strlen ("system.slice") : (int) (c1 - cp);
+      const char *slice = c1 == cp ? "system.slice" : cp;
+      if (asprintf (&out, "/%.*s/%.*s-%s.scope", slice_len, slice, (int) (c2 - c1 - 1), c1 + 1,
+                    c2 + 1)
+          < 0)
+        return NULL;
       return out;
     }
   out = malloc (strlen (cp) + 2);
@@ -363,6 +365,8 @@ oci_cgroup_create (const struct oci_spec *s, bool systemd, const char *id, struc
 {
   *out = NULL;
   char *rel = resolve_path (s, systemd, id);
+  if (rel == NULL)
+    return securer_error_set (err, ENOMEM, "linux.cgroupsPath");
   if (strstr (rel, "/../") || strstr (rel, "/./") || (strlen (rel) >= 3 && !strcmp (rel + strlen (rel) - 3, "/..")))
     {
       free (rel);
