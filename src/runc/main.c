@@ -290,7 +290,6 @@ do_create (const char *id, const struct create_args *a, bool wait_start, struct 
       return securer_error_set (err, e, "create state directory");
     }
   struct oci_spec *s = NULL;
-  struct oci_cgroup *cg = NULL;
   struct securer_policy *sc = NULL;
   struct securer_seccomp_prog *prog = NULL;
   struct oci_layer *layer = NULL;
@@ -303,61 +302,55 @@ do_create (const char *id, const struct create_args *a, bool wait_start, struct 
     goto out;
   if (a->preserve_fds)
     s->proc.preserve_fds = (unsigned) strtoul (a->preserve_fds, NULL, 10);
-  if (oci_cgroup_create (s, g.systemd_cgroup, id, &cg, err) < 0)
-    goto out;
-  if (wait_start)
-    {
-      char *fifo_path = malloc (strlen (dir) + sizeof "/exec.fifo");
-      sprintf (fifo_path, "%s/exec.fifo", dir);
-      if (mkfifo (fifo_path, 0600) < 0 || (fifo = open (fifo_path, O_RDWR | O_CLOEXEC)) < 0)
-        securer_error_set (err, errno, "exec fifo %s", fifo_path);
-      free (fifo_path);
-      if (fifo < 0)
-        goto out;
-    }
-  console = connect_console (a->console_socket, err);
-  if (console == -2)
-    goto out;
-  if (s->proc.terminal && console < 0 && wait_start)
-    {
-      securer_error_set (err, 0, "process.terminal is set: --console-socket is required");
-      goto out;
-    }
-  struct oci_launch l = { .spec = s, .cg = cg, .console_fd = console, .fifo_fd = fifo, .seccomp = prog,
-                        .layer = layer };
-  pid_t pid;
-  uint64_t start_time;
-  if (oci_launch_container (&l, cg, id, &pid, &start_time, err) < 0)
-    goto out;
   struct oci_state *st = calloc (1, sizeof *st);
   st->id = strdup (id);
   st->dir = dir;
   dir = NULL;
   st->bundle = strdup (s->bundle);
-  st->pid = pid;
-  st->start_time = start_time;
   st->created = now_rfc3339 ();
   st->annotations = json_incref (json_object_get (s->json, "annotations"));
-  st->cg = cg;
-  cg = NULL;
-  if (oci_state_save (st, err) < 0 || write_pid_file (a->pid_file, pid, err) < 0)
+  /* Saved before anything is made, and again with each thing made, so a
+   * create killed half-way leaves what `delete --force` needs. */
+  if (oci_state_save (st, err) < 0 || oci_cgroup_create (s, g.systemd_cgroup, id, &st->cg, err) < 0
+      || oci_state_save (st, err) < 0)
+    goto fail;
+  if (wait_start)
     {
-      kill (pid, SIGKILL);
-      oci_cgroup_destroy (st->cg, NULL);
-      remove_state_dir (st->dir);
-      oci_state_free (st);
-      goto out;
+      char *fifo_path = malloc (strlen (st->dir) + sizeof "/exec.fifo");
+      sprintf (fifo_path, "%s/exec.fifo", st->dir);
+      if (mkfifo (fifo_path, 0600) < 0 || (fifo = open (fifo_path, O_RDWR | O_CLOEXEC)) < 0)
+        securer_error_set (err, errno, "exec fifo %s", fifo_path);
+      free (fifo_path);
+      if (fifo < 0)
+        goto fail;
+    }
+  console = connect_console (a->console_socket, err);
+  if (console == -2)
+    goto fail;
+  if (s->proc.terminal && console < 0 && wait_start)
+    {
+      securer_error_set (err, 0, "process.terminal is set: --console-socket is required");
+      goto fail;
+    }
+  struct oci_launch l = { .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
+                          .seccomp = prog, .layer = layer };
+  if (oci_launch_container (&l, st->cg, id, &st->pid, &st->start_time, err) < 0)
+    goto fail;
+  if (oci_state_save (st, err) < 0 || write_pid_file (a->pid_file, st->pid, err) < 0)
+    {
+      kill (st->pid, SIGKILL);
+      goto fail;
     }
   *st_out = st;
   rc = 0;
+  goto out;
+fail:
+  oci_cgroup_destroy (st->cg, NULL);
+  remove_state_dir (st->dir);
+  oci_state_free (st);
 out:
-  if (rc < 0 && dir)
-    {
-      if (cg)
-        oci_cgroup_destroy (cg, NULL);
-      remove_state_dir (dir);
-    }
-  oci_cgroup_free (cg);
+  if (dir)
+    remove_state_dir (dir);
   if (fifo >= 0)
     close (fifo);
   if (console >= 0)
@@ -586,10 +579,18 @@ cmd_delete (int argc, char **argv)
   struct oci_state *st = load_state (argv[i], &err);
   if (st == NULL)
     {
-      /* As runc: forcing the removal of what is not there succeeds. */
+      /* As runc: forcing the removal of what is not there succeeds; a
+       * directory without a readable state is what a create killed before
+       * its first save leaves. */
       if (force && securer_error_errno (err) == ENOENT)
         {
           securer_error_free (&err);
+          if (oci_id_check (argv[i], NULL) == 0)
+            {
+              char *dir = state_dir (argv[i]);
+              remove_state_dir (dir);
+              free (dir);
+            }
           return 0;
         }
       return fail (&err);

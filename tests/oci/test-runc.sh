@@ -189,6 +189,19 @@ out=$(R run --bundle "$WORK/b9" hookfail 2>&1); rc=$?
 [ "$rc" != 0 ] && ok "hooks: a failing createRuntime hook fails create" || not_ok "hooks: failing hook ignored"
 check_contains "hooks: the failing hook named" "hooks.createRuntime[0]" "$out"
 
+# ---- a create killed half-way: delete --force cleans up -------------------
+make_bundle "$WORK/b11" 'c["process"]["args"] = ["true"]' \
+  'c["linux"]["cgroupsPath"] = "/securer-runc-test/killed"' \
+  "c['hooks'] = {'createRuntime': [{'path': '/bin/sh', 'args': ['sh', '-c', 'kill -9 \$PPID']}]}"
+R create --bundle "$WORK/b11" killed >/dev/null 2>&1
+check "killed create: exit by SIGKILL" 137 "$?"
+[ -d "$ROOT/killed" ] && ok "killed create: state left behind" || not_ok "killed create: no state to clean"
+R delete --force killed
+check "killed create: delete --force succeeds" 0 "$?"
+[ ! -e "$ROOT/killed" ] && ok "killed create: state removed" || not_ok "killed create: state left"
+left=$(ls -d /sys/fs/cgroup/*/securer-runc-test/killed /sys/fs/cgroup/securer-runc-test/killed 2>/dev/null)
+check "killed create: cgroups removed" "" "$left"
+
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {
   name=$1

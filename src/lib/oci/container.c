@@ -248,7 +248,7 @@ do_mount (const struct oci_launch *l, int rootfd, const struct oci_mount *m, sec
       if (mount (m->source, target, NULL, MS_BIND | (m->recursive ? MS_REC : 0), NULL) < 0)
         rc = securer_error_set (err, errno, "bind %s on %s", m->source, m->dest);
     }
-  else if (strcmp (m->type, "cgroup") == 0)
+  else if (strcmp (m->type, "cgroup") == 0 || strcmp (m->type, "cgroup2") == 0)
     rc = cgroup_mount (l, rootfd, m, target, err);
   else
     {
@@ -438,7 +438,7 @@ mask_paths (const struct oci_spec *s, securer_err_t *err)
 /* The pty of a `terminal` process: its master goes to the engine over the
  * console socket, its slave becomes stdin/stdout/stderr. */
 static int
-setup_console (int sock, securer_err_t *err)
+setup_console (int sock, const struct oci_process *p, securer_err_t *err)
 {
   int master = open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (master < 0)
@@ -455,6 +455,13 @@ setup_console (int sock, securer_err_t *err)
     {
       close (master);
       return securer_error_set (err, errno, "open %s", name);
+    }
+  struct winsize ws = { .ws_row = p->rows, .ws_col = p->cols };
+  if ((p->rows || p->cols) && ioctl (slave, TIOCSWINSZ, &ws) < 0)
+    {
+      close (master);
+      close (slave);
+      return securer_error_set (err, errno, "process.consoleSize");
     }
   char data[] = "/dev/ptmx";
   struct iovec iov = { data, sizeof data - 1 };
@@ -664,7 +671,7 @@ int
 oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
                   const struct oci_layer *layer, int console_fd, securer_err_t *err)
 {
-  if (p->terminal && console_fd >= 0 && setup_console (console_fd, err) < 0)
+  if (p->terminal && console_fd >= 0 && setup_console (console_fd, p, err) < 0)
     return -1;
   if (console_fd >= 0)
     close (console_fd);
@@ -720,7 +727,7 @@ oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), void 
     {
       if (l->console_fd < 0)
         return securer_error_set (err, EINVAL, "process.terminal: needs --console-socket");
-      if (setup_console (l->console_fd, err) < 0)
+      if (setup_console (l->console_fd, p, err) < 0)
         return -1;
     }
   else if (setsid () < 0)

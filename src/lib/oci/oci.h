@@ -69,6 +69,7 @@ struct oci_rlimit {
 
 struct oci_process {
   bool terminal;
+  unsigned short rows, cols;   /* consoleSize; 0 = leave as is */
   char **args;             /* NULL-terminated */
   char **env;              /* NULL-terminated */
   char *cwd;

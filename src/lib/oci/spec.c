@@ -185,6 +185,20 @@ oci_process_parse (json_t *j, const char *where, struct oci_process *p, securer_
         return refuse (err, "%s.%s: securer-runc does not apply LSM labels", where, labels[i]);
     }
   p->terminal = json_is_true (json_object_get (j, "terminal"));
+  json_t *cs = json_object_get (j, "consoleSize");
+  if (cs)
+    {
+      static const char *const cskeys[] = { "height", "width", NULL };
+      uint32_t h = 0, w2 = 0;
+      snprintf (w, sizeof w, "%s.consoleSize", where);
+      if (known_keys (cs, w, cskeys, err) < 0 || get_u32 (cs, "height", w, &h, err) < 0
+          || get_u32 (cs, "width", w, &w2, err) < 0)
+        return -1;
+      if (h > 65535 || w2 > 65535)
+        return refuse (err, "%s: larger than a terminal can be", w);
+      p->rows = (unsigned short) h;
+      p->cols = (unsigned short) w2;
+    }
   p->no_new_privs = json_is_true (json_object_get (j, "noNewPrivileges"));
   if (get_strv (j, "args", where, &p->args, NULL, err) < 0
       || get_strv (j, "env", where, &p->env, NULL, err) < 0
@@ -205,6 +219,9 @@ oci_process_parse (json_t *j, const char *where, struct oci_process *p, securer_
       if (known_keys (u, w, ukeys, err) < 0 || get_u32 (u, "uid", w, &p->uid, err) < 0
           || get_u32 (u, "gid", w, &p->gid, err) < 0)
         return -1;
+      const char *un = json_string_value (json_object_get (u, "username"));
+      if (json_object_get (u, "username") && (un == NULL || *un))
+        return refuse (err, "%s.username: a Windows field; give uid and gid", w);
       json_t *um = json_object_get (u, "umask");
       if (um)
         {
