@@ -22,3 +22,10 @@ if ENABLE_TESTS
 TESTS += tests/oci/test-runc.sh tests/oci/test-podman.sh
 endif
 EXTRA_DIST += tests/oci/lib.sh tests/oci/test-runc.sh tests/oci/test-podman.sh
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-oci-spec
+TESTS += tests/unit/test-oci-spec
+tests_unit_test_oci_spec_SOURCES = tests/unit/test-oci-spec.c
+tests_unit_test_oci_spec_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_oci_spec_LDADD = $(TEST_LIBS)
+endif
