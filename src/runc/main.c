@@ -892,7 +892,7 @@ cmd_features (int argc, char **argv)
     "ro", "rw", "nosuid", "suid", "nodev", "dev", "noexec", "exec", "sync", "async", "dirsync",
     "remount", "mand", "nomand", "atime", "noatime", "diratime", "nodiratime", "relatime",
     "norelatime", "strictatime", "nostrictatime", "bind", "rbind", "private", "rprivate", "shared",
-    "rshared", "slave", "rslave", "unbindable", "runbindable", "defaults", NULL,
+    "rshared", "slave", "rslave", "unbindable", "runbindable", "defaults", "tmpcopyup", NULL,
   };
   json_t *mo = json_array ();
   for (size_t k = 0; mount_opts[k]; k++)

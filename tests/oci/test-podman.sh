@@ -58,6 +58,13 @@ check_contains "podman --security-opt seccomp=FILE: mkdir gets errnoRet 18 (EXDE
 check_contains "podman --security-opt seccomp=FILE: the rest is allowed" "after" "$out"
 case $out in *"$(readlink /proc/self/ns/net)"*) not_ok "podman run: own network namespace" ;; *) ok "podman run: own network namespace" ;; esac
 
+out=$(P run --rm --network none $U --read-only --security-opt no-new-privileges $IMG sh -c 'touch /x 2>&1; touch /tmp/y && echo tmp-ok; grep NoNewPrivs /proc/self/status' 2>&1)
+check_contains "podman run --read-only: the root is read-only" "Read-only file system" "$out"
+check_contains "podman run --read-only: /tmp is a writable tmpfs (tmpcopyup)" "tmp-ok" "$out"
+check_contains "podman --security-opt no-new-privileges" "NoNewPrivs:	1" "$out"
+out=$(P run --rm --network none $U --uidmap 0:300000:65536 --gidmap 0:300000:65536 $IMG cat /proc/self/uid_map 2>&1)
+check_contains "podman run --uidmap: the container's user namespace" "300000" "$out"
+
 cid=$(P run -d --network none $U $IMG sleep 1000)
 check "podman run -d: exit status" 0 "$?"
 check "podman run -d: running" running "$(P inspect -f '{{.State.Status}}' "$cid")"

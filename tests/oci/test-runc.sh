@@ -160,6 +160,20 @@ make_bundle "$WORK/b6" 'c["linux"]["namespaces"].append({"type": "user"})' \
 out=$(R run --bundle "$WORK/b6" userns 2>&1)
 check_contains "user namespace: the spec's uid map" "200000" "$out"
 
+# ---- tmpcopyup: a tmpfs that starts with what it covers --------------------
+make_bundle "$WORK/b12" \
+  'c["mounts"].append({"destination": "/data", "type": "tmpfs", "source": "tmpfs", "options": ["tmpcopyup", "mode=755"]})' \
+  'c["process"]["args"] = ["sh", "-c", "cat /data/sub/f; readlink /data/l; echo new > /data/sub/f && cat /data/sub/f; grep \" /data \" /proc/self/mounts | cut -d\" \" -f3"]'
+mkdir -p "$WORK/b12/rootfs/data/sub"
+echo original >"$WORK/b12/rootfs/data/sub/f"
+ln -s sub/f "$WORK/b12/rootfs/data/l"
+out=$(R run --bundle "$WORK/b12" copyup 2>&1)
+check_contains "tmpcopyup: the file is copied" "original" "$out"
+check_contains "tmpcopyup: the symlink is copied as a link" "sub/f" "$out"
+check_contains "tmpcopyup: the copy is writable" "new" "$out"
+check_contains "tmpcopyup: it is a tmpfs" "tmpfs" "$out"
+check "tmpcopyup: the rootfs is untouched" original "$(cat "$WORK/b12/rootfs/data/sub/f")"
+
 # ---- linux.resources: a pids limit enforced from inside -----------------
 make_bundle "$WORK/b8" 'c["linux"]["resources"]["pids"] = {"limit": 4}' \
   'c["process"]["args"] = ["sh", "-c", "for i in 1 2 3 4 5 6; do sleep 5 & done 2>&1; echo done"]'

@@ -99,6 +99,8 @@ Test (oci_spec, unknown_and_unsupported_fields_are_named)
   refused ("\"mounts\": [{\"destination\": \"/x\", \"type\": \"overlay\", \"source\": \"o\"}],", "", "mounts[0].type");
   refused ("\"mounts\": [{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"/tmp\", \"options\": [\"idmap\"]}],",
            "", "mounts[0].options");
+  refused ("\"mounts\": [{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"/tmp\", \"options\": [\"tmpcopyup\"]}],",
+           "", "mounts[0].options: tmpcopyup is for tmpfs");
   refused ("", ", \"uidMappings\": [{\"containerID\": 0, \"hostID\": 1000, \"size\": 1}]", "linux.uidMappings");
 }
 

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
@@ -225,6 +226,84 @@ cgroup_binds (const struct oci_launch *l, const struct oci_mount *m, const char 
   return 0;
 }
 
+/* tmpcopyup: copies the tree below from (the directory the tmpfs now
+ * covers) into to (the new tmpfs), keeping modes and owners.  Nothing is
+ * followed: symlinks are copied as links, other special files skipped. */
+static int
+copy_tree (int from, int to, const char *where, securer_err_t *err)
+{
+  int dup_from = dup (from);
+  DIR *d = dup_from >= 0 ? fdopendir (dup_from) : NULL;
+  if (d == NULL)
+    {
+      if (dup_from >= 0)
+        close (dup_from);
+      return securer_error_set (err, errno, "tmpcopyup: read %s", where);
+    }
+  int rc = 0;
+  for (struct dirent *e; rc == 0 && (e = readdir (d));)
+    {
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      struct stat st;
+      if (fstatat (from, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        {
+          rc = securer_error_set (err, errno, "tmpcopyup: stat %s/%s", where, e->d_name);
+          break;
+        }
+      int sf = -1, df = -1;
+      if (S_ISDIR (st.st_mode))
+        {
+          if (mkdirat (to, e->d_name, st.st_mode & 07777) < 0
+              || (sf = openat (from, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0
+              || (df = openat (to, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+            rc = securer_error_set (err, errno, "tmpcopyup: directory %s/%s", where, e->d_name);
+          else
+            rc = copy_tree (sf, df, e->d_name, err);
+        }
+      else if (S_ISREG (st.st_mode))
+        {
+          sf = openat (from, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+          df = openat (to, e->d_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 07777);
+          char buf[65536];
+          ssize_t n = 0;
+          while (sf >= 0 && df >= 0 && (n = read (sf, buf, sizeof buf)) > 0)
+            if (write (df, buf, (size_t) n) != n)
+              {
+                n = -1;
+                break;
+              }
+          if (sf < 0 || df < 0 || n < 0)
+            rc = securer_error_set (err, errno, "tmpcopyup: file %s/%s", where, e->d_name);
+        }
+      else if (S_ISLNK (st.st_mode))
+        {
+          char target[4096];
+          ssize_t n = readlinkat (from, e->d_name, target, sizeof target - 1);
+          if (n < 0)
+            rc = securer_error_set (err, errno, "tmpcopyup: link %s/%s", where, e->d_name);
+          else
+            {
+              target[n] = '\0';
+              if (symlinkat (target, to, e->d_name) < 0)
+                rc = securer_error_set (err, errno, "tmpcopyup: link %s/%s", where, e->d_name);
+            }
+        }
+      else
+        continue;
+      if (rc == 0 && fchownat (to, e->d_name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+        rc = securer_error_set (err, errno, "tmpcopyup: owner of %s/%s", where, e->d_name);
+      if (rc == 0 && S_ISDIR (st.st_mode) && fchmod (df, st.st_mode & 07777) < 0)
+        rc = securer_error_set (err, errno, "tmpcopyup: mode of %s/%s", where, e->d_name);
+      if (sf >= 0)
+        close (sf);
+      if (df >= 0)
+        close (df);
+    }
+  closedir (d);
+  return rc;
+}
+
 static int
 do_mount (const struct oci_launch *l, int rootfd, const struct oci_mount *m, securer_err_t *err)
 {
@@ -253,8 +332,37 @@ do_mount (const struct oci_launch *l, int rootfd, const struct oci_mount *m, sec
   else
     {
       unsigned long f = m->flags & ~MS_REMOUNT;
-      if (mount (m->source ? m->source : m->type, target, m->type, f, m->data) < 0)
+      /* What the tmpfs will cover, opened before it does. */
+      int under = m->copyup ? open (target, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+      if (m->copyup && under < 0)
+        rc = securer_error_set (err, errno, "tmpcopyup: open %s", m->dest);
+      else if (mount (m->source ? m->source : m->type, target, m->type,
+                      m->copyup ? f & ~MS_RDONLY : f, m->data) < 0)
         rc = securer_error_set (err, errno, "mount %s on %s", m->type, m->dest);
+      else if (m->copyup)
+        {
+          int top = open_in_root (rootfd, m->dest, WANT_DIR, err);
+          int topd = top >= 0 ? openat (top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+          if (topd < 0 || copy_tree (under, topd, m->dest, err) < 0)
+            rc = err && *err ? -1 : securer_error_set (err, errno, "tmpcopyup: %s", m->dest);
+          if (top >= 0)
+            close (top);
+          if (topd >= 0)
+            close (topd);
+        }
+      if (under >= 0)
+        close (under);
+      /* Read-only after the copy (the mount was made writable for it). */
+      if (rc == 0 && m->copyup && (f & MS_RDONLY))
+        {
+          int top = open_in_root (rootfd, m->dest, WANT_DIR, err);
+          char t2[64];
+          fd_path (top, t2);
+          if (top < 0 || mount (NULL, t2, NULL, MS_REMOUNT | f, m->data) < 0)
+            rc = err && *err ? -1 : securer_error_set (err, errno, "remount %s read-only", m->dest);
+          if (top >= 0)
+            close (top);
+        }
     }
   close (fd);
   if (rc < 0)

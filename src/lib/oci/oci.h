@@ -26,6 +26,7 @@ struct oci_mount {
   unsigned long clear;     /* MS_* explicitly cleared ("rw", "suid", ...) */
   unsigned long propagation;  /* MS_PRIVATE/MS_SHARED/... (| MS_REC) or 0 */
   bool bind, recursive;
+  bool copyup;             /* tmpcopyup: the tmpfs starts with what it covers */
   char *data;              /* the other options, comma-separated, or NULL */
 };
 

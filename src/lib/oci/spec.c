@@ -380,7 +380,9 @@ parse_mount (json_t *j, size_t idx, struct oci_mount *m, securer_err_t *err)
         }
       else if (propagation_flags (o))
         m->propagation = propagation_flags (o);
-      else if (strcmp (o, "tmpcopyup") == 0 || strcmp (o, "idmap") == 0 || strcmp (o, "ridmap") == 0
+      else if (strcmp (o, "tmpcopyup") == 0)
+        m->copyup = true;
+      else if (strcmp (o, "idmap") == 0 || strcmp (o, "ridmap") == 0
                || strncmp (o, "x-", 2) == 0 || strcmp (o, "copy-symlink") == 0)
         rc = refuse (err, "%s.options: \"%s\" is not supported by securer-runc", where, o);
       else
@@ -421,6 +423,8 @@ parse_mount (json_t *j, size_t idx, struct oci_mount *m, securer_err_t *err)
     m->bind = m->recursive = true;
   if (strcmp (m->type, "bind") == 0)
     m->bind = true;
+  if (m->copyup && strcmp (m->type, "tmpfs") != 0)
+    return refuse (err, "%s.options: tmpcopyup is for tmpfs mounts only", where);
   if (m->bind && (m->source == NULL || m->source[0] != '/'))
     return refuse (err, "%s.source: a bind mount needs an absolute source", where);
   return 0;
