@@ -545,6 +545,9 @@ do_delete (struct oci_state *st, bool force, securer_err_t *err)
         return securer_error_set (err, 0, "cannot delete container \"%s\" that is %s (use --force)",
                                   st->id, oci_status_name (s));
       kill_container (st, SIGKILL, true, NULL);
+      /* A frozen process dies only once thawed. */
+      if (s == OCI_PAUSED)
+        oci_cgroup_freeze (st->cg, false, NULL);
       /* Reaped by the engine, not by us: wait until it is gone. */
       for (int t = 0; t < 500 && oci_state_status (st) != OCI_STOPPED; t++)
         {
@@ -881,6 +884,90 @@ out:
   return err ? fail (&err) : rc;
 }
 
+/* ---- pause / resume / ps ------------------------------------------------ */
+static int
+pause_resume (int argc, char **argv, bool freeze)
+{
+  const char *cmd = freeze ? "pause" : "resume";
+  const struct opt opts[] = { OPT_END };
+  int i = 1;
+  if (parse_opts (cmd, argc, argv, &i, opts) != 0)
+    return 1;
+  if (i != argc - 1)
+    return usage_error (cmd, "expects exactly one container id");
+  securer_err_t err = NULL;
+  struct oci_state *st = load_state (argv[i], &err);
+  if (st == NULL)
+    return fail (&err);
+  enum oci_status s = oci_state_status (st);
+  if (s != (freeze ? OCI_RUNNING : OCI_PAUSED))
+    securer_error_set (&err, 0, "cannot %s a container that is %s", cmd, oci_status_name (s));
+  else
+    oci_cgroup_freeze (st->cg, freeze, &err);
+  oci_state_free (st);
+  return err ? fail (&err) : 0;
+}
+
+static int
+cmd_pause (int argc, char **argv)
+{
+  return pause_resume (argc, argv, true);
+}
+
+static int
+cmd_resume (int argc, char **argv)
+{
+  return pause_resume (argc, argv, false);
+}
+
+static int
+cmd_ps (int argc, char **argv)
+{
+  const char *format = "table";
+  const struct opt opts[] = { OPT_ARG ("format", 'f', &format), OPT_END };
+  int i = 1;
+  if (parse_opts ("ps", argc, argv, &i, opts) != 0)
+    return 1;
+  if (i != argc - 1)
+    return usage_error ("ps", "expects a container id (ps options after it are not supported)");
+  if (strcmp (format, "json") != 0 && strcmp (format, "table") != 0)
+    return usage_error ("ps", "--format must be table or json");
+  securer_err_t err = NULL;
+  struct oci_state *st = load_state (argv[i], &err);
+  if (st == NULL)
+    return fail (&err);
+  size_t n;
+  pid_t *pids = oci_cgroup_pids (st->cg, &n);
+  if (strcmp (format, "json") == 0)
+    {
+      json_t *a = json_array ();
+      for (size_t k = 0; k < n; k++)
+        json_array_append_new (a, json_integer (pids[k]));
+      char *s = json_dumps (a, JSON_COMPACT);
+      printf ("%s\n", s);
+      free (s);
+      json_decref (a);
+    }
+  else
+    {
+      printf ("PID\tCMD\n");
+      for (size_t k = 0; k < n; k++)
+        {
+          char path[64], comm[64] = "?";
+          snprintf (path, sizeof path, "/proc/%d/comm", (int) pids[k]);
+          FILE *f = fopen (path, "re");
+          if (f && fgets (comm, sizeof comm, f))
+            comm[strcspn (comm, "\n")] = '\0';
+          if (f)
+            fclose (f);
+          printf ("%d\t%s\n", (int) pids[k], comm);
+        }
+    }
+  free (pids);
+  oci_state_free (st);
+  return 0;
+}
+
 /* ---- features / spec ---------------------------------------------------- */
 static int
 cmd_features (int argc, char **argv)
@@ -1020,6 +1107,8 @@ usage (FILE *out)
            "  delete [--force] ID       remove a stopped container (--force: kill it first)\n"
            "  exec [--process F | -t -e -u --cwd] [-d] [--pid-file F] [--console-socket S] ID [CMD...]\n"
            "  list [--format table|json] [-q]\n"
+           "  pause ID / resume ID      freeze / thaw every process of the container\n"
+           "  ps [--format table|json] ID   the container's processes (host pids)\n"
            "  features                  JSON of what this runtime supports\n"
            "  spec [--bundle DIR]       write a default config.json\n"
            "\n"
@@ -1074,7 +1163,8 @@ main (int argc, char **argv)
   } cmds[] = {
     { "create", cmd_create }, { "start", cmd_start }, { "run", cmd_run }, { "state", cmd_state },
     { "kill", cmd_kill }, { "delete", cmd_delete }, { "list", cmd_list }, { "exec", cmd_exec },
-    { "features", cmd_features }, { "spec", cmd_spec },
+    { "features", cmd_features }, { "spec", cmd_spec }, { "pause", cmd_pause },
+    { "resume", cmd_resume }, { "ps", cmd_ps },
   };
   for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
     if (strcmp (argv[i], cmds[k].name) == 0)

@@ -144,11 +144,20 @@ R run -d --bundle "$WORK/b5" ex
 out=$(R exec ex sh -c 'echo pid=$$; cat /proc/1/comm; exit 9' 2>&1); rc=$?
 check "exec: exit status passed through" 9 "$rc"
 check_contains "exec: in the container's pid namespace" "sleep" "$out"
+epid=$(R state ex | json_field pid)
+check_contains "ps --format json: the container's process" "$epid" "$(R ps --format json ex)"
+R pause ex
+check "pause: state paused" paused "$(R state ex | json_field status)"
+out=$(R exec ex true 2>&1)
+check_contains "exec into a paused container: refused" "is paused" "$out"
+R resume ex
+check "resume: state running" running "$(R state ex | json_field status)"
 R exec --detach --pid-file "$WORK/ex.pid" ex sleep 1000
 check "exec --detach: exit status" 0 "$?"
 check "exec --detach: pid file" sleep "$(cat /proc/$(cat "$WORK/ex.pid")/comm)"
+R pause ex
 R delete --force ex
-check "delete --force of a running container" 0 "$?"
+check "delete --force of a paused container" 0 "$?"
 [ ! -e "/proc/$(cat "$WORK/ex.pid")/comm" ] || [ "$(cat /proc/$(cat "$WORK/ex.pid")/stat | cut -d' ' -f3)" = Z ] \
   && ok "delete --force: the exec'd process is gone too" || not_ok "delete --force: exec'd process left"
 

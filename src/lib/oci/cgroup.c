@@ -499,6 +499,57 @@ oci_cgroup_pids (const struct oci_cgroup *cg, size_t *n)
   return v;
 }
 
+/* Where the container is frozen: the v1 freezer, else the v2 directory
+ * (cgroup.freeze is core there, not a controller). */
+static const char *
+freeze_dir (const struct oci_cgroup *cg, bool *v2)
+{
+  const char *d = cg ? dir_for (cg, "freezer", v2) : NULL;
+  for (size_t i = 0; cg && d == NULL && i < cg->n; i++)
+    if (has_ctl (cg->controllers[i], "v2"))
+      {
+        d = cg->dirs[i];
+        *v2 = true;
+      }
+  return d;
+}
+
+int
+oci_cgroup_freeze (const struct oci_cgroup *cg, bool freeze, securer_err_t *err)
+{
+  bool v2 = false;
+  const char *d = freeze_dir (cg, &v2);
+  if (d == NULL)
+    return securer_error_set (err, ENOTSUP, "no freezer for this container's cgroup");
+  if (v2)
+    return write_to (d, "cgroup.freeze", freeze ? "1" : "0", err);
+  if (write_to (d, "freezer.state", freeze ? "FROZEN" : "THAWED", err) < 0)
+    return -1;
+  /* v1 freezing is asynchronous: wait until it is done. */
+  for (int i = 0; freeze && i < 1000; i++)
+    {
+      char *st = read_trim (d, "freezer.state");
+      bool done = st && strcmp (st, "FROZEN") == 0;
+      free (st);
+      if (done)
+        return 0;
+      struct timespec ts = { 0, 1000 * 1000 };
+      nanosleep (&ts, NULL);
+    }
+  return freeze ? securer_error_set (err, ETIMEDOUT, "freeze %s", d) : 0;
+}
+
+bool
+oci_cgroup_frozen (const struct oci_cgroup *cg)
+{
+  bool v2 = false;
+  const char *d = freeze_dir (cg, &v2);
+  char *st = d ? read_trim (d, v2 ? "cgroup.freeze" : "freezer.state") : NULL;
+  bool frozen = st && strcmp (st, v2 ? "0" : "THAWED") != 0;
+  free (st);
+  return frozen;
+}
+
 int
 oci_cgroup_destroy (struct oci_cgroup *cg, securer_err_t *err)
 {

@@ -163,6 +163,10 @@ json_t *oci_cgroup_to_json (const struct oci_cgroup *cg);
 struct oci_cgroup *oci_cgroup_from_json (json_t *a);
 /* Every pid in the container's cgroup; malloc'd, *n set. */
 pid_t *oci_cgroup_pids (const struct oci_cgroup *cg, size_t *n);
+/* Freezes (true) or thaws the container's processes: v1 freezer.state or
+ * v2 cgroup.freeze. */
+int oci_cgroup_freeze (const struct oci_cgroup *cg, bool freeze, securer_err_t *err);
+bool oci_cgroup_frozen (const struct oci_cgroup *cg);
 /* Removes the directories (waiting briefly for exiting processes). */
 int oci_cgroup_destroy (struct oci_cgroup *cg, securer_err_t *err);
 void oci_cgroup_free (struct oci_cgroup *cg);
@@ -229,7 +233,7 @@ struct oci_exec_opts {
 int oci_launch_exec (const struct oci_exec_opts *o, pid_t *pid_out, securer_err_t *err);
 
 /* ---- state.c ------------------------------------------------------------- */
-enum oci_status { OCI_CREATING, OCI_CREATED, OCI_RUNNING, OCI_STOPPED };
+enum oci_status { OCI_CREATING, OCI_CREATED, OCI_RUNNING, OCI_STOPPED, OCI_PAUSED };
 struct oci_state {
   char *id;
   char *dir;               /* ROOT/ID */

@@ -138,13 +138,15 @@ oci_state_status (const struct oci_state *st)
   char *fifo = state_path (st->dir, "exec.fifo");
   bool waiting = access (fifo, F_OK) == 0;
   free (fifo);
-  return waiting ? OCI_CREATED : OCI_RUNNING;
+  if (waiting)
+    return OCI_CREATED;
+  return oci_cgroup_frozen (st->cg) ? OCI_PAUSED : OCI_RUNNING;
 }
 
 const char *
 oci_status_name (enum oci_status s)
 {
-  static const char *const names[] = { "creating", "created", "running", "stopped" };
+  static const char *const names[] = { "creating", "created", "running", "stopped", "paused" };
   return names[s];
 }
 
