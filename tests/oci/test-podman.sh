@@ -71,6 +71,10 @@ check "podman run -d: running" running "$(P inspect -f '{{.State.Status}}' "$cid
 out=$(P exec "$cid" sh -c 'cat /proc/1/comm; exit 7' 2>&1); rc=$?
 check "podman exec: exit status passed through" 7 "$rc"
 check_contains "podman exec: inside the container" sleep "$out"
+P pause "$cid" >/dev/null
+check "podman pause" paused "$(P inspect -f '{{.State.Status}}' "$cid")"
+P unpause "$cid" >/dev/null
+check "podman unpause" running "$(P inspect -f '{{.State.Status}}' "$cid")"
 P stop -t 1 "$cid" >/dev/null 2>&1
 check "podman stop: exit status" 0 "$?"
 check "podman stop: exited" exited "$(P inspect -f '{{.State.Status}}' "$cid")"
