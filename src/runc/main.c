@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -263,6 +264,32 @@ struct create_args {
   bool no_pivot, no_new_keyring, detach, keep;
 };
 
+/* The container's end of the report socket, renumbered at or above the
+ * process's RLIMIT_NOFILE hard limit: the filter allows sendmsg on that
+ * number, and once exec has closed it (close-on-exec) the container can
+ * never own a descriptor with that number again. */
+static int
+report_fd_number (const struct oci_spec *s, int fd)
+{
+  rlim_t want = 1024;
+  for (size_t i = 0; i < s->proc.n_rlimits; i++)
+    if (s->proc.rlimits[i].resource == RLIMIT_NOFILE)
+      want = s->proc.rlimits[i].hard;
+  struct rlimit mine;
+  if (getrlimit (RLIMIT_NOFILE, &mine) == 0 && mine.rlim_cur < mine.rlim_max)
+    {
+      mine.rlim_cur = mine.rlim_max;
+      setrlimit (RLIMIT_NOFILE, &mine);
+    }
+  if (want >= 1u << 20)
+    return fd;
+  int high = fcntl (fd, F_DUPFD_CLOEXEC, (int) want);
+  if (high < 0)
+    return fd;
+  close (fd);
+  return high;
+}
+
 /* Everything of create; with wait_start the process waits on the fifo.
  * On success *st is the saved state (the caller frees it). */
 static int
@@ -295,8 +322,20 @@ do_create (const char *id, const struct create_args *a, bool wait_start, struct 
   struct oci_layer *layer = NULL;
   int fifo = -1, console = -1;
   int rc = -1;
-  if (oci_spec_load (a->bundle ? a->bundle : ".", &s, err) < 0
-      || oci_spec_seccomp_policy (s, &sc, err) < 0 || oci_seccomp_prepare (sc, &prog, err) < 0)
+  int report[2] = { -1, -1 };
+  if (oci_spec_load (a->bundle ? a->bundle : ".", &s, err) < 0 || oci_spec_seccomp_policy (s, &sc, err) < 0)
+    goto out;
+  if (s->report_denials)
+    {
+      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, report) < 0)
+        {
+          securer_error_set (err, errno, "socketpair for report-denials");
+          goto out;
+        }
+      report[1] = report_fd_number (s, report[1]);
+    }
+  if (s->report_denials ? oci_seccomp_prepare_reporting (sc, report[1], &prog, err) < 0
+                        : oci_seccomp_prepare (sc, &prog, err) < 0)
     goto out;
   if (s->securer_policy && oci_layer_load (s->securer_policy, &layer, err) < 0)
     goto out;
@@ -333,10 +372,12 @@ do_create (const char *id, const struct create_args *a, bool wait_start, struct 
       goto fail;
     }
   struct oci_launch l = { .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
-                          .seccomp = prog, .layer = layer };
+                          .seccomp = prog, .layer = layer, .notify_fd = report[1] };
   if (oci_launch_container (&l, st->cg, id, &st->pid, &st->start_time, err) < 0)
     goto fail;
-  if (oci_state_save (st, err) < 0 || write_pid_file (a->pid_file, st->pid, err) < 0)
+  if (oci_state_save (st, err) < 0 || write_pid_file (a->pid_file, st->pid, err) < 0
+      || (s->report_denials
+          && oci_reporter_start (prog, report[0], s->report_denials, id, err) < 0))
     {
       kill (st->pid, SIGKILL);
       goto fail;
@@ -351,6 +392,9 @@ fail:
 out:
   if (dir)
     remove_state_dir (dir);
+  for (int k = 0; k < 2; k++)
+    if (report[k] >= 0)
+      close (report[k]);
   if (fifo >= 0)
     close (fifo);
   if (console >= 0)
@@ -997,11 +1041,13 @@ cmd_features (int argc, char **argv)
                           "capabilities", "cgroup", "v1", 1, "v2", 1, "systemd", 0, "systemdUser", 0,
                           "seccomp", seccomp, "apparmor", "enabled", 0, "selinux", "enabled", 0,
                           "intelRdt", "enabled", 0);
-  json_t *j = json_pack ("{s:s, s:s, s:[s,s,s,s], s:o, s:o, s:{s:s, s:s}}", "ociVersionMin", "1.0.0",
+  json_t *j = json_pack ("{s:s, s:s, s:[s,s,s,s], s:o, s:o, s:{s:s, s:s, s:s}}", "ociVersionMin", "1.0.0",
                          "ociVersionMax", "1.0.2", "hooks", "prestart", "createRuntime", "poststart",
                          "poststop", "mountOptions", mo, "linux", lx, "annotations",
                          "run.securer.version", securer_version (), "run.securer.policy",
-                         "a securer policy (name or path) layered on top (docs/oci.md)");
+                         "a securer policy (name or path) layered on top (docs/oci.md)",
+                         "run.securer.report-denials",
+                         "a path: kill verdicts of linux.seccomp reported there as JSON lines");
   /* The capability list is the kernel's, not a fixed one. */
   json_t *caps = json_object_get (json_object_get (j, "linux"), "capabilities");
   for (int c = 0; c <= 63; c++)

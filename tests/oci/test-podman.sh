@@ -65,6 +65,13 @@ check_contains "podman --security-opt no-new-privileges" "NoNewPrivs:	1" "$out"
 out=$(P run --rm --network none $U --uidmap 0:300000:65536 --gidmap 0:300000:65536 $IMG cat /proc/self/uid_map 2>&1)
 check_contains "podman run --uidmap: the container's user namespace" "300000" "$out"
 
+echo '{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["chroot"], "action": "SCMP_ACT_KILL_PROCESS"}]}' >"$WORK/kill.json"
+out=$(P run --rm --network none $U --security-opt seccomp="$WORK/kill.json" \
+  --annotation run.securer.report-denials="$WORK/denials.log" $IMG sh -c 'chroot / true; echo st=$?' 2>&1)
+check_contains "podman --annotation run.securer.report-denials: the caller killed" "st=137" "$out"
+for _ in $(seq 100); do [ -s "$WORK/denials.log" ] && break; sleep 0.05; done
+check_contains "podman --annotation run.securer.report-denials: reported" '"syscall":"chroot"' "$(cat "$WORK/denials.log" 2>/dev/null)"
+
 cid=$(P run -d --network none $U $IMG sleep 1000)
 check "podman run -d: exit status" 0 "$?"
 check "podman run -d: running" running "$(P inspect -f '{{.State.Status}}' "$cid")"

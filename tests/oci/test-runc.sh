@@ -92,6 +92,21 @@ check_contains "run.securer.policy: its seccomp rule (EXDEV)" "Invalid cross-dev
 check_contains "run.securer.policy: implies no_new_privs" "NoNewPrivs:	1" "$out"
 [ ! -e "$WORK/b7/rootfs/etc/x" ] && ok "run.securer.policy: nothing written outside" || not_ok "run.securer.policy: /etc/x written"
 
+# ---- run.securer.report-denials: kills reported by a reporter that ends with the container
+make_bundle "$WORK/b13" 'c["root"]["readonly"] = False' \
+  'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["chroot"], "action": "SCMP_ACT_KILL_PROCESS"}]}' \
+  "c['annotations'] = {'run.securer.report-denials': '$WORK/denials.log'}" \
+  'c["process"]["args"] = ["sh", "-c", "chroot / true; echo chroot-status=$?"]'
+out=$(R run --bundle "$WORK/b13" report 2>&1)
+check_contains "report-denials: the caller is killed" "chroot-status=137" "$out"
+for _ in $(seq 100); do [ -s "$WORK/denials.log" ] && break; sleep 0.05; done
+rep=$(cat "$WORK/denials.log" 2>/dev/null)
+check_contains "report-denials: the syscall named" '"syscall":"chroot"' "$rep"
+check_contains "report-denials: the verdict" '"action":"kill-process"' "$rep"
+check_contains "report-denials: the container id" '"id":"report"' "$rep"
+for _ in $(seq 100); do pgrep -f "run --bundle $WORK/b13" >/dev/null || break; sleep 0.05; done
+pgrep -f "run --bundle $WORK/b13" >/dev/null && not_ok "report-denials: the reporter outlived the container" \
+  || ok "report-denials: the reporter ended with the container"
 # ---- what an operator reads: securer policy show --oci-config ------------
 SECURER=${SECURER_BIN:-$SECURER_BUILDDIR/securer}
 out=$("$SECURER" policy show --oci-config "$WORK/b3/config.json" 2>&1)
@@ -241,6 +256,8 @@ refused "host sysctl" "linux.sysctl.kernel.randomize_va_space" 'c["linux"]["sysc
 refused "AppArmor label" "process.apparmorProfile" 'c["process"]["apparmorProfile"] = "docker-default"'
 refused "seccomp listener" "linux.seccomp.listenerPath" 'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "listenerPath": "/run/x.sock"}'
 refused "seccomp notify" "linux.seccomp.syscalls[0].action" 'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_NOTIFY"}]}'
+refused "report-denials without seccomp" "annotations.run.securer.report-denials" \
+  "c['annotations'] = {'run.securer.report-denials': '$WORK/x.log'}"
 refused "unknown annotation" "annotations.run.securer.bogus" 'c["annotations"] = {"run.securer.bogus": "1"}'
 refused "blockIO" "linux.resources.blockIO" 'c["linux"]["resources"]["blockIO"] = {"weight": 10}'
 refused "unknown capability" "process.capabilities.bounding[0]" 'c["process"]["capabilities"]["bounding"] = ["CAP_FLY"]'

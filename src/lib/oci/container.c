@@ -683,7 +683,7 @@ set_identity (const struct oci_process *p, securer_err_t *err)
 }
 
 static int
-load_filter (const struct securer_seccomp_prog *prog, securer_err_t *err)
+load_filter (const struct securer_seccomp_prog *prog, int notify_fd, securer_err_t *err)
 {
   if (prog == NULL)
     return 0;
@@ -700,7 +700,18 @@ load_filter (const struct securer_seccomp_prog *prog, securer_err_t *err)
   if (rc < 0)
     return securer_error_set (err, errno, "linux.seccomp: load the filter");
   if (rc > 0 && (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER))
-    close ((int) rc);
+    {
+      /* To the reporter; without one nothing would answer, which
+       * oci_spec refuses before we get here. */
+      int listener = (int) rc;
+      int sent = notify_fd >= 0 ? securer_seccomp_send_listener (notify_fd, listener, err) : -1;
+      close (listener);
+      if (notify_fd >= 0)
+        close (notify_fd);
+      if (sent < 0)
+        return notify_fd >= 0 ? securer_error_prefix (err, "report-denials")
+                              : securer_error_set (err, EINVAL, "linux.seccomp: a listener nobody takes");
+    }
   return 0;
 }
 
@@ -709,13 +720,13 @@ load_filter (const struct securer_seccomp_prog *prog, securer_err_t *err)
  * needs CAP_SYS_ADMIN without no_new_privs, so then it comes first. */
 static int
 finish_process (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
-                const struct oci_layer *layer, const char *exe, securer_err_t *err)
+                const struct oci_layer *layer, int notify_fd, const char *exe, securer_err_t *err)
 {
   /* A layered securer policy brings no_new_privs with it (its filter may
    * deny what the identity change needs, so it loads last, and Landlock
    * needs either no_new_privs or CAP_SYS_ADMIN). */
   bool nnp = p->no_new_privs || layer != NULL;
-  if (!nnp && load_filter (seccomp, err) < 0)
+  if (!nnp && load_filter (seccomp, notify_fd, err) < 0)
     return -1;
   if (layer && (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || oci_layer_landlock (layer, err) < 0))
     {
@@ -727,9 +738,9 @@ finish_process (const struct oci_process *p, const struct securer_seccomp_prog *
     return -1;
   if (nnp && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     return securer_error_set (err, errno, "process.noNewPrivileges");
-  if (nnp && load_filter (seccomp, err) < 0)
+  if (nnp && load_filter (seccomp, notify_fd, err) < 0)
     return -1;
-  if (layer && load_filter (layer->seccomp, err) < 0)
+  if (layer && load_filter (layer->seccomp, -1, err) < 0)
     return securer_error_prefix (err, "annotations.run.securer.policy");
   /* Nothing of the runtime or the engine leaks in, beyond what
    * --preserve-fds hands over.  Close-on-exec rather than closed: the
@@ -790,7 +801,7 @@ oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog
   char *exe = resolve_exe (p, err);
   if (exe == NULL)
     return -1;
-  finish_process (p, seccomp, layer, exe, err);
+  finish_process (p, seccomp, layer, -1, exe, err);
   free (exe);
   return -1;
 }
@@ -866,7 +877,7 @@ oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), void 
         }
       close (l->fifo_fd);
     }
-  finish_process (p, l->seccomp, l->layer, exe, err);
+  finish_process (p, l->seccomp, l->layer, l->notify_fd, exe, err);
   free (exe);
   return -1;
 }

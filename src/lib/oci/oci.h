@@ -125,7 +125,7 @@ struct oci_spec {
   size_t n_hooks[OCI_HOOK_COUNT];
   /* run.securer.* annotations */
   char *securer_policy;    /* run.securer.policy: a policy layered on top */
-  bool report_denials;
+  char *report_denials;    /* run.securer.report-denials: JSON-lines log path */
 };
 
 /* Reads BUNDLE/config.json.  Fields that securer cannot honour are refused
@@ -150,6 +150,11 @@ int oci_spec_seccomp_policy (const struct oci_spec *s, struct securer_policy **o
 struct securer_seccomp_prog;
 int oci_seccomp_prepare (const struct securer_policy *p, struct securer_seccomp_prog **out,
                          securer_err_t *err);
+/* The same with securer's denial reports: kills and the like go through
+ * user notification; the container process hands the listener over
+ * sendmsg on notify_fd (the only extra call the filter allows). */
+int oci_seccomp_prepare_reporting (const struct securer_policy *p, int notify_fd,
+                                   struct securer_seccomp_prog **out, securer_err_t *err);
 
 /* ---- cgroup.c ------------------------------------------------------------ */
 struct oci_cgroup;
@@ -201,6 +206,7 @@ struct oci_launch {
   int fifo_fd;             /* exec fifo opened O_RDWR (create), or -1 (run) */
   const struct securer_seccomp_prog *seccomp;  /* NULL: no filter */
   const struct oci_layer *layer;  /* run.securer.policy, or NULL */
+  int notify_fd;           /* report-denials: where the listener goes, or -1 */
 };
 /* Sets up mounts, devices, hostname, sysctls and the process, and waits on
  * the exec fifo; calls ready(ctx) once only exec remains.  Returns only on
@@ -231,6 +237,15 @@ struct oci_exec_opts {
 /* Forks a process into the container's namespaces and cgroup and execs
  * proc there; returns once it has exec'd (or failed). */
 int oci_launch_exec (const struct oci_exec_opts *o, pid_t *pid_out, securer_err_t *err);
+
+/* ---- report.c: run.securer.report-denials ------------------------------ */
+/* Starts the reporter: a process of its own (not a child the engine
+ * waits for) that receives the container's seccomp listener on sock,
+ * answers every notification as the profile says, appends one JSON line
+ * per event to log_path, and on a kill verdict kills the calling process.
+ * It exits when the container's last filtered process is gone. */
+int oci_reporter_start (const struct securer_seccomp_prog *prog, int sock, const char *log_path,
+                        const char *id, securer_err_t *err);
 
 /* ---- state.c ------------------------------------------------------------- */
 enum oci_status { OCI_CREATING, OCI_CREATED, OCI_RUNNING, OCI_STOPPED, OCI_PAUSED };

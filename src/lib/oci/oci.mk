@@ -7,7 +7,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/oci/state.c \
 	src/lib/oci/launch.c \
 	src/lib/oci/policy.c \
-	src/lib/oci/layer.c
+	src/lib/oci/layer.c \
+	src/lib/oci/report.c
 
 bin_PROGRAMS += securer-runc
 securer_runc_SOURCES = src/runc/main.c

@@ -210,6 +210,9 @@ oci_spec_extra_text (const struct oci_spec *s)
   if (s->securer_policy)
     fprintf (f, "# run.securer.policy %s: its seccomp filter is added, its Landlock rules applied\n",
              s->securer_policy);
+  if (s->report_denials)
+    fprintf (f, "# run.securer.report-denials %s: kill verdicts reported there, the caller killed\n",
+             s->report_denials);
   fclose (f);
   return buf;
 }

@@ -840,6 +840,14 @@ parse_annotations (struct oci_spec *s, json_t *a, securer_err_t *err)
         return refuse (err, "annotations.%s: not a string", k);
       if (strcmp (k, "run.securer.policy") == 0)
         s->securer_policy = strdup (val);
+      else if (strcmp (k, "run.securer.report-denials") == 0)
+        {
+          if (val[0] != '/')
+            return refuse (err, "annotations.%s: not an absolute path", k);
+          if (json_object_get (json_object_get (s->json, "linux"), "seccomp") == NULL)
+            return refuse (err, "annotations.%s: the spec has no linux.seccomp to report from", k);
+          s->report_denials = strdup (val);
+        }
       else
         return refuse (err, "annotations.%s: unknown securer annotation (see docs/oci.md)", k);
     }
@@ -1053,14 +1061,14 @@ oci_spec_seccomp_policy (const struct oci_spec *s, struct securer_policy **out, 
   return 0;
 }
 
-int
-oci_seccomp_prepare (const struct securer_policy *p, struct securer_seccomp_prog **out,
-                     securer_err_t *err)
+static int
+prepare (const struct securer_policy *p, unsigned flags, int notify_fd,
+         struct securer_seccomp_prog **out, securer_err_t *err)
 {
   *out = NULL;
   if (p == NULL)
     return 0;
-  if (securer_seccomp_compile (p, 0, -1, out, err) < 0 || securer_seccomp_generate (*out, p, err) < 0)
+  if (securer_seccomp_compile (p, flags, notify_fd, out, err) < 0 || securer_seccomp_generate (*out, p, err) < 0)
     {
       securer_seccomp_free (*out);
       *out = NULL;
@@ -1069,6 +1077,20 @@ oci_seccomp_prepare (const struct securer_policy *p, struct securer_seccomp_prog
       return -1;
     }
   return 0;
+}
+
+int
+oci_seccomp_prepare (const struct securer_policy *p, struct securer_seccomp_prog **out,
+                     securer_err_t *err)
+{
+  return prepare (p, 0, -1, out, err);
+}
+
+int
+oci_seccomp_prepare_reporting (const struct securer_policy *p, int notify_fd,
+                               struct securer_seccomp_prog **out, securer_err_t *err)
+{
+  return prepare (p, SECURER_SECCOMP_REPORT_DENIALS, notify_fd, out, err);
 }
 
 void
@@ -1116,5 +1138,6 @@ oci_spec_free (struct oci_spec *s)
       free (s->hooks[k]);
     }
   free (s->securer_policy);
+  free (s->report_denials);
   free (s);
 }
