@@ -205,42 +205,37 @@ w_i64 (const char *dir, const char *file, int64_t v, securer_err_t *err)
   return write_to (dir, file, b, err);
 }
 
+/* v1's device controller where the host has one, and the BPF program on
+ * the v2 directory where there is one: on a hybrid host both (an access
+ * must then pass both, which is what each alone would say). */
 static int
-devices_v1 (const char *dir, const struct oci_spec *s, securer_err_t *err)
+apply_devices (const struct oci_cgroup *cg, const struct oci_spec *s, securer_err_t *err)
 {
-  for (size_t i = 0; i < s->n_devrules; i++)
+  size_t n;
+  struct oci_devrule *rules = oci_devrules_effective (s, &n);
+  bool v2 = false, done = false;
+  int rc = 0;
+  const char *d = dir_for (cg, "devices", &v2);
+  if (d && !v2)
     {
-      const struct oci_devrule *d = &s->devrules[i];
-      char rule[80], maj[24], min[24];
-      snprintf (maj, sizeof maj, d->major < 0 ? "*" : "%lld", (long long) d->major);
-      snprintf (min, sizeof min, d->minor < 0 ? "*" : "%lld", (long long) d->minor);
-      if (d->type == 'a')
-        snprintf (rule, sizeof rule, "a");
-      else
-        snprintf (rule, sizeof rule, "%c %s:%s %s", d->type, maj, min, d->access);
-      if (write_to (dir, d->allow ? "devices.allow" : "devices.deny", rule, err) < 0)
-        return -1;
+      for (size_t i = 0; i < n && rc == 0; i++)
+        {
+          char rule[80];
+          oci_devrule_v1 (&rules[i], rule, sizeof rule);
+          rc = write_to (d, rules[i].allow ? "devices.allow" : "devices.deny", rule, err);
+        }
+      done = true;
     }
-  /* What every container is given (as with runc): the default nodes, pty
-   * slaves, and the devices linux.devices creates. */
-  static const char *const defaults[] = { "c 1:3 rwm", "c 1:5 rwm", "c 1:7 rwm", "c 1:8 rwm",
-                                          "c 1:9 rwm", "c 5:0 rwm", "c 5:1 rwm", "c 5:2 rwm",
-                                          "c 136:* rwm", NULL };
-  for (size_t i = 0; defaults[i]; i++)
-    if (write_to (dir, "devices.allow", defaults[i], err) < 0)
-      return -1;
-  for (size_t i = 0; i < s->n_devices; i++)
-    {
-      const struct oci_device *d = &s->devices[i];
-      if (d->type == 'p')
-        continue;
-      char rule[80];
-      snprintf (rule, sizeof rule, "%c %lld:%lld rwm", d->type, (long long) d->major,
-                (long long) d->minor);
-      if (write_to (dir, "devices.allow", rule, err) < 0)
-        return -1;
-    }
-  return 0;
+  for (size_t i = 0; rc == 0 && i < cg->n; i++)
+    if (has_ctl (cg->controllers[i], "v2"))
+      {
+        rc = oci_devices_bpf_attach (cg->dirs[i], rules, n, err);
+        done = true;
+      }
+  free (rules);
+  if (rc == 0 && !done)
+    return refuse (err, "linux.resources.devices", "no device controller and no cgroup v2 hierarchy");
+  return rc < 0 ? securer_error_prefix (err, "linux.resources.devices") : 0;
 }
 
 static int
@@ -248,16 +243,8 @@ apply_resources (const struct oci_cgroup *cg, const struct oci_spec *s, securer_
 {
   bool v2 = false;
   const char *d;
-  if (s->n_devrules)
-    {
-      d = dir_for (cg, "devices", &v2);
-      if (d == NULL || v2)
-        return refuse (err, "linux.resources.devices",
-                       "no cgroup v1 devices controller on this host (the v2 device filter is "
-                       "not implemented by securer-runc)");
-      if (devices_v1 (d, s, err) < 0)
-        return securer_error_prefix (err, "linux.resources.devices");
-    }
+  if (s->n_devrules && apply_devices (cg, s, err) < 0)
+    return -1;
   if (s->pids_limit)
     {
       if ((d = dir_for (cg, "pids", &v2)) == NULL)

@@ -156,6 +156,17 @@ int oci_seccomp_prepare (const struct securer_policy *p, struct securer_seccomp_
 int oci_seccomp_prepare_reporting (const struct securer_policy *p, int notify_fd,
                                    struct securer_seccomp_prog **out, securer_err_t *err);
 
+/* ---- devices.c ----------------------------------------------------------- */
+/* The device rules a container gets: the spec's, then the default nodes
+ * and linux.devices (malloc'd, *n set); last match wins, default deny. */
+struct oci_devrule *oci_devrules_effective (const struct oci_spec *s, size_t *n);
+/* One rule as v1's devices.allow/deny take it. */
+int oci_devrule_v1 (const struct oci_devrule *d, char *buf, size_t len);
+/* The rules as a BPF_PROG_TYPE_CGROUP_DEVICE program attached to a cgroup
+ * v2 directory (BPF_F_ALLOW_MULTI: it adds to what the parents enforce). */
+int oci_devices_bpf_attach (const char *cgroup_dir, const struct oci_devrule *rules, size_t n,
+                            securer_err_t *err);
+
 /* ---- cgroup.c ------------------------------------------------------------ */
 struct oci_cgroup;
 /* Resolves cgroupsPath on this host's hierarchies (v1, v2 or both) and

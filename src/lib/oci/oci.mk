@@ -8,7 +8,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/oci/launch.c \
 	src/lib/oci/policy.c \
 	src/lib/oci/layer.c \
-	src/lib/oci/report.c
+	src/lib/oci/report.c \
+	src/lib/oci/devices.c
 
 bin_PROGRAMS += securer-runc
 securer_runc_SOURCES = src/runc/main.c
@@ -29,4 +30,11 @@ TESTS += tests/unit/test-oci-spec
 tests_unit_test_oci_spec_SOURCES = tests/unit/test-oci-spec.c
 tests_unit_test_oci_spec_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_oci_spec_LDADD = $(TEST_LIBS)
+endif
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-oci-devices
+TESTS += tests/unit/test-oci-devices
+tests_unit_test_oci_devices_SOURCES = tests/unit/test-oci-devices.c
+tests_unit_test_oci_devices_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_oci_devices_LDADD = $(TEST_LIBS)
 endif
