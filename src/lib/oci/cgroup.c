@@ -165,6 +165,39 @@ make_dirs (const char *mp, const char *dir, bool cpuset, securer_err_t *err)
   return 0;
 }
 
+/* cgroup v2: a directory has the controllers its parent delegates in
+ * cgroup.subtree_control; delegate every available one down the path so
+ * the container's directory can take its limits.  A controller that
+ * cannot be delegated shows as missing later, where the limit that needs
+ * it is refused. */
+static void
+delegate_v2 (const char *mp, const char *dir)
+{
+  char *p = strdup (dir);
+  for (char *c = p + strlen (mp); c; c = strchr (c + 1, '/'))
+    {
+      char save = *c;
+      *c = '\0';
+      const char *level = *p ? p : "/";
+      char *avail = read_trim (level, "cgroup.controllers");
+      *c = save;
+      if (avail == NULL)
+        break;
+      /* level is an ancestor of the leaf (the leaf itself is never a
+       * level: the loop ends at its last '/'). */
+      *c = '\0';
+      for (char *tok = strtok (avail, " "); tok; tok = strtok (NULL, " "))
+        {
+          char plus[64];
+          snprintf (plus, sizeof plus, "+%s", tok);
+          write_to (*p ? p : "/", "cgroup.subtree_control", plus, NULL);
+        }
+      *c = save;
+      free (avail);
+    }
+  free (p);
+}
+
 /* The cgroup directory of a resource's controller: v1 first (on a hybrid
  * host the v1 hierarchies hold the controllers), then v2. */
 static const char *
@@ -374,6 +407,8 @@ oci_cgroup_create (const struct oci_spec *s, bool systemd, const char *id, struc
       sprintf (dir, "%s%s", mps[i], rel);
       if (rc == 0 && make_dirs (mps[i], dir, has_ctl (ctls[i], "cpuset"), err) < 0)
         rc = -1;
+      if (rc == 0 && has_ctl (ctls[i], "v2"))
+        delegate_v2 (mps[i], dir);
       cg->dirs[cg->n] = dir;
       cg->controllers[cg->n++] = ctls[i];
       free (mps[i]);
