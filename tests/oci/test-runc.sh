@@ -44,6 +44,15 @@ out=$(R run --bundle "$WORK/b1" notfound 2>&1); rc=$?
 check "run: command not found is 127" 127 "$rc"
 check_contains "run: not found named" "nonexistent-cmd" "$out"
 
+make_bundle "$WORK/b1" 'c["process"]["args"] = ["sleep", "1000"]'
+R run --bundle "$WORK/b1" killed9 >/dev/null 2>&1 &
+runpid=$!
+for _ in $(seq 100); do [ "$(R state killed9 2>/dev/null | json_field status)" = running ] && break; sleep 0.05; done
+R kill killed9 KILL
+wait $runpid
+check "run: a process killed by SIGKILL gives 137" 137 "$?"
+check_contains "run: the container is deleted afterwards" "does not exist" "$(R state killed9 2>&1)"
+
 make_bundle "$WORK/b2" 'c["linux"]["maskedPaths"].append("/proc/cpuinfo")' \
   'c["process"]["args"] = ["sh", "-c", "echo pid=$$; hostname; readlink /proc/self/ns/net; readlink /proc/self/ns/mnt; grep CapEff /proc/self/status; ulimit -n; touch /x 2>&1; echo cpuinfo=$(wc -c < /proc/cpuinfo); echo > /proc/sys/kernel/hostname 2>&1"]'
 out=$(R run --bundle "$WORK/b2" ns 2>&1)
