@@ -73,9 +73,16 @@ check_contains () {
   esac
 }
 
-# json_get FILE-OR-TEXT KEY: one field of a JSON object on stdin.
+# json_field KEY: one field of the JSON object on stdin ("" when there is
+# none, or no JSON: a container not made yet).
 json_field () {
-  python3 -c 'import json,sys; v=json.load(sys.stdin).get(sys.argv[1]); print(v if v is not None else "")' "$1"
+  python3 -c '
+import json, sys
+try:
+    v = json.load(sys.stdin).get(sys.argv[1])
+except ValueError:
+    v = None
+print(v if v is not None else "")' "$1"
 }
 
 # Re-runs the calling script under a child subreaper that reaps what is
