@@ -7,7 +7,6 @@
  * pipe once only the wait on the exec fifo and the exec remain; the
  * runtime then exits, and the engine's subreaper (conmon, the shim)
  * inherits it: no securer supervisor stays behind in this mode. */
-#define _GNU_SOURCE
 #include <config.h>
 
 #include <errno.h>
