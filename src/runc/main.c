@@ -11,11 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -262,6 +265,8 @@ now_rfc3339 (void)
 struct create_args {
   const char *bundle, *pid_file, *console_socket, *preserve_fds;
   bool no_pivot, no_new_keyring, detach, keep;
+  int relay_socket;        /* run: our own console socket for a terminal, or -1 */
+  bool terminal;           /* out: process.terminal */
 };
 
 /* The container's end of the report socket, renumbered at or above the
@@ -293,7 +298,7 @@ report_fd_number (const struct oci_spec *s, int fd)
 /* Everything of create; with wait_start the process waits on the fifo.
  * On success *st is the saved state (the caller frees it). */
 static int
-do_create (const char *id, const struct create_args *a, bool wait_start, struct oci_state **st_out,
+do_create (const char *id, struct create_args *a, bool wait_start, struct oci_state **st_out,
            securer_err_t *err)
 {
   *st_out = NULL;
@@ -366,6 +371,9 @@ do_create (const char *id, const struct create_args *a, bool wait_start, struct 
   console = connect_console (a->console_socket, err);
   if (console == -2)
     goto fail;
+  a->terminal = s->proc.terminal;
+  if (console < 0 && s->proc.terminal && a->relay_socket >= 0)
+    console = dup (a->relay_socket);
   if (s->proc.terminal && console < 0 && wait_start)
     {
       securer_error_set (err, 0, "process.terminal is set: --console-socket is required");
@@ -410,7 +418,7 @@ out:
 static int
 cmd_create (int argc, char **argv)
 {
-  struct create_args a = { 0 };
+  struct create_args a = { .relay_socket = -1 };
   const struct opt opts[] = {
     OPT_ARG ("bundle", 'b', &a.bundle), OPT_ARG ("pid-file", 0, &a.pid_file),
     OPT_ARG ("console-socket", 0, &a.console_socket),
@@ -756,10 +764,87 @@ wait_forwarding (pid_t pid)
   return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
 }
 
+/* run with a terminal and no --console-socket: the pty's master comes to
+ * us, and we relay it to our own stdin/stdout (raw when a terminal) until
+ * the process exits, as runc does. */
+static int
+recv_master (int sock)
+{
+  char byte;
+  struct iovec iov = { &byte, 1 };
+  union {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof u.buf };
+  if (recvmsg (sock, &msg, MSG_CMSG_CLOEXEC) <= 0)
+    return -1;
+  struct cmsghdr *c = CMSG_FIRSTHDR (&msg);
+  if (c == NULL || c->cmsg_type != SCM_RIGHTS)
+    return -1;
+  int fd;
+  memcpy (&fd, CMSG_DATA (c), sizeof fd);
+  return fd;
+}
+
+static bool
+copy_once (int from, int to)
+{
+  char buf[4096];
+  ssize_t n = read (from, buf, sizeof buf);
+  if (n <= 0)
+    return false;
+  for (ssize_t off = 0; off < n;)
+    {
+      ssize_t w = write (to, buf + off, (size_t) (n - off));
+      if (w <= 0)
+        return false;
+      off += w;
+    }
+  return true;
+}
+
+static int
+relay_terminal (int master, pid_t pid)
+{
+  struct termios saved;
+  bool raw = isatty (0) && tcgetattr (0, &saved) == 0;
+  if (raw)
+    {
+      struct termios t = saved;
+      cfmakeraw (&t);
+      tcsetattr (0, TCSANOW, &t);
+      struct winsize ws;
+      if (ioctl (0, TIOCGWINSZ, &ws) == 0)
+        ioctl (master, TIOCSWINSZ, &ws);
+    }
+  bool in_open = true;
+  int status = 0;
+  for (;;)
+    {
+      struct pollfd p[2] = { { master, POLLIN, 0 }, { in_open ? 0 : -1, POLLIN, 0 } };
+      int r = poll (p, 2, 100);
+      if (r > 0 && (p[0].revents & POLLIN) && !copy_once (master, 1))
+        p[0].revents |= POLLHUP;
+      if (r > 0 && (p[1].revents & (POLLIN | POLLHUP)) && !copy_once (0, master))
+        in_open = false;
+      pid_t w = waitpid (pid, &status, WNOHANG);
+      if (w == pid || (r > 0 && (p[0].revents & (POLLHUP | POLLERR)) && waitpid (pid, &status, 0) == pid))
+        break;
+    }
+  /* What the process wrote last. */
+  while (fcntl (master, F_SETFL, O_NONBLOCK) == 0 && copy_once (master, 1))
+    ;
+  if (raw)
+    tcsetattr (0, TCSANOW, &saved);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
 static int
 cmd_run (int argc, char **argv)
 {
-  struct create_args a = { 0 };
+  struct create_args a = { .relay_socket = -1 };
   const struct opt opts[] = {
     OPT_ARG ("bundle", 'b', &a.bundle), OPT_ARG ("pid-file", 0, &a.pid_file),
     OPT_ARG ("console-socket", 0, &a.console_socket),
@@ -774,10 +859,21 @@ cmd_run (int argc, char **argv)
     return usage_error ("run", "expects exactly one container id");
   securer_err_t err = NULL;
   struct oci_state *st;
+  int relay[2] = { -1, -1 };
+  if (!a.detach && a.console_socket == NULL
+      && socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, relay) == 0)
+    a.relay_socket = relay[1];
   /* Detached, the process must outlive us: it goes through the fifo as
    * with create + start.  Attached, it is our child and starts at once. */
-  if (do_create (argv[i], &a, a.detach, &st, &err) < 0)
-    return fail (&err);
+  int created = do_create (argv[i], &a, a.detach, &st, &err);
+  if (relay[1] >= 0)
+    close (relay[1]);
+  if (created < 0)
+    {
+      if (relay[0] >= 0)
+        close (relay[0]);
+      return fail (&err);
+    }
   if (a.detach)
     {
       int rc = do_start (st, &err);
@@ -792,7 +888,12 @@ cmd_run (int argc, char **argv)
       oci_state_free (st);
       return fail (&err);
     }
-  int code = wait_forwarding (st->pid);
+  int master = a.terminal && relay[0] >= 0 ? recv_master (relay[0]) : -1;
+  if (relay[0] >= 0)
+    close (relay[0]);
+  int code = master >= 0 ? relay_terminal (master, st->pid) : wait_forwarding (st->pid);
+  if (master >= 0)
+    close (master);
   if (!a.keep && do_delete (st, true, &err) < 0)
     logmsg ("warning", "%s", securer_error_message (err));
   securer_error_free (&err);

@@ -70,6 +70,13 @@ check_contains "root.readonly: the root is read-only" "Read-only file system" "$
 check_contains "maskedPaths: /proc/cpuinfo reads empty" "cpuinfo=0" "$out"
 check_contains "readonlyPaths: /proc/sys is read-only" "can't create /proc/sys/kernel/hostname: Read-only file system" "$out"
 
+# ---- run with a terminal and no console socket: the pty relayed ----------
+make_bundle "$WORK/b14" 'c["process"]["terminal"] = True' \
+  'c["process"]["args"] = ["sh", "-c", "test -t 0 && test -t 1 && echo tty-ok; exit 5"]'
+out=$(R run --bundle "$WORK/b14" tty1 </dev/null 2>&1); rc=$?
+check "run -t (relayed): exit status" 5 "$rc"
+check_contains "run -t (relayed): stdin and stdout are the container's terminal" "tty-ok" "$out"
+
 # ---- seccomp from config.json: the errno the profile names --------------
 make_bundle "$WORK/b3" \
   'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64"], "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 18}]}' \
