@@ -379,7 +379,7 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
       securer_error_set (err, 0, "process.terminal is set: --console-socket is required");
       goto fail;
     }
-  struct oci_launch l = { .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
+  struct oci_launch l = { .id = id, .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
                           .seccomp = prog, .layer = layer, .notify_fd = report[1] };
   if (oci_launch_container (&l, st->cg, id, &st->pid, &st->start_time, err) < 0)
     goto fail;
@@ -1142,9 +1142,9 @@ cmd_features (int argc, char **argv)
                           "capabilities", "cgroup", "v1", 1, "v2", 1, "systemd", 0, "systemdUser", 0,
                           "seccomp", seccomp, "apparmor", "enabled", 0, "selinux", "enabled", 0,
                           "intelRdt", "enabled", 0);
-  json_t *j = json_pack ("{s:s, s:s, s:[s,s,s,s], s:o, s:o, s:{s:s, s:s, s:s}}", "ociVersionMin", "1.0.0",
-                         "ociVersionMax", "1.0.2", "hooks", "prestart", "createRuntime", "poststart",
-                         "poststop", "mountOptions", mo, "linux", lx, "annotations",
+  json_t *j = json_pack ("{s:s, s:s, s:[s,s,s,s,s,s], s:o, s:o, s:{s:s, s:s, s:s}}", "ociVersionMin", "1.0.0",
+                         "ociVersionMax", "1.0.2", "hooks", "prestart", "createRuntime",
+                         "createContainer", "startContainer", "poststart", "poststop", "mountOptions", mo, "linux", lx, "annotations",
                          "run.securer.version", securer_version (), "run.securer.policy",
                          "a securer policy (name or path) layered on top (docs/oci.md)",
                          "run.securer.report-denials",

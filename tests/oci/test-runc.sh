@@ -237,6 +237,18 @@ R run --bundle "$WORK/b9" hooks >/dev/null 2>&1
 check "hooks: prestart got the state (creating)" creating "$(json_field status <"$WORK/prestart.json")"
 check "hooks: prestart got the id" hooks "$(json_field id <"$WORK/prestart.json")"
 check "hooks: poststop got the state (stopped)" stopped "$(json_field status <"$WORK/poststop.json")"
+make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' 'c["root"]["readonly"] = False' \
+  "c['hooks'] = {'createContainer': [{'path': '/bin/sh', 'args': ['sh', '-c', 'readlink /proc/self/ns/mnt > $WORK/cc.ns; cat > $WORK/cc.json']}], 'startContainer': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > /tmp/sc.json']}]}"
+R create --bundle "$WORK/b9" inside >/dev/null 2>&1
+cpid=$(R state inside | json_field pid)
+check "hooks: createContainer ran at create, with the state" inside "$(json_field id <"$WORK/cc.json")"
+check "hooks: createContainer got the container's host pid" "$cpid" "$(json_field pid <"$WORK/cc.json")"
+check "hooks: createContainer ran in the container's mount namespace" "$(readlink /proc/$cpid/ns/mnt)" "$(cat "$WORK/cc.ns")"
+[ ! -e "$WORK/b9/rootfs/tmp/sc.json" ] && ok "hooks: startContainer not before start" || not_ok "hooks: startContainer ran at create"
+R start inside
+for _ in $(seq 100); do [ -s "$WORK/b9/rootfs/tmp/sc.json" ] && break; sleep 0.05; done
+check "hooks: startContainer ran inside the container (its /tmp)" inside "$(json_field id <"$WORK/b9/rootfs/tmp/sc.json")"
+R delete --force inside
 make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' \
   "c['hooks'] = {'createRuntime': [{'path': '/bin/false'}]}"
 out=$(R run --bundle "$WORK/b9" hookfail 2>&1); rc=$?

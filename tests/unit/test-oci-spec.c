@@ -95,7 +95,7 @@ Test (oci_spec, unknown_and_unsupported_fields_are_named)
   refused ("", ", \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\", \"flags\": [\"SECCOMP_FILTER_FLAG_LOG\"]}",
            "linux.seccomp.flags[0]");
   refused ("\"annotations\": {\"run.securer.landlok\": \"x\"},", "", "annotations.run.securer.landlok");
-  refused ("\"hooks\": {\"createContainer\": [{\"path\": \"/bin/true\"}]},", "", "hooks.createContainer");
+  refused ("\"hooks\": {\"createContainer\": [{\"path\": \"/bin/true\", \"when\": 1}]},", "", "hooks.createContainer[0].when");
   refused ("\"mounts\": [{\"destination\": \"/x\", \"type\": \"overlay\", \"source\": \"o\"}],", "", "mounts[0].type");
   refused ("\"mounts\": [{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"/tmp\", \"options\": [\"idmap\"]}],",
            "", "mounts[0].options");

@@ -806,6 +806,37 @@ oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog
   return -1;
 }
 
+/* createContainer and startContainer hooks, run from the container's
+ * process in its namespaces.  Its pid in the state is the host's, read
+ * from the host's /proc before pivot_root (after it, / is the container's
+ * and /proc its own). */
+static int
+hooks_inside (const struct oci_launch *l, enum oci_hook_kind k, pid_t host_pid, securer_err_t *err)
+{
+  if (l->spec->n_hooks[k] == 0)
+    return 0;
+  json_t *j = json_pack ("{s:s, s:s, s:s, s:i, s:s, s:O}", "ociVersion", "1.0.2", "id",
+                         l->id ? l->id : "", "status", "created", "pid", (int) host_pid, "bundle",
+                         l->spec->bundle, "annotations",
+                         json_object_get (l->spec->json, "annotations") ?: json_null ());
+  char *text = json_dumps (j, JSON_COMPACT);
+  json_decref (j);
+  int rc = oci_hooks_run (l->spec, k, text, err);
+  free (text);
+  return rc;
+}
+
+static pid_t
+host_pid (void)
+{
+  char buf[32];
+  ssize_t n = readlink ("/proc/self", buf, sizeof buf - 1);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  return (pid_t) atoi (buf);
+}
+
 int
 oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), void *ctx,
                     securer_err_t *err)
@@ -833,6 +864,9 @@ oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), void 
   close (rootfd);
   if (s->hostname && sethostname (s->hostname, strlen (s->hostname)) < 0)
     return securer_error_set (err, errno, "hostname");
+  pid_t hpid = host_pid ();
+  if (hooks_inside (l, OCI_HOOK_CREATE_CONTAINER, hpid, err) < 0)
+    return -1;
   if (pivot (s->rootfs, err) < 0)
     return -1;
   unsigned long prop = s->rootfs_propagation ? s->rootfs_propagation : MS_PRIVATE | MS_REC;
@@ -876,6 +910,11 @@ oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), void 
           return securer_error_set (err, n < 0 ? errno : EPIPE, "wait for start");
         }
       close (l->fifo_fd);
+    }
+  if (hooks_inside (l, OCI_HOOK_START_CONTAINER, hpid, err) < 0)
+    {
+      free (exe);
+      return -1;
     }
   finish_process (p, l->seccomp, l->layer, l->notify_fd, exe, err);
   free (exe);

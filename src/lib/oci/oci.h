@@ -211,6 +211,7 @@ void oci_layer_free (struct oci_layer *l);
 
 /* ---- container.c: the container's first process ------------------------ */
 struct oci_launch {
+  const char *id;
   const struct oci_spec *spec;
   const struct oci_cgroup *cg;
   int console_fd;          /* connected console socket, or -1 */

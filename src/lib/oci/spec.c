@@ -801,9 +801,6 @@ parse_hooks (struct oci_spec *s, json_t *h, securer_err_t *err)
         continue;
       if (!json_is_array (a))
         return refuse (err, "hooks.%s: not an array", keys[k]);
-      if (json_array_size (a) && (k == OCI_HOOK_CREATE_CONTAINER || k == OCI_HOOK_START_CONTAINER))
-        return refuse (err, "hooks.%s: hooks run inside the container's namespaces are not "
-                            "supported by securer-runc", keys[k]);
       s->hooks[k] = calloc (json_array_size (a) + 1, sizeof (struct oci_hook));
       size_t i;
       json_t *e;

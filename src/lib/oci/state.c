@@ -197,10 +197,14 @@ run_hook (const struct oci_hook *h, const char *state_json, securer_err_t *err)
       _exit (127);
     }
   close (in[0]);
-  signal (SIGPIPE, SIG_IGN);
+  /* A hook that does not read its stdin must not kill us (nor leave
+   * SIGPIPE ignored: inside the container that would reach the process). */
+  struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+  sigaction (SIGPIPE, &ign, &old);
   ssize_t w = write (in[1], state_json, strlen (state_json));
   (void) w;
   close (in[1]);
+  sigaction (SIGPIPE, &old, NULL);
   int status = 0;
   struct timespec start;
   clock_gettime (CLOCK_MONOTONIC, &start);
