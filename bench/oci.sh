@@ -12,7 +12,9 @@ RUNS=${RUNS:-30}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/securer-oci-bench-XXXXXX")
 chmod 755 "$WORK"
 P="podman --root $WORK/storage --runroot $WORK/run --storage-driver vfs --cgroup-manager cgroupfs --events-backend none"
-trap '$P rm -a -f -t 0 >/dev/null 2>&1; $P rmi -a -f >/dev/null 2>&1; rm -rf "$WORK"' EXIT
+# The default cgroupsPath is /securer-runc/ID: its parent is left empty.
+trap '$P rm -a -f -t 0 >/dev/null 2>&1; $P rmi -a -f >/dev/null 2>&1; rm -rf "$WORK";
+      rmdir /sys/fs/cgroup/*/securer-runc /sys/fs/cgroup/securer-runc 2>/dev/null' EXIT
 make_rootfs "$WORK/rootfs"
 tar -C "$WORK/rootfs" -cf "$WORK/rootfs.tar" .
 $P import -q "$WORK/rootfs.tar" localhost/securer-bench:latest >/dev/null
@@ -23,7 +25,6 @@ if command -v crun >/dev/null 2>&1 && $P --runtime crun run --rm --network none 
 else
   echo "# crun: not installed or refuses this host; left out"
 fi
-cmds=""
 for r in $runtimes; do
   set -- "$@" "$P --runtime $r run --rm --network none $U localhost/securer-bench /bin/true"
 done
