@@ -28,3 +28,9 @@ bench: bench-r
 bench-r: securer securer-init
 	@SECURER_BIN=$(abs_top_builddir)/securer $(SHELL) $(srcdir)/bench/r-client.sh
 EXTRA_DIST += bench/r-client.sh bench/r-client.R
+# securer-runc next to runc (and crun where it runs): podman run --rm and
+# RUNTIME run on a bundle (results: docs/benchmarks.md, "OCI runtime").
+.PHONY: bench-oci
+bench-oci: securer-runc
+	@SECURER_BUILDDIR=$(abs_top_builddir) SECURER_RUNC_BIN=$(abs_top_builddir)/securer-runc $(SHELL) $(srcdir)/bench/oci.sh
+EXTRA_DIST += bench/oci.sh

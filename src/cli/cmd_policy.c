@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "oci/oci.h"
 #include "seccomp/seccomp.h"
 
 /* `learn` is not in every build yet; referenced weakly so that the other
@@ -37,6 +38,7 @@ show_help (FILE *out)
 {
   fprintf (out,
            "Usage: securer policy show [OPTIONS] POLICY\n"
+           "       securer policy show [--json] --oci-config CONFIG.json\n"
            "\n"
            "Print the fully resolved POLICY (a file, or the NAME of a shipped policy): includes\n"
            "read, @groups expanded to one rule per syscall, every default spelled out.\n"
@@ -44,6 +46,9 @@ show_help (FILE *out)
            "Options:\n"
            "  --json      print the resolved policy as JSON (accepted back as a policy file)\n"
            "  --oci       print the seccomp part as an OCI runtime-spec 'linux.seccomp' object\n"
+           "  --oci-config CONFIG.json\n"
+           "              what securer-runc enforces for that OCI bundle's config: the policy\n"
+           "              it amounts to, then what the policy language cannot say, as comments\n"
            "  -h, --help  show this help\n"
            "\n"
            "Exit status: 0 on success, 1 when the policy is invalid, 2 for usage errors.\n");
@@ -144,16 +149,46 @@ policy_check (int argc, char **argv)
   return result;
 }
 
+/* securer-runc's view of an OCI config.json (src/lib/oci). */
+static int
+show_oci_config (const char *path, bool json)
+{
+  securer_err_t err = NULL;
+  struct oci_spec *s = NULL;
+  struct securer_policy *p = NULL;
+  if (oci_spec_load_file (path, &s, &err) < 0 || oci_spec_to_policy (s, &p, &err) < 0)
+    {
+      oci_spec_free (s);
+      cli_report (&err);
+      return 1;
+    }
+  free (p->path);
+  p->path = strdup (path);
+  char *text = json ? securer_policy_to_json_text (p, 0) : securer_policy_to_text (p);
+  char *extra = json ? NULL : oci_spec_extra_text (s);
+  if (text)
+    fputs (text, stdout);
+  if (extra)
+    fputs (extra, stdout);
+  free (text);
+  free (extra);
+  securer_policy_free (p);
+  oci_spec_free (s);
+  return 0;
+}
+
 static int
 policy_show (int argc, char **argv)
 {
   static const struct option opts[] = {
     { "json", no_argument, NULL, 'j' },
     { "oci", no_argument, NULL, 'o' },
+    { "oci-config", required_argument, NULL, 'c' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   bool json = false, oci = false;
+  const char *oci_config = NULL;
   int c;
   optind = 1;
   while ((c = getopt_long (argc, argv, "h", opts, NULL)) != -1)
@@ -161,12 +196,15 @@ policy_show (int argc, char **argv)
       {
       case 'j': json = true; break;
       case 'o': oci = true; break;
+      case 'c': oci_config = optarg; break;
       case 'h': show_help (stdout); return 0;
       default: show_help (stderr); return 2;
       }
+  if (oci_config && !oci && optind == argc)
+    return show_oci_config (oci_config, json);
   if (optind != argc - 1)
     {
-      fprintf (stderr, "securer policy show: expected exactly one POLICY\n");
+      fprintf (stderr, "securer policy show: expected exactly one POLICY (or --oci-config alone)\n");
       show_help (stderr);
       return 2;
     }

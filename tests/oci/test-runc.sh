@@ -1,0 +1,295 @@
+#!/bin/sh
+# securer-runc driven directly, the way containerd's runc shim and conmon
+# drive runc: bundles from a busybox rootfs, checks made from inside.
+set -u
+. "$(dirname "$0")/lib.sh"
+skip_unless_ready
+under_subreaper sh "$0" "$@"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/securer-runc-test-XXXXXX") || exit 99
+# Reachable by the mapped ids of the user-namespace test.
+chmod 755 "$WORK"
+ROOT=$WORK/state
+cleanup () {
+  for id in $("$RUNC" --root "$ROOT" list -q 2>/dev/null); do
+    "$RUNC" --root "$ROOT" delete --force "$id" >/dev/null 2>&1
+  done
+  rm -rf "$WORK"
+  # Parents of the containers' cgroups (delete removes only its own).
+  for d in /sys/fs/cgroup/*/securer-runc-test /sys/fs/cgroup/securer-runc-test \
+    /sys/fs/cgroup/*/securer-runc /sys/fs/cgroup/securer-runc; do
+    [ -d "$d" ] && rmdir "$d" 2>/dev/null
+  done
+  return 0
+}
+trap cleanup EXIT
+make_rootfs "$WORK/rootfs"
+R () { "$RUNC" --root "$ROOT" "$@"; }
+
+# ---- command line -------------------------------------------------------
+out=$(R create --bogus x 2>&1); rc=$?
+check "unknown option: exit status" 1 "$rc"
+check_contains "unknown option: named" "unknown option --bogus" "$out"
+out=$(R frobnicate 2>&1); rc=$?
+check_contains "unknown command: named" 'unknown command "frobnicate"' "$out"
+check_contains "--version" "securer-runc version" "$("$RUNC" --version)"
+R features | python3 -c 'import json,sys; f=json.load(sys.stdin); assert "SCMP_ACT_ERRNO" in f["linux"]["seccomp"]["actions"]' \
+  && ok "features: JSON with the seccomp actions" || not_ok "features"
+
+# ---- run: exit codes and what the process sees --------------------------
+make_bundle "$WORK/b1" 'c["process"]["args"] = ["sh", "-c", "exit 42"]'
+R run --bundle "$WORK/b1" exit42 >/dev/null 2>&1
+check "run: exit status passed through" 42 "$?"
+make_bundle "$WORK/b1" 'c["process"]["args"] = ["nonexistent-cmd"]'
+out=$(R run --bundle "$WORK/b1" notfound 2>&1); rc=$?
+check "run: command not found is 127" 127 "$rc"
+check_contains "run: not found named" "nonexistent-cmd" "$out"
+
+make_bundle "$WORK/b1" 'c["process"]["args"] = ["sleep", "1000"]'
+R run --bundle "$WORK/b1" killed9 >/dev/null 2>&1 &
+runpid=$!
+for _ in $(seq 100); do [ "$(R state killed9 2>/dev/null | json_field status)" = running ] && break; sleep 0.05; done
+R kill killed9 KILL
+wait $runpid
+check "run: a process killed by SIGKILL gives 137" 137 "$?"
+check_contains "run: the container is deleted afterwards" "does not exist" "$(R state killed9 2>&1)"
+
+make_bundle "$WORK/b2" 'c["linux"]["maskedPaths"].append("/proc/cpuinfo")' \
+  'c["process"]["args"] = ["sh", "-c", "echo pid=$$; hostname; readlink /proc/self/ns/net; readlink /proc/self/ns/mnt; grep CapEff /proc/self/status; ulimit -n; touch /x 2>&1; echo cpuinfo=$(wc -c < /proc/cpuinfo); echo > /proc/sys/kernel/hostname 2>&1"]'
+out=$(R run --bundle "$WORK/b2" ns 2>&1)
+check_contains "pid namespace: the process is pid 1" "pid=1" "$out"
+check_contains "uts namespace: the spec's hostname" "securer" "$out"
+hostnet=$(readlink /proc/self/ns/net)
+hostmnt=$(readlink /proc/self/ns/mnt)
+case $out in *"$hostnet"*) not_ok "network namespace: differs from the host's" ;; *) ok "network namespace: differs from the host's" ;; esac
+case $out in *"$hostmnt"*) not_ok "mount namespace: differs from the host's" ;; *) ok "mount namespace: differs from the host's" ;; esac
+# AUDIT_WRITE (29), KILL (5), NET_BIND_SERVICE (10): the default spec's set.
+check_contains "capabilities: exactly the spec's effective set" "CapEff:	0000000020000420" "$out"
+check_contains "rlimits: RLIMIT_NOFILE from the spec" "
+1024" "$out"
+check_contains "root.readonly: the root is read-only" "Read-only file system" "$out"
+check_contains "maskedPaths: /proc/cpuinfo reads empty" "cpuinfo=0" "$out"
+check_contains "readonlyPaths: /proc/sys is read-only" "can't create /proc/sys/kernel/hostname: Read-only file system" "$out"
+
+# ---- run with a terminal and no console socket: the pty relayed ----------
+make_bundle "$WORK/b14" 'c["process"]["terminal"] = True' \
+  'c["process"]["args"] = ["sh", "-c", "test -t 0 && test -t 1 && echo tty-ok; exit 5"]'
+out=$(R run --bundle "$WORK/b14" tty1 </dev/null 2>&1); rc=$?
+check "run -t (relayed): exit status" 5 "$rc"
+check_contains "run -t (relayed): stdin and stdout are the container's terminal" "tty-ok" "$out"
+
+# ---- seccomp from config.json: the errno the profile names --------------
+make_bundle "$WORK/b3" \
+  'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64"], "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 18}]}' \
+  'c["root"]["readonly"] = False' \
+  'c["process"]["args"] = ["sh", "-c", "mkdir /tmp/d; grep Seccomp: /proc/self/status; echo still-running"]'
+out=$(R run --bundle "$WORK/b3" sc 2>&1)
+check_contains "seccomp: mkdir gets errnoRet 18 (EXDEV)" "Invalid cross-device link" "$out"
+check_contains "seccomp: filter mode" "Seccomp:	2" "$out"
+check_contains "seccomp: other calls allowed" "still-running" "$out"
+[ ! -e "$WORK/b3/rootfs/tmp/d" ] && ok "seccomp: the directory was not made" || not_ok "seccomp: the directory was made"
+
+# ---- run.securer.policy: Landlock and a second filter from a securer policy
+cat >"$WORK/layer.policy" <<'POL'
+mount ro /bin
+mount rw /tmp
+mount proc /proc
+mount dev /dev
+landlock required
+seccomp default allow
+seccomp errno EXDEV symlink symlinkat
+POL
+make_bundle "$WORK/b7" 'c["root"]["readonly"] = False' \
+  "c['annotations'] = {'run.securer.policy': '$WORK/layer.policy'}" \
+  'c["process"]["args"] = ["sh", "-c", "touch /etc/x 2>&1; touch /tmp/y && echo tmp-ok; ln -s a /tmp/l 2>&1; grep -E \"^(NoNewPrivs|Seccomp_filters):\" /proc/self/status"]'
+out=$(R run --bundle "$WORK/b7" layer 2>&1)
+check_contains "run.securer.policy: Landlock denies writes outside its rw mounts" "touch: /etc/x: Permission denied" "$out"
+check_contains "run.securer.policy: Landlock allows its rw mounts" "tmp-ok" "$out"
+check_contains "run.securer.policy: its seccomp rule (EXDEV)" "Invalid cross-device link" "$out"
+check_contains "run.securer.policy: implies no_new_privs" "NoNewPrivs:	1" "$out"
+[ ! -e "$WORK/b7/rootfs/etc/x" ] && ok "run.securer.policy: nothing written outside" || not_ok "run.securer.policy: /etc/x written"
+
+# ---- run.securer.report-denials: kills reported by a reporter that ends with the container
+make_bundle "$WORK/b13" 'c["root"]["readonly"] = False' \
+  'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["chroot"], "action": "SCMP_ACT_KILL_PROCESS"}]}' \
+  "c['annotations'] = {'run.securer.report-denials': '$WORK/denials.log'}" \
+  'c["process"]["args"] = ["sh", "-c", "chroot / true; echo chroot-status=$?"]'
+out=$(R run --bundle "$WORK/b13" report 2>&1)
+check_contains "report-denials: the caller is killed" "chroot-status=137" "$out"
+for _ in $(seq 100); do [ -s "$WORK/denials.log" ] && break; sleep 0.05; done
+rep=$(cat "$WORK/denials.log" 2>/dev/null)
+check_contains "report-denials: the syscall named" '"syscall":"chroot"' "$rep"
+check_contains "report-denials: the verdict" '"action":"kill-process"' "$rep"
+check_contains "report-denials: the container id" '"id":"report"' "$rep"
+for _ in $(seq 100); do pgrep -f "run --bundle $WORK/b13" >/dev/null || break; sleep 0.05; done
+pgrep -f "run --bundle $WORK/b13" >/dev/null && not_ok "report-denials: the reporter outlived the container" \
+  || ok "report-denials: the reporter ended with the container"
+# ---- what an operator reads: securer policy show --oci-config ------------
+SECURER=${SECURER_BIN:-$SECURER_BUILDDIR/securer}
+out=$("$SECURER" policy show --oci-config "$WORK/b3/config.json" 2>&1)
+check_contains "policy show --oci-config: the spec's seccomp rule" "seccomp errno EXDEV mkdir" "$out"
+check_contains "policy show --oci-config: kept capabilities" "# capabilities effective: kill net_bind_service audit_write" "$out"
+check_contains "policy show --oci-config: no Landlock without the annotation" "landlock off" "$out"
+check_contains "policy show --oci-config: the rlimit" "limit nofile 1024" "$out"
+
+# ---- create / start / state / kill / delete, containerd-shim style -------
+make_bundle "$WORK/b4" 'c["process"]["args"] = ["sleep", "1000"]' \
+  'c["linux"]["cgroupsPath"] = "/securer-runc-test/lifecycle"'
+LOG=$WORK/log.json
+"$RUNC" --root "$ROOT" --log "$LOG" --log-format json create --bundle "$WORK/b4" --pid-file "$WORK/b4.pid" life
+check "create: exit status" 0 "$?"
+pid=$(cat "$WORK/b4.pid")
+check "state after create: created" created "$(R state life | json_field status)"
+check "state: pid is the pid file's" "$pid" "$(R state life | json_field pid)"
+check "created: the process waits before exec (still securer-runc)" securer-runc "$(cat /proc/$pid/comm)"
+cg=/sys/fs/cgroup/pids/securer-runc-test/lifecycle
+[ -d /sys/fs/cgroup/unified ] || cg=/sys/fs/cgroup/securer-runc-test/lifecycle
+grep -qx "$pid" "$cg/cgroup.procs" && ok "cgroupsPath: the process is in it" || not_ok "cgroupsPath: $pid not in $cg"
+out=$(R delete life 2>&1); rc=$?
+check_contains "delete of a created container without --force: refused" "use --force" "$out"
+R start life
+check "start: exit status" 0 "$?"
+check "state after start: running" running "$(R state life | json_field status)"
+check "running: the process exec'd" sleep "$(cat /proc/$pid/comm)"
+out=$(R start life 2>&1)
+check_contains "start twice: refused" "is running" "$out"
+check_contains "list: shows it" life "$(R list -q)"
+R kill life KILL
+for _ in $(seq 100); do [ "$(R state life | json_field status)" = stopped ] && break; sleep 0.05; done
+check "state after kill: stopped" stopped "$(R state life | json_field status)"
+out=$(R kill life TERM 2>&1)
+check_contains "kill of a stopped container: error" "not running" "$out"
+R delete life
+check "delete: exit status" 0 "$?"
+[ ! -d "$cg" ] && ok "delete: the cgroup is gone" || not_ok "delete: $cg left behind"
+out=$(R state life 2>&1)
+check_contains "state after delete: gone" "does not exist" "$out"
+R delete --force life
+check "delete --force of what is gone: success" 0 "$?"
+"$RUNC" --root "$ROOT" --log "$LOG" --log-format json state life 2>/dev/null
+check_contains "--log-format json: errors logged as JSON" '"level":"error"' "$(cat "$LOG")"
+check_contains "--log-format json: the message" 'does not exist' "$(cat "$LOG")"
+
+# ---- exec into a running container, delete --force -----------------------
+make_bundle "$WORK/b5" 'c["process"]["args"] = ["sleep", "1000"]'
+R run -d --bundle "$WORK/b5" ex
+out=$(R exec ex sh -c 'echo pid=$$; cat /proc/1/comm; exit 9' 2>&1); rc=$?
+check "exec: exit status passed through" 9 "$rc"
+check_contains "exec: in the container's pid namespace" "sleep" "$out"
+epid=$(R state ex | json_field pid)
+check_contains "ps --format json: the container's process" "$epid" "$(R ps --format json ex)"
+R pause ex
+check "pause: state paused" paused "$(R state ex | json_field status)"
+out=$(R exec ex true 2>&1)
+check_contains "exec into a paused container: refused" "is paused" "$out"
+R resume ex
+check "resume: state running" running "$(R state ex | json_field status)"
+R exec --detach --pid-file "$WORK/ex.pid" ex sleep 1000
+check "exec --detach: exit status" 0 "$?"
+check "exec --detach: pid file" sleep "$(cat /proc/$(cat "$WORK/ex.pid")/comm)"
+R pause ex
+R delete --force ex
+check "delete --force of a paused container" 0 "$?"
+[ ! -e "/proc/$(cat "$WORK/ex.pid")/comm" ] || [ "$(cat /proc/$(cat "$WORK/ex.pid")/stat | cut -d' ' -f3)" = Z ] \
+  && ok "delete --force: the exec'd process is gone too" || not_ok "delete --force: exec'd process left"
+
+# ---- user namespace with the spec's mappings ----------------------------
+make_bundle "$WORK/b6" 'c["linux"]["namespaces"].append({"type": "user"})' \
+  'c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 65536}]' \
+  'c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 65536}]' \
+  'c["process"]["args"] = ["sh", "-c", "cat /proc/self/uid_map; id -u"]'
+out=$(R run --bundle "$WORK/b6" userns 2>&1)
+check_contains "user namespace: the spec's uid map" "200000" "$out"
+
+# ---- tmpcopyup: a tmpfs that starts with what it covers --------------------
+make_bundle "$WORK/b12" \
+  'c["mounts"].append({"destination": "/data", "type": "tmpfs", "source": "tmpfs", "options": ["tmpcopyup", "mode=755"]})' \
+  'c["process"]["args"] = ["sh", "-c", "cat /data/sub/f; readlink /data/l; echo new > /data/sub/f && cat /data/sub/f; grep \" /data \" /proc/self/mounts | cut -d\" \" -f3"]'
+mkdir -p "$WORK/b12/rootfs/data/sub"
+echo original >"$WORK/b12/rootfs/data/sub/f"
+ln -s sub/f "$WORK/b12/rootfs/data/l"
+out=$(R run --bundle "$WORK/b12" copyup 2>&1)
+check_contains "tmpcopyup: the file is copied" "original" "$out"
+check_contains "tmpcopyup: the symlink is copied as a link" "sub/f" "$out"
+check_contains "tmpcopyup: the copy is writable" "new" "$out"
+check_contains "tmpcopyup: it is a tmpfs" "tmpfs" "$out"
+check "tmpcopyup: the rootfs is untouched" original "$(cat "$WORK/b12/rootfs/data/sub/f")"
+
+# ---- linux.resources: a pids limit enforced from inside -----------------
+make_bundle "$WORK/b8" 'c["linux"]["resources"]["pids"] = {"limit": 4}' \
+  'c["process"]["args"] = ["sh", "-c", "for i in 1 2 3 4 5 6; do sleep 5 & done 2>&1; echo done"]'
+out=$(R run --bundle "$WORK/b8" pids 2>&1)
+check_contains "resources.pids.limit: fork fails past the limit" "can't fork" "$out"
+
+# ---- --systemd-cgroup: slice:prefix:name made into a scope directory -------
+make_bundle "$WORK/b10" 'c["process"]["args"] = ["sh", "-c", "cat /proc/self/cgroup"]' \
+  'c["linux"]["cgroupsPath"] = "securer-test.slice:runc:sd"' \
+  'c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "cgroup"]'
+out=$("$RUNC" --root "$ROOT" --systemd-cgroup run --bundle "$WORK/b10" sd 2>&1)
+check_contains "--systemd-cgroup: the container is in SLICE/PREFIX-NAME.scope" "/securer-test.slice/runc-sd.scope" "$out"
+for d in /sys/fs/cgroup/*/securer-test.slice /sys/fs/cgroup/securer-test.slice; do
+  [ -d "$d" ] && rmdir "$d"
+done
+
+# ---- hooks: run with the state on stdin -----------------------------------
+make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' \
+  "c['hooks'] = {'prestart': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > $WORK/prestart.json']}], 'poststop': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > $WORK/poststop.json']}]}"
+R run --bundle "$WORK/b9" hooks >/dev/null 2>&1
+check "hooks: prestart got the state (creating)" creating "$(json_field status <"$WORK/prestart.json")"
+check "hooks: prestart got the id" hooks "$(json_field id <"$WORK/prestart.json")"
+check "hooks: poststop got the state (stopped)" stopped "$(json_field status <"$WORK/poststop.json")"
+make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' 'c["root"]["readonly"] = False' \
+  "c['hooks'] = {'createContainer': [{'path': '/bin/sh', 'args': ['sh', '-c', 'readlink /proc/self/ns/mnt > $WORK/cc.ns; cat > $WORK/cc.json']}], 'startContainer': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > /tmp/sc.json']}]}"
+R create --bundle "$WORK/b9" inside >/dev/null 2>&1
+cpid=$(R state inside | json_field pid)
+check "hooks: createContainer ran at create, with the state" inside "$(json_field id <"$WORK/cc.json")"
+check "hooks: createContainer got the container's host pid" "$cpid" "$(json_field pid <"$WORK/cc.json")"
+check "hooks: createContainer ran in the container's mount namespace" "$(readlink /proc/$cpid/ns/mnt)" "$(cat "$WORK/cc.ns")"
+[ ! -e "$WORK/b9/rootfs/tmp/sc.json" ] && ok "hooks: startContainer not before start" || not_ok "hooks: startContainer ran at create"
+R start inside
+for _ in $(seq 100); do [ -s "$WORK/b9/rootfs/tmp/sc.json" ] && break; sleep 0.05; done
+check "hooks: startContainer ran inside the container (its /tmp)" inside "$(json_field id <"$WORK/b9/rootfs/tmp/sc.json")"
+R delete --force inside
+make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' \
+  "c['hooks'] = {'createRuntime': [{'path': '/bin/false'}]}"
+out=$(R run --bundle "$WORK/b9" hookfail 2>&1); rc=$?
+[ "$rc" != 0 ] && ok "hooks: a failing createRuntime hook fails create" || not_ok "hooks: failing hook ignored"
+check_contains "hooks: the failing hook named" "hooks.createRuntime[0]" "$out"
+
+# ---- a create killed half-way: delete --force cleans up -------------------
+make_bundle "$WORK/b11" 'c["process"]["args"] = ["true"]' \
+  'c["linux"]["cgroupsPath"] = "/securer-runc-test/killed"' \
+  "c['hooks'] = {'createRuntime': [{'path': '/bin/sh', 'args': ['sh', '-c', 'kill -9 \$PPID']}]}"
+R create --bundle "$WORK/b11" killed >/dev/null 2>&1
+check "killed create: exit by SIGKILL" 137 "$?"
+[ -d "$ROOT/killed" ] && ok "killed create: state left behind" || not_ok "killed create: no state to clean"
+R delete --force killed
+check "killed create: delete --force succeeds" 0 "$?"
+[ ! -e "$ROOT/killed" ] && ok "killed create: state removed" || not_ok "killed create: state left"
+left=$(ls -d /sys/fs/cgroup/*/securer-runc-test/killed /sys/fs/cgroup/securer-runc-test/killed 2>/dev/null)
+check "killed create: cgroups removed" "" "$left"
+
+# ---- fail closed: what securer cannot do is refused, the field named -----
+refused () {
+  name=$1
+  field=$2
+  shift 2
+  make_bundle "$WORK/bx" "$@"
+  out=$(R create --bundle "$WORK/bx" refused 2>&1); rc=$?
+  [ "$rc" != 0 ] && ok "refused: $name (exit $rc)" || not_ok "refused: $name was accepted"
+  check_contains "refused: $name names $field" "$field" "$out"
+  [ ! -e "$ROOT/refused" ] && ok "refused: $name leaves no state" || not_ok "refused: $name left state"
+}
+refused "intelRdt" "linux.intelRdt" 'c["linux"]["intelRdt"] = {"closID": "x"}'
+refused "host sysctl" "linux.sysctl.kernel.randomize_va_space" 'c["linux"]["sysctl"] = {"kernel.randomize_va_space": "0"}'
+refused "AppArmor label" "process.apparmorProfile" 'c["process"]["apparmorProfile"] = "docker-default"'
+refused "seccomp listener" "linux.seccomp.listenerPath" 'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "listenerPath": "/run/x.sock"}'
+refused "seccomp notify" "linux.seccomp.syscalls[0].action" 'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_NOTIFY"}]}'
+refused "report-denials without seccomp" "annotations.run.securer.report-denials" \
+  "c['annotations'] = {'run.securer.report-denials': '$WORK/x.log'}"
+refused "unknown annotation" "annotations.run.securer.bogus" 'c["annotations"] = {"run.securer.bogus": "1"}'
+refused "blockIO" "linux.resources.blockIO" 'c["linux"]["resources"]["blockIO"] = {"weight": 10}'
+refused "unknown capability" "process.capabilities.bounding[0]" 'c["process"]["capabilities"]["bounding"] = ["CAP_FLY"]'
+refused "mount type" "mounts[0].type" 'c["mounts"][0]["type"] = "overlay"'
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
