@@ -50,9 +50,10 @@ securer_linux_drop_caps (securer_err_t *err)
    * /proc through stdio (an allocation): the payload allocates nothing.
    * Bounding set first (needs CAP_SETPCAP), then ambient, then the rest;
    * EINVAL marks a number past this kernel's last capability. */
-  for (int c = 0; prctl (PR_CAPBSET_DROP, c, 0, 0, 0) == 0 || errno != EINVAL; c++)
-    if (errno != 0 && c >= 0 && prctl (PR_CAPBSET_READ, c, 0, 0, 0) != 0)
-      return securer_error_set (err, errno, "drop capability %d from the bounding set", c);
+  for (int c = 0; prctl (PR_CAPBSET_DROP, c, 0, 0, 0) == 0; c++)
+    ;
+  if (errno != EINVAL)
+    return securer_error_set (err, errno, "drop capabilities from the bounding set");
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
     return securer_error_set (err, errno, "clear the ambient capabilities");
   struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
