@@ -790,7 +790,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       if (opts->verbose)
         fprintf (stderr, "securer: compile the seccomp filter\n");
       lp.seccomp_flags = policy_can_kill (&p->seccomp) ? SECURER_SECCOMP_REPORT_DENIALS : 0;
-      if (securer_seccomp_compile (p, lp.seccomp_flags | SECURER_SECCOMP_DEFER_BPF, lp.setup_sock_at,
+      unsigned cache = opts->no_seccomp_cache ? 0 : SECURER_SECCOMP_CACHE;
+      if (securer_seccomp_compile (p, lp.seccomp_flags | SECURER_SECCOMP_DEFER_BPF | cache, lp.setup_sock_at,
                                    &sb->prog, err) < 0)
         {
           securer_error_prefix (err, "seccomp");
