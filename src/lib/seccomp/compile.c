@@ -730,7 +730,7 @@ derive_load_flags (struct securer_seccomp_prog *prog, securer_err_t *err)
 
 /* Bumped whenever the program generate_bpf makes for the same inputs
  * changes (attributes, rule emission), so older files are never found. */
-#define CACHE_FORMAT 1
+#define CACHE_FORMAT 2
 
 static void
 key_u64 (struct securer_sha256 *s, uint64_t v)
@@ -738,6 +738,15 @@ key_u64 (struct securer_sha256 *s, uint64_t v)
   unsigned char b[8];
   for (int i = 0; i < 8; i++)
     b[i] = (unsigned char) (v >> (8 * i));
+  securer_sha256_update (s, b, sizeof b);
+}
+
+/* Most rule fields fit 32 bits; the argument values do not. */
+static void
+key_u32 (struct securer_sha256 *s, uint32_t v)
+{
+  unsigned char b[4] = { (unsigned char) v, (unsigned char) (v >> 8), (unsigned char) (v >> 16),
+                         (unsigned char) (v >> 24) };
   securer_sha256_update (s, b, sizeof b);
 }
 
@@ -776,14 +785,15 @@ cache_key (const struct securer_seccomp_prog *prog, unsigned char key[SECURER_SH
   for (size_t i = 0; i < prog->n_rules; i++)
     {
       const struct srule *r = &prog->rules[i];
-      key_u64 (&s, (uint64_t) (int64_t) r->nr);
-      key_action (&s, r->action);
-      key_u64 (&s, r->args32);
-      key_u64 (&s, r->n_conds);
+      key_u32 (&s, (uint32_t) r->nr);
+      key_u32 (&s, (uint32_t) r->action.type);
+      key_u32 (&s, (uint32_t) r->action.errnum);
+      key_u32 (&s, r->args32);
+      key_u32 (&s, r->n_conds);
       for (unsigned j = 0; j < r->n_conds; j++)
         {
-          key_u64 (&s, r->conds[j].arg);
-          key_u64 (&s, (uint64_t) r->conds[j].op);
+          key_u32 (&s, r->conds[j].arg);
+          key_u32 (&s, (uint32_t) r->conds[j].op);
           key_u64 (&s, r->conds[j].value);
           key_u64 (&s, r->conds[j].mask);
         }
@@ -823,12 +833,16 @@ program_gives (const struct sock_filter *insns, unsigned n, uint32_t arch, int n
 }
 
 #define VERIFY_NRS 1024
+/* Numbers checked past the highest one a rule names: the binary tree
+ * libseccomp builds sends all of them down the same default branch. */
+#define VERIFY_BEYOND 64
 
 /* A program read back from the cache is used only if the kernel would
- * accept it and it gives, for every syscall number below VERIFY_NRS with
- * all-zero and all-one arguments, for an x32 and a foreign-arch call, the
- * verdict the policy gives: a file that does not hold this policy's
- * program (corrupt, stale or planted) is caught before it is loaded. */
+ * accept it and it gives, for every syscall number up to VERIFY_BEYOND
+ * past the highest the rules name (at most VERIFY_NRS) with all-zero and
+ * all-one arguments, for an x32 and a foreign-arch call, the verdict the
+ * policy gives: a file that does not hold this policy's program (corrupt,
+ * stale or planted) is caught before it is loaded. */
 static bool
 verify_program (const struct securer_seccomp_prog *prog, const struct sock_filter *insns, unsigned n)
 {
@@ -841,14 +855,21 @@ verify_program (const struct securer_seccomp_prog *prog, const struct sock_filte
   uint32_t arch = seccomp_arch_native ();
   unsigned char has_rule[VERIFY_NRS / 8];
   memset (has_rule, 0, sizeof has_rule);
+  int last = VERIFY_BEYOND;
   for (size_t i = 0; i < prog->n_rules; i++)
     if (prog->rules[i].nr >= 0 && prog->rules[i].nr < VERIFY_NRS)
-      has_rule[prog->rules[i].nr / 8] |= (unsigned char) (1u << (prog->rules[i].nr % 8));
+      {
+        has_rule[prog->rules[i].nr / 8] |= (unsigned char) (1u << (prog->rules[i].nr % 8));
+        if (prog->rules[i].nr + VERIFY_BEYOND > last)
+          last = prog->rules[i].nr + VERIFY_BEYOND;
+      }
+  if (last > VERIFY_NRS)
+    last = VERIFY_NRS;
   static const uint64_t zero[6], ones[6] = { ~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull };
   const uint64_t *vectors[] = { zero, ones };
   struct securer_action def = kernel_view (prog, prog->def);
   for (int v = 0; v < 2; v++)
-    for (int nr = 0; nr < VERIFY_NRS; nr++)
+    for (int nr = 0; nr < last; nr++)
       {
         struct securer_action want = (has_rule[nr / 8] & (1u << (nr % 8)))
                                        ? kernel_view (prog, securer_seccomp_eval (prog, arch, nr, vectors[v]))
