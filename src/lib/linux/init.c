@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -33,9 +34,14 @@ fail (struct launch_plan *lp, securer_err_t *err)
 static bool
 parent_alive (int sock)
 {
-  char c;
-  ssize_t n = recv (sock, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  /* Data may be waiting (the seccomp program, sent right after GO), so
+   * the peer's hang-up is asked for, not the absence of data. */
+  struct pollfd pfd = { sock, POLLRDHUP, 0 };
+  int n;
+  do
+    n = poll (&pfd, 1, 0);
+  while (n < 0 && errno == EINTR);
+  return n == 0 || (n == 1 && !(pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)));
 }
 
 void

@@ -24,7 +24,7 @@ enum sync_msg_type {
   SYNC_NOTIFY_FD,   /* payload -> parent: seccomp listener attached with SCM_RIGHTS */
   SYNC_NOTIFY_OFFER,  /* payload -> parent: the listener's fd number (status), to take with pidfd_getfd */
   SYNC_EXIT,        /* init -> parent: how the payload ended (exit code or signal) */
-  SYNC_FILTER,      /* parent -> payload, after READY: the seccomp BPF program */
+  SYNC_FILTER,      /* parent -> payload, right after GO (read after READY): the seccomp BPF program */
 };
 
 #define SYNC_TEXT_MAX 2048

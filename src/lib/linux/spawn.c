@@ -178,8 +178,8 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
   if (sync_send (sock, &m, -1) < 0)
     _exit (SECURER_EXIT_SETUP);
 
-  /* The parent generated the filter while we were being set up and sends
-   * it in answer to READY. */
+  /* The parent generated the filter while we were being set up and sent
+   * it right after GO; it is waiting in the socket. */
   static struct sock_filter filter[BPF_MAXINSNS];
   unsigned n_insns = 0;
   unsigned long filter_flags = 0;
@@ -529,21 +529,6 @@ await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_e
           securer_error_set_status (err, m.status > 0 ? m.status : SECURER_EXIT_SETUP);
           return -1;
         case SYNC_READY:
-          if (sb->prog != NULL)
-            {
-              const struct sock_filter *insns;
-              unsigned n;
-              unsigned long flags;
-              int e = EINVAL;
-              if (securer_seccomp_bpf (sb->prog, &insns, &n, &flags) == 0)
-                e = sync_send_filter (sock, insns, n, flags) == 0 ? 0 : errno;
-              if (e != 0)
-                {
-                  if (fd >= 0)
-                    close (fd);
-                  return securer_error_set (err, e, "send the seccomp filter");
-                }
-            }
           sb->payload_pid = from;
           sb->ll_known = true;
           sb->ll.abi = m.ll_abi;
@@ -884,6 +869,23 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
     {
       securer_error_prefix (err, "seccomp");
       goto fail_child;
+    }
+  /* Sent at once rather than in answer to READY: it waits in the socket
+   * behind GO (which init has taken or takes first) until the payload
+   * reads it, so the payload never waits for the parent to be scheduled. */
+  if (sb->prog != NULL)
+    {
+      const struct sock_filter *insns;
+      unsigned n;
+      unsigned long flags;
+      int e = EINVAL;
+      if (securer_seccomp_bpf (sb->prog, &insns, &n, &flags) == 0)
+        e = sync_send_filter (socks_setup[0], insns, n, flags) == 0 ? 0 : errno;
+      if (e != 0)
+        {
+          securer_error_set (err, e, "send the seccomp filter");
+          goto fail_child;
+        }
     }
   uint64_t timeout_ms = opts->timeout_ms ? opts->timeout_ms : p->limits.timeout_ms;
   if (await_exec (sb, socks_setup[0], timeout_ms, err) < 0)
