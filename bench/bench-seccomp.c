@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <linux/audit.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,31 @@ main (void)
   printf ("  ioctl FIONREAD, filter:   %7.1f ns/call  (overhead %+.1f ns; argument checks)\n", filt_ioctl,
           filt_ioctl - base_ioctl);
   printf ("  denied (ENOSYS) syscall:  %7.1f ns/call  (getpid unfiltered: %.1f)\n", filt_denied, base_denied);
+
+  /* Whether the kernel's per-syscall action cache (5.11+) can hold "allow"
+   * for the unconditionally allowed syscalls: only then does such a call
+   * skip the program. */
+  const struct sock_filter *bpf;
+  unsigned n_bpf;
+  unsigned long bpf_flags;
+  if (securer_seccomp_bpf (prog, &bpf, &n_bpf, &bpf_flags) == 0)
+    {
+      uint32_t arch = (uint32_t) seccomp_arch_native ();
+      unsigned cacheable = 0, native = 0;
+      for (size_t i = 0; i < n_allowed; i++)
+        {
+          int nr = seccomp_syscall_resolve_name (rules[i].name);
+          if (nr < 0)
+            continue;   /* a name of another arch */
+          native++;
+          if (securer_bpf_const_allow (bpf, n_bpf, arch, nr))
+            cacheable++;
+          else
+            printf ("  not cacheable: %s (argument rules)\n", rules[i].name);
+        }
+      printf ("  kernel action cache: %u of %u unconditionally allowed syscalls cacheable; getpid %s\n",
+              cacheable, native, securer_bpf_const_allow (bpf, n_bpf, arch, SYS_getpid) ? "yes" : "no");
+    }
   securer_seccomp_free (prog);
   securer_seccomp_free (trivial);
   return 0;

@@ -90,3 +90,13 @@ if ENABLE_TESTS
 TESTS += tests/r-package.sh
 endif
 EXTRA_DIST += tests/r-package.sh r
+
+# Spawning from a caller whose other threads hold the allocator's lock: the
+# child must not allocate (or fork through glibc) between clone and exec.
+if ENABLE_TESTS
+check_PROGRAMS += tests/integration/test-threaded
+TESTS += tests/integration/test-threaded
+tests_integration_test_threaded_SOURCES = tests/integration/test-threaded.c tests/integration/run-util.h
+tests_integration_test_threaded_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_threaded_LDADD = $(TEST_LIBS) -lpthread
+endif

@@ -56,6 +56,12 @@ struct securer_spawn_opts {
    * must not call back into the sandbox.  May be NULL. */
   void (*on_syscall) (void *ctx, const struct securer_syscall_event *ev);
   void *on_syscall_ctx;
+
+  /* Generate the seccomp filter afresh instead of taking it from the cache
+   * of compiled filters (docs/security.md, "Cache of compiled filters");
+   * SECURER_SECCOMP_CACHE=off in the environment does the same for every
+   * spawn. */
+  bool no_seccomp_cache;
 };
 
 enum securer_kill_reason {

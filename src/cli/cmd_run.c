@@ -34,6 +34,8 @@ cmd_run_help (FILE *out)
            "      --no-stdin           CMD's standard input is empty; securer's is not read\n"
            "      --raw-output         pass CMD's output to a terminal unchanged\n"
            "      --inherit-stdio      give CMD securer's own stdin, stdout and stderr\n"
+           "      --no-seccomp-cache   generate the seccomp filter afresh, neither reading\n"
+           "                           nor writing the cache of compiled filters\n"
            "  -v, --verbose            report each setup step on stderr\n"
            "  -h, --help               show this help\n"
            "\n"
@@ -63,7 +65,7 @@ struct run_args {
   const char *json_status;
   uint64_t timeout_ms;
   bool verbose;
-  bool no_stdin, raw_output, inherit_stdio;
+  bool no_stdin, raw_output, inherit_stdio, no_seccomp_cache;
   char **argv;
 };
 
@@ -147,6 +149,8 @@ parse_args (int argc, char **argv, struct run_args *a)
         a->raw_output = true;
       else if (strcmp (o, "--inherit-stdio") == 0)
         a->inherit_stdio = true;
+      else if (strcmp (o, "--no-seccomp-cache") == 0)
+        a->no_seccomp_cache = true;
       else
         return usage_error ("unknown option '%s'", argv[i]);
     }
@@ -342,6 +346,7 @@ cmd_run (int argc, char **argv)
     .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
     .timeout_ms = a.timeout_ms,
     .verbose = a.verbose,
+    .no_seccomp_cache = a.no_seccomp_cache,
   };
   struct securer_sandbox *sb = NULL;
   struct securer_status st;

@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error-fixed.h"
 #include "securer/error.h"
 
 static char *vformat (const char *fmt, va_list ap) __attribute__ ((format (printf, 1, 0)));
@@ -25,6 +27,67 @@ vformat (const char *fmt, va_list ap)
 static struct securer_error oom_error = { ENOMEM, 0, (char *) "out of memory while reporting an error",
                                           NULL };
 
+/* Fixed storage for the sandbox's child (see securer_error_use_fixed_storage
+ * in linux/launch.h): after a raw clone of a multi-threaded caller the
+ * allocator's lock may be held by a thread that does not exist in the
+ * child, so errors there are formatted into these buffers, never malloc'd.
+ * The child has one thread and reports one error, then exits. */
+#define FIXED_MAX 2048
+#ifndef __GLIBC__
+#define strerrordesc_np(e) strerror (e)   /* the Windows build, which never clones */
+#endif
+static bool fixed_mode;
+static char fixed_msg[FIXED_MAX], fixed_text[FIXED_MAX];
+static struct securer_error fixed_error;
+
+void
+securer_error_use_fixed_storage (void)
+{
+  fixed_mode = true;
+}
+
+/* strerrordesc_np rather than strerror: no locale, no translation lookup
+ * (which takes a lock), no buffer for an unknown number. */
+static void
+fixed_finish (int errnum)
+{
+  if (errnum != 0)
+    {
+      const char *name = strerrorname_np (errnum), *desc = strerrordesc_np (errnum);
+      if (snprintf (fixed_msg, sizeof fixed_msg, "%s: %s (%s)", fixed_text, name ? name : "E?",
+                    desc ? desc : "unknown error") < 0)
+        fixed_msg[0] = '\0';
+    }
+  else
+    memcpy (fixed_msg, fixed_text, sizeof fixed_msg);
+}
+
+static int
+set_fixed (securer_err_t *err, int errnum, const char *fmt, va_list ap)
+  __attribute__ ((format (printf, 3, 0)));
+
+static int
+set_fixed (securer_err_t *err, int errnum, const char *fmt, va_list ap)
+{
+  vsnprintf (fixed_text, sizeof fixed_text, fmt, ap);
+  fixed_finish (errnum);
+  fixed_error.errnum = errnum;
+  fixed_error.status = 0;
+  fixed_error.msg = fixed_msg;
+  fixed_error.text = errnum != 0 ? fixed_text : NULL;
+  *err = &fixed_error;
+  return -1;
+}
+
+static void
+prefix_fixed (const char *ctx)
+{
+  char tmp[FIXED_MAX];
+  if (snprintf (tmp, sizeof tmp, "%s: %s", ctx, fixed_text) >= 0)
+    memcpy (fixed_text, tmp, sizeof fixed_text);
+  fixed_finish (fixed_error.errnum);
+}
+
 int
 securer_error_set (securer_err_t *err, int errnum, const char *fmt, ...)
 {
@@ -35,6 +98,12 @@ securer_error_set (securer_err_t *err, int errnum, const char *fmt, ...)
 
   va_list ap;
   va_start (ap, fmt);
+  if (fixed_mode)
+    {
+      set_fixed (err, errnum, fmt, ap);
+      va_end (ap);
+      return -1;
+    }
   char *base = vformat (fmt, ap);
   va_end (ap);
 
@@ -71,6 +140,14 @@ securer_error_prefix (securer_err_t *err, const char *fmt, ...)
     return -1;
   va_list ap;
   va_start (ap, fmt);
+  if (*err == &fixed_error)
+    {
+      char ctx[512];
+      vsnprintf (ctx, sizeof ctx, fmt, ap);
+      va_end (ap);
+      prefix_fixed (ctx);
+      return -1;
+    }
   char *ctx = vformat (fmt, ap);
   va_end (ap);
   if (ctx == NULL)
@@ -120,7 +197,7 @@ securer_error_free (securer_err_t *err)
 {
   if (err == NULL || *err == NULL)
     return;
-  if (*err != &oom_error)
+  if (*err != &oom_error && *err != &fixed_error)
     {
       free ((*err)->msg);
       free ((*err)->text);

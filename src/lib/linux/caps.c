@@ -1,9 +1,9 @@
 /* Capabilities: re-raising the effective set in the child after its uid
- * change, and dropping every set in the payload (libcap-ng). */
+ * change, and dropping every set in the payload. */
 #include <config.h>
 
-#include <cap-ng.h>
 #include <errno.h>
+#include <string.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
@@ -46,9 +46,21 @@ securer_linux_drop_caps (securer_err_t *err)
                        | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
   if (prctl (PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
     return securer_error_set (err, errno, "set securebits");
-  capng_clear (CAPNG_SELECT_ALL);
-  if (capng_apply (CAPNG_SELECT_ALL) != 0)
-    return securer_error_set (err, errno ? errno : EPERM, "drop capabilities");
+  /* Raw prctl/capset rather than libcap-ng, whose state set-up may read
+   * /proc through stdio (an allocation): the payload allocates nothing.
+   * Bounding set first (needs CAP_SETPCAP), then ambient, then the rest;
+   * EINVAL marks a number past this kernel's last capability. */
+  for (int c = 0; prctl (PR_CAPBSET_DROP, c, 0, 0, 0) == 0; c++)
+    ;
+  if (errno != EINVAL)
+    return securer_error_set (err, errno, "drop capabilities from the bounding set");
+  if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+    return securer_error_set (err, errno, "clear the ambient capabilities");
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct none[2];
+  memset (none, 0, sizeof none);
+  if (syscall (SYS_capset, &h, none) < 0)
+    return securer_error_set (err, errno, "drop capabilities");
   /* Verify rather than trust: a set that is still non-empty is a failure. */
   struct __user_cap_data_struct d[2];
   if (caps_get (d) < 0)

@@ -38,7 +38,7 @@ lift (int fd, int floor, securer_err_t *err)
 
 int
 securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned n_pass,
-                           int keep, int keep_at, securer_err_t *err)
+                           int *lifted, int keep, int keep_at, securer_err_t *err)
 {
   /* First lift every source above all targets, then put each in place: no
    * source can be overwritten before it is used. */
@@ -50,38 +50,18 @@ securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned
   for (int i = 0; i < 3; i++)
     if (std[i] >= 0 && (lifted_std[i] = lift (std[i], floor, err)) < 0)
       return -1;
-  int *lifted = NULL;
-  if (n_pass > 0)
-    {
-      lifted = malloc (n_pass * sizeof *lifted);
-      if (lifted == NULL)
-        return securer_error_set (err, ENOMEM, "pass fds");
-      for (unsigned i = 0; i < n_pass; i++)
-        if ((lifted[i] = lift (pass[i], floor, err)) < 0)
-          {
-            free (lifted);
-            return securer_error_prefix (err, "pass fd %d", pass[i]);
-          }
-    }
+  for (unsigned i = 0; i < n_pass; i++)
+    if ((lifted[i] = lift (pass[i], floor, err)) < 0)
+      return securer_error_prefix (err, "pass fd %d", pass[i]);
   int k = keep;
   if (keep != keep_at && (k = lift (keep, floor, err)) < 0)
-    {
-      free (lifted);
-      return -1;
-    }
+    return -1;
   for (int i = 0; i < 3; i++)
     if (lifted_std[i] >= 0 && dup2 (lifted_std[i], i) < 0)
-      {
-        free (lifted);
-        return securer_error_set (err, errno, "dup2 onto fd %d", i);
-      }
+      return securer_error_set (err, errno, "dup2 onto fd %d", i);
   for (unsigned i = 0; i < n_pass; i++)
     if (dup2 (lifted[i], 3 + (int) i) < 0)
-      {
-        free (lifted);
-        return securer_error_set (err, errno, "dup2 onto fd %u", 3 + i);
-      }
-  free (lifted);
+      return securer_error_set (err, errno, "dup2 onto fd %u", 3 + i);
   /* 0..2 and the passed fds must survive exec even if the caller marked them CLOEXEC. */
   for (int fd = 0; fd < floor; fd++)
     {

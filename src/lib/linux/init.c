@@ -7,8 +7,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -32,16 +34,37 @@ fail (struct launch_plan *lp, securer_err_t *err)
 static bool
 parent_alive (int sock)
 {
-  char c;
-  ssize_t n = recv (sock, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  /* Data may be waiting (the seccomp program, sent right after GO), so
+   * the peer's hang-up is asked for, not the absence of data. */
+  struct pollfd pfd = { sock, POLLRDHUP, 0 };
+  int n;
+  do
+    n = poll (&pfd, 1, 0);
+  while (n < 0 && errno == EINTR);
+  return n == 0 || (n == 1 && !(pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)));
+}
+
+void
+securer_linux_child_log (const char *fmt, ...)
+{
+  char line[1200];
+  int n = snprintf (line, sizeof line, "securer: [%d] ", (int) getpid ());
+  va_list ap;
+  va_start (ap, fmt);
+  int m = vsnprintf (line + n, sizeof line - (size_t) n - 1, fmt, ap);
+  va_end (ap);
+  if (m < 0)
+    return;
+  size_t len = strnlen (line, sizeof line - 2);
+  line[len++] = '\n';
+  (void) !write (STDERR_FILENO, line, len);
 }
 
 static void
 step (struct launch_plan *lp, const char *what)
 {
   if (lp->verbose)
-    dprintf (2, "securer: [%d] %s\n", (int) getpid (), what);
+    securer_linux_child_log ("%s", what);
 }
 
 /* Replaces this process, a copy of the caller, by securer-init: from here on
@@ -91,6 +114,7 @@ void
 securer_init_main (struct launch_plan *lp)
 {
   securer_err_t err = NULL;
+  securer_error_use_fixed_storage ();
   close (lp->parent_setup_sock);
   close (lp->parent_status_sock);
   if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -157,7 +181,10 @@ securer_init_main (struct launch_plan *lp)
       fail (lp, &err);
     }
   pid_t self = getpid ();
-  pid_t payload = fork ();
+  /* A raw clone, not fork(): glibc's fork takes the allocator's and stdio's
+   * locks and runs the caller's atfork handlers, any of which a thread of
+   * the caller (absent from this copy) may have held at clone time. */
+  pid_t payload = (pid_t) syscall (SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
   if (payload < 0)
     {
       securer_error_set (&err, errno, "fork the payload");

@@ -43,6 +43,16 @@ void securer_landlock_plan_clear (struct securer_landlock_plan *plan);
 int securer_landlock_apply_abi (const struct securer_policy *p, int abi,
                                 struct securer_landlock_report *rep, securer_err_t *err);
 
+/* The part of securer_landlock_apply_abi that meets the kernel, for a plan
+ * built beforehand (plan may be NULL when mode is off).  Allocates nothing
+ * (the sandbox's child runs it after a raw clone): the one-line summary goes
+ * to summary (cap bytes, SECURER_LANDLOCK_SUMMARY_MAX is enough) and
+ * rep->summary stays NULL. */
+#define SECURER_LANDLOCK_SUMMARY_MAX 1024
+int securer_landlock_apply_plan (enum securer_enforce mode, const struct securer_landlock_plan *plan, int abi,
+                                 struct securer_landlock_report *rep, char *summary, size_t cap,
+                                 securer_err_t *err);
+
 /* "read_file,read_dir,..." for fs bits; malloc'd. */
 char *securer_landlock_fs_names (uint64_t bits);
 

@@ -68,31 +68,31 @@ fs_right_abi (unsigned bit)
 static const char *const net_names[] = { "bind_tcp", "connect_tcp" };
 static const char *const scope_names[] = { "abstract_unix_socket", "signal" };
 
+/* "a,b,c" into s (cap bytes; truncated when it does not fit): the
+ * sandbox's child calls this and allocates nothing. */
 static char *
-bit_names (uint64_t bits, const char *const *names, size_t n)
+bit_names (char *s, size_t cap, uint64_t bits, const char *const *names, size_t n)
 {
-  size_t len = 1;
-  for (size_t i = 0; i < n; i++)
-    if (bits & (1ULL << i))
-      len += strlen (names[i]) + 1;
-  char *s = malloc (len);
-  if (s == NULL)
-    return NULL;
+  size_t len = 0;
   s[0] = '\0';
   for (size_t i = 0; i < n; i++)
     if (bits & (1ULL << i))
       {
-        if (s[0] != '\0')
-          strcat (s, ",");
-        strcat (s, names[i]);
+        int k = snprintf (s + len, cap - len, "%s%s", len ? "," : "", names[i]);
+        if (k < 0 || (size_t) k >= cap - len)
+          break;
+        len += (size_t) k;
       }
   return s;
 }
 
+#define NAMES_MAX 512
+
 char *
 securer_landlock_fs_names (uint64_t bits)
 {
-  return bit_names (bits, fs_names, sizeof fs_names / sizeof fs_names[0]);
+  char buf[NAMES_MAX];
+  return strdup (bit_names (buf, sizeof buf, bits, fs_names, sizeof fs_names / sizeof fs_names[0]));
 }
 
 static void
@@ -361,23 +361,21 @@ securer_landlock_report_clear (struct securer_landlock_report *rep)
  * "landlock required, ABI 7: fs 16 rights, 14 rules (2 absent); net
  *  bind_tcp,connect_tcp, 0 ports; scoped abstract_unix_socket,signal"
  * followed, in best-effort mode, by "; not enforced (ABI 3): ioctl_dev,...". */
-static char *
-summarize (const char *mode, int abi, const struct securer_landlock_plan *plan,
+static void
+summarize (char *out, size_t cap, const char *mode, int abi, const struct securer_landlock_plan *plan,
            const struct securer_landlock_report *rep, size_t n_rules, size_t n_absent)
 {
-  char *net = bit_names (rep->handled_net, net_names, 2);
-  char *scoped = bit_names (rep->scoped, scope_names, 2);
+  char net[64], scoped[64], mfs[NAMES_MAX], mnet[64], msc[64];
+  bit_names (net, sizeof net, rep->handled_net, net_names, 2);
+  bit_names (scoped, sizeof scoped, rep->scoped, scope_names, 2);
   uint64_t miss_fs = plan->want_fs & ~rep->handled_fs;
   uint64_t miss_net = plan->want_net & ~rep->handled_net;
   uint64_t miss_sc = plan->want_scoped & ~rep->scoped;
-  char *mfs = securer_landlock_fs_names (miss_fs);
-  char *mnet = bit_names (miss_net, net_names, 2);
-  char *msc = bit_names (miss_sc, scope_names, 2);
-  char *out = NULL;
-  if (net == NULL || scoped == NULL || mfs == NULL || mnet == NULL || msc == NULL)
-    goto done;
+  bit_names (mfs, sizeof mfs, miss_fs, fs_names, sizeof fs_names / sizeof fs_names[0]);
+  bit_names (mnet, sizeof mnet, miss_net, net_names, 2);
+  bit_names (msc, sizeof msc, miss_sc, scope_names, 2);
 
-  char missing[512] = "";
+  char missing[NAMES_MAX + 256] = "";
   if (miss_fs || miss_net || miss_sc)
     snprintf (missing, sizeof missing, "; not enforced (ABI %d): %s%s%s%s%s", abi, mfs,
               (mfs[0] && (mnet[0] || msc[0])) ? "," : "", mnet,
@@ -386,20 +384,9 @@ summarize (const char *mode, int abi, const struct securer_landlock_plan *plan,
   if (n_absent > 0)
     snprintf (absent, sizeof absent, " (%zu absent)", n_absent);
   int nfs = __builtin_popcountll (rep->handled_fs);
-  if (asprintf (&out, "landlock %s, ABI %d: fs %d rights, %zu rules%s; net %s, %zu ports; "
-                      "scoped %s%s",
-                mode, abi, nfs, n_rules, absent, net[0] ? net : "none",
-                rep->handled_net ? plan->n_ports : (size_t) 0,
-                scoped[0] ? scoped : "none", missing)
-      < 0)
-    out = NULL;
-done:
-  free (net);
-  free (scoped);
-  free (mfs);
-  free (mnet);
-  free (msc);
-  return out;
+  snprintf (out, cap, "landlock %s, ABI %d: fs %d rights, %zu rules%s; net %s, %zu ports; scoped %s%s",
+            mode, abi, nfs, n_rules, absent, net[0] ? net : "none",
+            rep->handled_net ? plan->n_ports : (size_t) 0, scoped[0] ? scoped : "none", missing);
 }
 
 /* ---- applying -------------------------------------------------------- */
@@ -461,43 +448,25 @@ fail_setup (securer_err_t *err)
 }
 
 int
-securer_landlock_apply_abi (const struct securer_policy *p, int abi,
-                            struct securer_landlock_report *rep, securer_err_t *err)
+securer_landlock_apply_plan (enum securer_enforce mode, const struct securer_landlock_plan *planp, int abi,
+                             struct securer_landlock_report *rep, char *summary, size_t cap,
+                             securer_err_t *err)
 {
-  struct securer_landlock_report local = { 0 };
-  if (rep == NULL)
-    rep = &local;
-  securer_landlock_report_clear (rep);
+  memset (rep, 0, sizeof *rep);
   rep->abi = abi;
-
-  enum securer_enforce mode = p->landlock.mode;
   if (mode == SECURER_ENFORCE_OFF)
     {
-      rep->summary = strdup ("landlock off (policy)");
-      securer_landlock_report_clear (&local);
+      snprintf (summary, cap, "landlock off (policy)");
       return 0;
     }
-
-  int real = securer_landlock_abi ();
-  if (abi > real)
-    return securer_error_set (err, EINVAL, "ABI %d asked for, kernel has %d", abi, real);
-
-  struct securer_landlock_plan plan;
-  if (securer_landlock_plan_build (p, &plan, err) < 0)
-    return fail_setup (err);
+  const struct securer_landlock_plan plan = *planp;
 
   if (mode == SECURER_ENFORCE_REQUIRED && check_required (&plan, abi, err) < 0)
-    {
-      securer_landlock_plan_clear (&plan);
-      return fail_setup (err);
-    }
+    return fail_setup (err);
 
   if (abi <= 0)
     {
-      rep->summary = strdup ("landlock best-effort, not enforced: the kernel does not support "
-                             "Landlock");
-      securer_landlock_plan_clear (&plan);
-      securer_landlock_report_clear (&local);
+      snprintf (summary, cap, "landlock best-effort, not enforced: the kernel does not support Landlock");
       return 0;
     }
 
@@ -517,7 +486,6 @@ securer_landlock_apply_abi (const struct securer_policy *p, int abi,
   if (rfd < 0)
     {
       securer_error_set (err, errno, "create ruleset (ABI %d)", abi);
-      securer_landlock_plan_clear (&plan);
       return fail_setup (err);
     }
 
@@ -602,15 +570,42 @@ securer_landlock_apply_abi (const struct securer_policy *p, int abi,
   rep->handled_fs = attr.handled_access_fs;
   rep->handled_net = attr.handled_access_net;
   rep->scoped = attr.scoped;
-  rep->summary = summarize (mode_name (mode), abi, &plan, rep, n_rules, n_absent);
-  securer_landlock_plan_clear (&plan);
-  securer_landlock_report_clear (&local);
+  summarize (summary, cap, mode_name (mode), abi, &plan, rep, n_rules, n_absent);
   return 0;
 
 fail:
   close (rfd);
-  securer_landlock_plan_clear (&plan);
   return fail_setup (err);
+}
+
+int
+securer_landlock_apply_abi (const struct securer_policy *p, int abi,
+                            struct securer_landlock_report *rep, securer_err_t *err)
+{
+  struct securer_landlock_report local = { 0 };
+  if (rep == NULL)
+    rep = &local;
+  securer_landlock_report_clear (rep);
+  rep->abi = abi;
+
+  enum securer_enforce mode = p->landlock.mode;
+  struct securer_landlock_plan plan;
+  memset (&plan, 0, sizeof plan);
+  if (mode != SECURER_ENFORCE_OFF)
+    {
+      int real = securer_landlock_abi ();
+      if (abi > real)
+        return securer_error_set (err, EINVAL, "ABI %d asked for, kernel has %d", abi, real);
+      if (securer_landlock_plan_build (p, &plan, err) < 0)
+        return fail_setup (err);
+    }
+  char summary[SECURER_LANDLOCK_SUMMARY_MAX];
+  int rc = securer_landlock_apply_plan (mode, &plan, abi, rep, summary, sizeof summary, err);
+  securer_landlock_plan_clear (&plan);
+  if (rc == 0)
+    rep->summary = strdup (summary);
+  securer_landlock_report_clear (&local);
+  return rc;
 }
 
 int

@@ -10,6 +10,7 @@
 #include <linux/filter.h>
 #include <sys/types.h>
 
+#include "error-fixed.h"
 #include "securer/error.h"
 #include "securer/policy.h"
 #include "securer/sandbox.h"
@@ -23,7 +24,7 @@ enum sync_msg_type {
   SYNC_NOTIFY_FD,   /* payload -> parent: seccomp listener attached with SCM_RIGHTS */
   SYNC_NOTIFY_OFFER,  /* payload -> parent: the listener's fd number (status), to take with pidfd_getfd */
   SYNC_EXIT,        /* init -> parent: how the payload ended (exit code or signal) */
-  SYNC_FILTER,      /* parent -> payload, after READY: the seccomp BPF program */
+  SYNC_FILTER,      /* parent -> payload, right after GO (read after READY): the seccomp BPF program */
 };
 
 #define SYNC_TEXT_MAX 2048
@@ -97,9 +98,11 @@ int securer_linux_raise_effective (securer_err_t *err);
 /* ---- fds.c ------------------------------------------------------------- */
 /* Payload: puts the std fds (when >= 0) on 0..2 and pass_fds on 3.., moves
  * `keep` (the sync socket, stays close-on-exec) to fd number keep_at, and
- * closes everything else. */
+ * closes everything else.  lifted: room for n_pass ints, allocated by the
+ * parent (the payload allocates nothing). */
 int securer_linux_arrange_fds (int in, int out, int errfd, const int *pass, unsigned n_pass,
-                               int keep, int keep_at, securer_err_t *err);
+                               int *lifted, int keep, int keep_at, securer_err_t *err);
+
 
 /* ---- rlimit.c ---------------------------------------------------------- */
 struct rlimit_plan {
@@ -135,6 +138,8 @@ struct launch_plan {
   int stdin_fd, stdout_fd, stderr_fd;
   const int *pass_fds;
   unsigned n_pass_fds;
+  int *pass_scratch;        /* room for n_pass_fds ints (arrange_fds) */
+  struct securer_landlock_plan *landlock;  /* built before clone, or NULL (landlock off) */
   char **envp;
   char *const *argv;
   char **exec_paths;        /* candidates for argv[0], tried in order */

@@ -20,6 +20,11 @@ int securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, se
  * "sys/fs/file-nr", or something below such an entry). */
 bool securer_linux_proc_masked (const char *entry);
 
+/* A --verbose line on stderr from the sandbox's child: formatted on the
+ * stack and written with one write(2) (dprintf allocates a buffer and takes
+ * stdio's list lock, which a caller's thread may hold). */
+void securer_linux_child_log (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
 /* ---- net.c: runs in the child, inside the new net namespace ---- */
 /* SECURER_NET_LOOPBACK: brings lo up over rtnetlink (libmnl).  NONE: nothing. */
 int securer_linux_setup_network (const struct securer_policy *p, securer_err_t *err);

@@ -28,6 +28,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -105,15 +106,14 @@ log_step (const struct rootfs *r, const char *fmt, ...)
 {
   if (!r->verbose)
     return;
-  char *msg = NULL;
+  char msg[1024];
   va_list ap;
   va_start (ap, fmt);
-  int n = vasprintf (&msg, fmt, ap);
+  int n = vsnprintf (msg, sizeof msg, fmt, ap);
   va_end (ap);
   if (n < 0)
     return;
-  dprintf (STDERR_FILENO, "securer: rootfs: %s\n", msg);
-  free (msg);
+  securer_linux_child_log ("rootfs: %s", msg);
 }
 
 static int
@@ -138,24 +138,22 @@ close_fd (int *fd)
 }
 
 /* "file:line: " for a mount that came from a policy file, "" otherwise. */
-static char *
-loc_prefix (const struct securer_loc *loc)
+static const char *
+loc_prefix (const struct securer_loc *loc, char *buf, size_t cap)
 {
-  char *s = NULL;
+  buf[0] = '\0';
   if (loc->file != NULL && loc->line > 0)
-    {
-      if (asprintf (&s, "%s:%u: ", loc->file, loc->line) < 0)
-        s = NULL;
-    }
+    snprintf (buf, cap, "%s:%u: ", loc->file, loc->line);
   else if (loc->file != NULL)
-    {
-      if (asprintf (&s, "%s: ", loc->file) < 0)
-        s = NULL;
-    }
-  return s != NULL ? s : strdup ("");
+    snprintf (buf, cap, "%s: ", loc->file);
+  return buf;
 }
 
 /* ---- resolving destinations inside the new root ------------------------- */
+
+/* The policy's own limit on mounts (POLICY_MAX_ITEMS): bounds the array
+ * of mount points the child keeps on its stack (16 KiB). */
+#define SECURER_MAX_MOUNTS 4096
 
 #define RESOLVE_STRICT (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
@@ -232,18 +230,18 @@ check_dest (const char *dest, securer_err_t *err)
 
 /* Opens the directory that will contain `dest`'s last component, creating
  * missing intermediate directories (0755).  Never follows a symlink and
- * never leaves the new root.  *last points into *copy (caller frees). */
+ * never leaves the new root.  *last points into buf (PATH_MAX bytes: this
+ * runs in the sandbox's child, which allocates nothing). */
 static int
-open_parent (struct rootfs *r, const char *dest, bool create, char **copy, char **last,
+open_parent (struct rootfs *r, const char *dest, bool create, char *buf, char **last,
              securer_err_t *err)
 {
-  *copy = NULL;
   *last = NULL;
   if (check_dest (dest, err) < 0)
     return -1;
-  char *buf = strdup (dest);
-  if (buf == NULL)
-    return securer_error_set (err, ENOMEM, "copy %s", dest);
+  if (strlen (dest) >= PATH_MAX)
+    return securer_error_set (err, ENAMETOOLONG, "destination %s", dest);
+  strcpy (buf, dest);
 
   /* Strip trailing slashes so the last component is a name. */
   size_t n = strlen (buf);
@@ -264,17 +262,11 @@ open_parent (struct rootfs *r, const char *dest, bool create, char **copy, char 
     {
       int fd = sys_openat2 (r->rootfd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_STRICT);
       if (fd >= 0)
-        {
-          *copy = buf;
-          return fd;
-        }
+        return fd;
     }
   int cur = fcntl (r->rootfd, F_DUPFD_CLOEXEC, 3);
   if (cur < 0)
-    {
-      free (buf);
-      return securer_error_set (err, errno, "dup root fd");
-    }
+    return securer_error_set (err, errno, "dup root fd");
   char *save = NULL;
   for (char *comp = strtok_r (buf, "/", &save); comp != NULL; comp = strtok_r (NULL, "/", &save))
     {
@@ -285,9 +277,7 @@ open_parent (struct rootfs *r, const char *dest, bool create, char **copy, char 
             {
               int e = errno;
               close (cur);
-              securer_error_set (err, e, "create directory %s in %s", comp, dest);
-              free (buf);
-              return -1;
+              return securer_error_set (err, e, "create directory %s in %s", comp, dest);
             }
           next = open_dir_name (cur, comp);
         }
@@ -299,13 +289,11 @@ open_parent (struct rootfs *r, const char *dest, bool create, char **copy, char 
             securer_error_set (err, e, "refusing to follow symlink %s in %s", comp, dest);
           else
             securer_error_set (err, e, "open %s in %s", comp, dest);
-          free (buf);
           return -1;
         }
       close (cur);
       cur = next;
     }
-  *copy = buf;
   return cur;
 }
 
@@ -316,8 +304,8 @@ static int
 open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t mode,
              securer_err_t *err)
 {
-  char *copy, *last;
-  int parent = open_parent (r, dest, true, &copy, &last, err);
+  char copy[PATH_MAX], *last;
+  int parent = open_parent (r, dest, true, copy, &last, err);
   if (parent < 0)
     return -1;
   struct stat st;
@@ -354,7 +342,6 @@ open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t
     }
 out:
   close (parent);
-  free (copy);
   return fd;
 }
 
@@ -596,8 +583,8 @@ mask_fd (struct rootfs *r, int fd, const char *path, securer_err_t *err)
 static int
 open_existing (struct rootfs *r, const char *path, securer_err_t *err)
 {
-  char *copy, *last;
-  int parent = open_parent (r, path, false, &copy, &last, err);
+  char copy[PATH_MAX], *last;
+  int parent = open_parent (r, path, false, copy, &last, err);
   if (parent < 0)
     {
       if (securer_error_errno (*err) == ENOENT || securer_error_errno (*err) == ENOTDIR)
@@ -611,7 +598,6 @@ open_existing (struct rootfs *r, const char *path, securer_err_t *err)
   int fd = open_name (parent, last, &st);
   int e = errno;
   close (parent);
-  free (copy);
   if (fd < 0)
     {
       if (e == ENOENT)
@@ -659,14 +645,13 @@ readonly_path (struct rootfs *r, const char *path, securer_err_t *err)
   return rc;
 }
 
+/* dir/name into buf (PATH_MAX bytes); NULL when it does not fit. */
 static char *
-join (const char *dir, const char *name)
+join (char *buf, const char *dir, const char *name)
 {
-  char *s = NULL;
   size_t n = strlen (dir);
-  if (asprintf (&s, "%s%s%s", dir, (n > 0 && dir[n - 1] == '/') ? "" : "/", name) < 0)
-    return NULL;
-  return s;
+  int k = snprintf (buf, PATH_MAX, "%s%s%s", dir, (n > 0 && dir[n - 1] == '/') ? "" : "/", name);
+  return k < 0 || k >= PATH_MAX ? NULL : buf;
 }
 
 /* ---- the mount types ----------------------------------------------------- */
@@ -803,11 +788,10 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
     return -1;
   for (size_t i = 0; i < sizeof proc_readonly / sizeof *proc_readonly; i++)
     {
-      char *path = join (m->dest, proc_readonly[i]);
+      char buf[PATH_MAX], *path = join (buf, m->dest, proc_readonly[i]);
       if (path == NULL)
-        return securer_error_set (err, ENOMEM, "protect proc entries");
+        return securer_error_set (err, ENAMETOOLONG, "protect proc entries");
       rc = readonly_path (r, path, err);
-      free (path);
       if (rc < 0)
         return -1;
     }
@@ -817,14 +801,13 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
 static int
 make_symlink (struct rootfs *r, const char *target, const char *dest, securer_err_t *err)
 {
-  char *copy, *last;
-  int parent = open_parent (r, dest, true, &copy, &last, err);
+  char copy[PATH_MAX], *last;
+  int parent = open_parent (r, dest, true, copy, &last, err);
   if (parent < 0)
     return -1;
   int rc = symlinkat (target, parent, last);
   int e = errno;
   close (parent);
-  free (copy);
   if (rc < 0)
     return securer_error_set (err, e, "create symlink %s -> %s", dest, target);
   return 0;
@@ -839,24 +822,22 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
                       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err) < 0)
     return -1;
 
-  char *path = NULL;
+  char buf[PATH_MAX], *path = NULL;
   int rc = -1;
   for (size_t i = 0; i < sizeof dev_nodes / sizeof *dev_nodes; i++)
     {
       char host[64];
       snprintf (host, sizeof host, "/dev/%s", dev_nodes[i]);
-      path = join (m->dest, dev_nodes[i]);
+      path = join (buf, m->dest, dev_nodes[i]);
       if (path == NULL)
-        goto nomem;
+        goto toolong;
       if (bind_host_node (r, host, path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err) < 0)
         goto out;
-      free (path);
-      path = NULL;
     }
 
   /* A private devpts instance: the sandbox sees only its own ptys. */
-  if ((path = join (m->dest, "pts")) == NULL)
-    goto nomem;
+  if ((path = join (buf, m->dest, "pts")) == NULL)
+    goto toolong;
   int target = open_target (r, path, TARGET_DIR, 0755, err);
   if (target < 0)
     goto out;
@@ -870,18 +851,15 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
   if (rc < 0)
     goto out;
   rc = -1;
-  free (path);
 
-  if ((path = join (m->dest, "shm")) == NULL)
-    goto nomem;
+  if ((path = join (buf, m->dest, "shm")) == NULL)
+    goto toolong;
   /* Sized: RLIMIT_FSIZE caps each file, not how many there are, and an
    * unsized tmpfs may take half the host's memory.  A policy that needs
    * more mounts its own tmpfs on /dev/shm after the dev entry. */
   if (mount_tmpfs_at (r, path, DEV_SHM_SIZE, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
                       err) < 0)
     goto out;
-  free (path);
-  path = NULL;
 
   static const char *const links[][2] = {
     { "ptmx", "pts/ptmx" },         { "fd", "/proc/self/fd" },
@@ -890,12 +868,10 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
   };
   for (size_t i = 0; i < sizeof links / sizeof *links; i++)
     {
-      if ((path = join (m->dest, links[i][0])) == NULL)
-        goto nomem;
+      if ((path = join (buf, m->dest, links[i][0])) == NULL)
+        goto toolong;
       if (make_symlink (r, links[i][1], path, err) < 0)
         goto out;
-      free (path);
-      path = NULL;
     }
 
   /* Populated: nothing may be added to /dev itself any more (the shm
@@ -910,10 +886,9 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
   rc = set_attr (devfd, 0, MOUNT_ATTR_RDONLY, m->dest, err);
   close (devfd);
   goto out;
-nomem:
-  securer_error_set (err, ENOMEM, "build %s", m->dest);
+toolong:
+  securer_error_set (err, ENAMETOOLONG, "build %s", m->dest);
 out:
-  free (path);
   return rc;
 }
 
@@ -947,8 +922,8 @@ type_name (enum securer_mount_type t)
 static int
 describe_error (const struct securer_mount *m, securer_err_t *err)
 {
-  char *loc = loc_prefix (&m->loc);
-  const char *l = loc ? loc : "";
+  char loc[PATH_MAX + 16];
+  const char *l = loc_prefix (&m->loc, loc, sizeof loc);
   switch (m->type)
     {
     case SECURER_MOUNT_RO:
@@ -963,7 +938,6 @@ describe_error (const struct securer_mount *m, securer_err_t *err)
       securer_error_prefix (err, "%s%s on %s", l, type_name (m->type), m->dest);
       break;
     }
-  free (loc);
   return -1;
 }
 
@@ -1128,14 +1102,17 @@ securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, secure
   struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1, .empty_file = -1,
                       .empty_dir = -1, .scratch = -1 };
   int rc = -1;
+  if (p->n_mounts > SECURER_MAX_MOUNTS)
+    {
+      securer_error_set (err, E2BIG, "set up the filesystem: %zu mounts, at most %d", p->n_mounts,
+                         SECURER_MAX_MOUNTS);
+      return -1;
+    }
   mode_t old_umask = umask (0);
 
-  r.trees = malloc ((p->n_mounts ? p->n_mounts : 1) * sizeof *r.trees);
-  if (r.trees == NULL)
-    {
-      securer_error_set (err, ENOMEM, "set up the filesystem");
-      goto out;
-    }
+  /* On the stack: the child that runs this allocates nothing. */
+  int trees[SECURER_MAX_MOUNTS];
+  r.trees = trees;
   for (size_t i = 0; i < p->n_mounts; i++)
     r.trees[i] = -1;
 
@@ -1163,10 +1140,8 @@ securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, secure
     goto out;
   rc = 0;
 out:
-  if (r.trees != NULL)
-    for (size_t i = 0; i < p->n_mounts; i++)
-      close_fd (&r.trees[i]);
-  free (r.trees);
+  for (size_t i = 0; i < p->n_mounts; i++)
+    close_fd (&r.trees[i]);
   close_fd (&r.empty_file);
   close_fd (&r.empty_dir);
   close_fd (&r.scratch);

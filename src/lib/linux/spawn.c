@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "linux/landlock-internal.h"
 #include "linux/launch.h"
 #include "seccomp/seccomp.h"
 #include "securer/paths.h"
@@ -71,8 +72,9 @@ payload_fail_noalloc (struct launch_plan *lp, int status, int errnum, const char
     n = 0;
   if (errnum != 0 && (size_t) n < sizeof m.text)
     {
-      const char *name = strerrorname_np (errnum);
-      snprintf (m.text + n, sizeof m.text - (size_t) n, ": %s (%s)", name ? name : "E?", strerror (errnum));
+      const char *name = strerrorname_np (errnum), *desc = strerrordesc_np (errnum);
+      snprintf (m.text + n, sizeof m.text - (size_t) n, ": %s (%s)", name ? name : "E?",
+                desc ? desc : "unknown error");
     }
   (void) sync_send (lp->setup_sock, &m, -1);
   _exit (status);
@@ -127,8 +129,9 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
     }
 
   struct securer_landlock_report rep;
-  memset (&rep, 0, sizeof rep);
-  if (securer_landlock_apply (p, &rep, &err) < 0)
+  char ll_summary[SECURER_LANDLOCK_SUMMARY_MAX];
+  if (securer_landlock_apply_plan (p->landlock.mode, lp->landlock, securer_landlock_abi (), &rep, ll_summary,
+                                   sizeof ll_summary, &err) < 0)
     {
       securer_error_prefix (&err, "landlock");
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
@@ -160,7 +163,7 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
       (void) setrlimit (RLIMIT_NOFILE, &nofile);
     }
   if (securer_linux_arrange_fds (lp->stdin_fd, lp->stdout_fd, lp->stderr_fd, lp->pass_fds,
-                                 lp->n_pass_fds, lp->setup_sock, sock, &err) < 0)
+                                 lp->n_pass_fds, lp->pass_scratch, lp->setup_sock, sock, &err) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
   lp->setup_sock = sock;
   struct sync_msg m;
@@ -171,14 +174,12 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
   m.ll_fs = rep.handled_fs;
   m.ll_net = rep.handled_net;
   m.ll_scoped = rep.scoped;
-  if (rep.summary != NULL)
-    snprintf (m.text, sizeof m.text, "%s", rep.summary);
-  securer_landlock_report_clear (&rep);
+  snprintf (m.text, sizeof m.text, "%s", ll_summary);
   if (sync_send (sock, &m, -1) < 0)
     _exit (SECURER_EXIT_SETUP);
 
-  /* The parent generated the filter while we were being set up and sends
-   * it in answer to READY. */
+  /* The parent generated the filter while we were being set up and sent
+   * it right after GO; it is waiting in the socket. */
   static struct sock_filter filter[BPF_MAXINSNS];
   unsigned n_insns = 0;
   unsigned long filter_flags = 0;
@@ -528,21 +529,6 @@ await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_e
           securer_error_set_status (err, m.status > 0 ? m.status : SECURER_EXIT_SETUP);
           return -1;
         case SYNC_READY:
-          if (sb->prog != NULL)
-            {
-              const struct sock_filter *insns;
-              unsigned n;
-              unsigned long flags;
-              int e = EINVAL;
-              if (securer_seccomp_bpf (sb->prog, &insns, &n, &flags) == 0)
-                e = sync_send_filter (sock, insns, n, flags) == 0 ? 0 : errno;
-              if (e != 0)
-                {
-                  if (fd >= 0)
-                    close (fd);
-                  return securer_error_set (err, e, "send the seccomp filter");
-                }
-            }
           sb->payload_pid = from;
           sb->ll_known = true;
           sb->ll.abi = m.ll_abi;
@@ -729,6 +715,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
 
   struct launch_plan lp;
   memset (&lp, 0, sizeof lp);
+  struct securer_landlock_plan ll_plan;
+  memset (&ll_plan, 0, sizeof ll_plan);
   lp.init_fd = lp.gate_fd = -1;
   lp.p = p;
   lp.argv = opts->argv;
@@ -755,6 +743,24 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
   lp.exec_paths = exec_candidates (opts->argv[0], lp.envp, err);
   if (lp.exec_paths == NULL)
     goto fail;
+  /* What the child needs that takes memory is made here: after clone it
+   * runs in a copy of a possibly multi-threaded caller and allocates
+   * nothing (docs/design-launch.md). */
+  lp.pass_scratch = calloc (opts->n_pass_fds ? opts->n_pass_fds : 1, sizeof *lp.pass_scratch);
+  if (lp.pass_scratch == NULL)
+    {
+      securer_error_set (err, ENOMEM, "spawn");
+      goto fail;
+    }
+  if (p->landlock.mode != SECURER_ENFORCE_OFF)
+    {
+      if (securer_landlock_plan_build (p, &ll_plan, err) < 0)
+        {
+          securer_error_prefix (err, "landlock");
+          goto fail;
+        }
+      lp.landlock = &ll_plan;
+    }
 
   if (sync_fd_number (p, opts->n_pass_fds, &lp.setup_sock_at, err) < 0
       || securer_linux_plan_rlimits (p, lp.setup_sock_at, &lp.rlimits, err) < 0)
@@ -769,7 +775,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       if (opts->verbose)
         fprintf (stderr, "securer: compile the seccomp filter\n");
       lp.seccomp_flags = policy_can_kill (&p->seccomp) ? SECURER_SECCOMP_REPORT_DENIALS : 0;
-      if (securer_seccomp_compile (p, lp.seccomp_flags | SECURER_SECCOMP_DEFER_BPF, lp.setup_sock_at,
+      unsigned cache = opts->no_seccomp_cache ? 0 : SECURER_SECCOMP_CACHE;
+      if (securer_seccomp_compile (p, lp.seccomp_flags | SECURER_SECCOMP_DEFER_BPF | cache, lp.setup_sock_at,
                                    &sb->prog, err) < 0)
         {
           securer_error_prefix (err, "seccomp");
@@ -863,6 +870,23 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       securer_error_prefix (err, "seccomp");
       goto fail_child;
     }
+  /* Sent at once rather than in answer to READY: it waits in the socket
+   * behind GO (which init has taken or takes first) until the payload
+   * reads it, so the payload never waits for the parent to be scheduled. */
+  if (sb->prog != NULL)
+    {
+      const struct sock_filter *insns;
+      unsigned n;
+      unsigned long flags;
+      int e = EINVAL;
+      if (securer_seccomp_bpf (sb->prog, &insns, &n, &flags) == 0)
+        e = sync_send_filter (socks_setup[0], insns, n, flags) == 0 ? 0 : errno;
+      if (e != 0)
+        {
+          securer_error_set (err, e, "send the seccomp filter");
+          goto fail_child;
+        }
+    }
   uint64_t timeout_ms = opts->timeout_ms ? opts->timeout_ms : p->limits.timeout_ms;
   if (await_exec (sb, socks_setup[0], timeout_ms, err) < 0)
     goto fail_child;
@@ -874,6 +898,8 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
 
   strv_free (lp.envp);
   strv_free (lp.exec_paths);
+  free (lp.pass_scratch);
+  securer_landlock_plan_clear (&ll_plan);
   *out = sb;
   return 0;
 
@@ -893,6 +919,8 @@ fail:
     securer_error_set_status (err, SECURER_EXIT_SETUP);
   strv_free (lp.envp);
   strv_free (lp.exec_paths);
+  free (lp.pass_scratch);
+  securer_landlock_plan_clear (&ll_plan);
   sandbox_destroy (sb);
   return -1;
 }

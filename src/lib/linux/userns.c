@@ -155,16 +155,20 @@ securer_userns_write_maps (pid_t pid, const struct id_plan *plan, securer_err_t 
   return 0;
 }
 
+/* Raw syscalls, not glibc's wrappers: in a clone of a multi-threaded caller
+ * glibc still counts the caller's threads and would signal each of them to
+ * change ids too (nptl setxid), waiting forever for threads that do not
+ * exist in the child.  The child has one thread; the raw call covers it. */
 int
 securer_userns_become (const struct id_plan *plan, securer_err_t *err)
 {
-  if (plan->privileged && setgroups (0, NULL) < 0)
+  if (plan->privileged && syscall (SYS_setgroups, 0, NULL) < 0)
     return securer_error_set (err, errno, "drop supplementary groups");
   if (prctl (PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
     return securer_error_set (err, errno, "keep capabilities across setuid");
-  if (setresgid (plan->gid, plan->gid, plan->gid) < 0)
+  if (syscall (SYS_setresgid, plan->gid, plan->gid, plan->gid) < 0)
     return securer_error_set (err, errno, "setresgid %u", plan->gid);
-  if (setresuid (plan->uid, plan->uid, plan->uid) < 0)
+  if (syscall (SYS_setresuid, plan->uid, plan->uid, plan->uid) < 0)
     return securer_error_set (err, errno, "setresuid %u", plan->uid);
   if (prctl (PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
     return securer_error_set (err, errno, "reset keep-capabilities");

@@ -29,6 +29,7 @@
 
 #include "seccomp/argwidth.h"
 #include "seccomp/seccomp.h"
+#include "sha256.h"
 
 /* Upper bound on the regions of one syscall: far above what real policies
  * produce (an allowlist with a dozen ioctl denials needs ~100), low enough to
@@ -370,6 +371,7 @@ struct securer_seccomp_prog {
    * are set, and generating the program again cost milliseconds). */
   struct sock_fprog bpf;
   unsigned long load_flags;
+  bool use_cache;         /* SECURER_SECCOMP_CACHE */
 };
 
 static const char *
@@ -724,12 +726,218 @@ derive_load_flags (struct securer_seccomp_prog *prog, securer_err_t *err)
   return 0;
 }
 
+/* ---- the cache of generated programs (cache.c) ---------------------------- */
+
+/* Bumped whenever the program generate_bpf makes for the same inputs
+ * changes (attributes, rule emission), so older files are never found. */
+#define CACHE_FORMAT 2
+
+static void
+key_u64 (struct securer_sha256 *s, uint64_t v)
+{
+  unsigned char b[8];
+  for (int i = 0; i < 8; i++)
+    b[i] = (unsigned char) (v >> (8 * i));
+  securer_sha256_update (s, b, sizeof b);
+}
+
+/* Most rule fields fit 32 bits; the argument values do not. */
+static void
+key_u32 (struct securer_sha256 *s, uint32_t v)
+{
+  unsigned char b[4] = { (unsigned char) v, (unsigned char) (v >> 8), (unsigned char) (v >> 16),
+                         (unsigned char) (v >> 24) };
+  securer_sha256_update (s, b, sizeof b);
+}
+
+static void
+key_action (struct securer_sha256 *s, struct securer_action a)
+{
+  key_u64 (s, (uint64_t) a.type);
+  key_u64 (s, (uint64_t) (int64_t) a.errnum);
+}
+
+/* Everything that decides the program's bytes, each field at a fixed width
+ * (no padding, no pointers): the rules in order as the compiler resolved
+ * them (names resolved to numbers, 32-bit argument masks), the actions,
+ * the notification choices and the hand-over fd, and what libseccomp and
+ * the kernel contribute. */
+static void
+cache_key (const struct securer_seccomp_prog *prog, unsigned char key[SECURER_SHA256_LEN])
+{
+  struct securer_sha256 s;
+  securer_sha256_init (&s);
+  static const char tag[] = "securer seccomp program " PACKAGE_VERSION;
+  securer_sha256_update (&s, tag, sizeof tag);
+  const struct scmp_version *v = seccomp_version ();
+  key_u64 (&s, CACHE_FORMAT);
+  key_u64 (&s, v ? v->major : 0);
+  key_u64 (&s, v ? v->minor : 0);
+  key_u64 (&s, v ? v->micro : 0);
+  key_u64 (&s, seccomp_arch_native ());
+  key_u64 (&s, seccomp_api_get ());
+  key_u64 (&s, prog->notify);
+  key_u64 (&s, prog->report);
+  key_u64 (&s, (uint64_t) (int64_t) prog->send_fd);
+  key_action (&s, prog->def);
+  key_action (&s, prog->foreign);
+  key_u64 (&s, prog->n_rules);
+  for (size_t i = 0; i < prog->n_rules; i++)
+    {
+      const struct srule *r = &prog->rules[i];
+      key_u32 (&s, (uint32_t) r->nr);
+      key_u32 (&s, (uint32_t) r->action.type);
+      key_u32 (&s, (uint32_t) r->action.errnum);
+      key_u32 (&s, r->args32);
+      key_u32 (&s, r->n_conds);
+      for (unsigned j = 0; j < r->n_conds; j++)
+        {
+          key_u32 (&s, r->conds[j].arg);
+          key_u32 (&s, (uint32_t) r->conds[j].op);
+          key_u64 (&s, r->conds[j].value);
+          key_u64 (&s, r->conds[j].mask);
+        }
+    }
+  securer_sha256_final (&s, key);
+}
+
+/* What the kernel returns for a policy action in this program. */
+static struct securer_action
+kernel_view (const struct securer_seccomp_prog *prog, struct securer_action a)
+{
+  if ((a.type == SECURER_ACT_KILL_PROCESS || a.type == SECURER_ACT_KILL_THREAD) && prog->report)
+    return (struct securer_action) { SECURER_ACT_NOTIFY, 0 };
+  if (a.type == SECURER_ACT_NOTIFY && !prog->notify)
+    return (struct securer_action) { SECURER_ACT_LOG, 0 };
+  return a;
+}
+
+static bool
+program_gives (const struct sock_filter *insns, unsigned n, uint32_t arch, int nr, const uint64_t args[6],
+               struct securer_action want)
+{
+  struct seccomp_data d;
+  memset (&d, 0, sizeof d);
+  d.nr = nr;
+  d.arch = arch;
+  memcpy (d.args, args, sizeof d.args);
+  uint32_t ret;
+  struct securer_action got;
+  securer_err_t e = NULL;
+  if (securer_bpf_run (insns, n, &d, &ret, &e) < 0 || securer_seccomp_ret_action (ret, &got) < 0)
+    {
+      securer_error_free (&e);
+      return false;
+    }
+  return got.type == want.type && (got.type != SECURER_ACT_ERRNO || got.errnum == want.errnum);
+}
+
+#define VERIFY_NRS 1024
+/* Numbers checked past the highest one a rule names: the binary tree
+ * libseccomp builds sends all of them down the same default branch. */
+#define VERIFY_BEYOND 64
+
+/* A program read back from the cache is used only if the kernel would
+ * accept it and it gives, for every syscall number up to VERIFY_BEYOND
+ * past the highest the rules name (at most VERIFY_NRS) with all-zero and
+ * all-one arguments, for an x32 and a foreign-arch call, the verdict the
+ * policy gives: a file that does not hold this policy's program (corrupt,
+ * stale or planted) is caught before it is loaded. */
+static bool
+verify_program (const struct securer_seccomp_prog *prog, const struct sock_filter *insns, unsigned n)
+{
+  securer_err_t e = NULL;
+  if (securer_bpf_check (insns, n, &e) < 0)
+    {
+      securer_error_free (&e);
+      return false;
+    }
+  uint32_t arch = seccomp_arch_native ();
+  unsigned char has_rule[VERIFY_NRS / 8];
+  memset (has_rule, 0, sizeof has_rule);
+  int last = VERIFY_BEYOND;
+  for (size_t i = 0; i < prog->n_rules; i++)
+    if (prog->rules[i].nr >= 0 && prog->rules[i].nr < VERIFY_NRS)
+      {
+        has_rule[prog->rules[i].nr / 8] |= (unsigned char) (1u << (prog->rules[i].nr % 8));
+        if (prog->rules[i].nr + VERIFY_BEYOND > last)
+          last = prog->rules[i].nr + VERIFY_BEYOND;
+      }
+  if (last > VERIFY_NRS)
+    last = VERIFY_NRS;
+  static const uint64_t zero[6], ones[6] = { ~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull };
+  const uint64_t *vectors[] = { zero, ones };
+  struct securer_action def = kernel_view (prog, prog->def);
+  for (int v = 0; v < 2; v++)
+    for (int nr = 0; nr < last; nr++)
+      {
+        struct securer_action want = (has_rule[nr / 8] & (1u << (nr % 8)))
+                                       ? kernel_view (prog, securer_seccomp_eval (prog, arch, nr, vectors[v]))
+                                       : def;
+        if (!program_gives (insns, n, arch, nr, vectors[v], want))
+          return false;
+      }
+  struct securer_action foreign = kernel_view (prog, prog->foreign);
+  if (arch == AUDIT_ARCH_X86_64 && !program_gives (insns, n, arch, X32_SYSCALL_BIT | 1, zero, foreign))
+    return false;
+  uint32_t other = arch == AUDIT_ARCH_I386 ? AUDIT_ARCH_X86_64 : AUDIT_ARCH_I386;
+  return program_gives (insns, n, other, 1, zero, foreign);
+}
+
+/* 1 when the cache held this program's BPF and it passed every check. */
+static int
+cache_load (struct securer_seccomp_prog *prog, int dirfd, const unsigned char key[SECURER_SHA256_LEN])
+{
+  struct sock_filter *insns = NULL;
+  unsigned n = 0;
+  uint64_t flags = 0;
+  if (securer_seccomp_cache_get (dirfd, key, &insns, &n, &flags) != 1)
+    return 0;
+  /* The flags are the ones derive_load_flags gives: a listener exactly
+   * when the program notifies, thread sync, nothing that weakens. */
+  unsigned long known = SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_TSYNC_ESRCH | SECCOMP_FILTER_FLAG_NEW_LISTENER
+                        | SECCOMP_FILTER_FLAG_LOG | SECCOMP_FILTER_FLAG_SPEC_ALLOW;
+  bool listener = (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER) != 0;
+  if ((flags & ~(uint64_t) known) != 0 || listener != prog->notify || !(flags & SECCOMP_FILTER_FLAG_TSYNC)
+      || !verify_program (prog, insns, n))
+    {
+      free (insns);
+      return 0;
+    }
+  prog->bpf.filter = insns;
+  prog->bpf.len = (unsigned short) n;
+  prog->load_flags = (unsigned long) flags;
+  return 1;
+}
+
+static int generate_uncached (struct securer_seccomp_prog *prog, const struct securer_policy *p,
+                              securer_err_t *err);
+
 int
 securer_seccomp_generate (struct securer_seccomp_prog *prog, const struct securer_policy *p,
                           securer_err_t *err)
 {
   if (!prog->enabled || prog->bpf.filter != NULL)
     return 0;
+  int dirfd = prog->use_cache ? securer_seccomp_cache_open () : -1;
+  if (dirfd < 0)
+    return generate_uncached (prog, p, err);
+  unsigned char key[SECURER_SHA256_LEN];
+  cache_key (prog, key);
+  int rc = 0;
+  if (cache_load (prog, dirfd, key) != 1)
+    {
+      rc = generate_uncached (prog, p, err);
+      if (rc == 0)
+        securer_seccomp_cache_put (dirfd, key, prog->bpf.filter, prog->bpf.len, prog->load_flags);
+    }
+  close (dirfd);
+  return rc;
+}
+
+static int
+generate_uncached (struct securer_seccomp_prog *prog, const struct securer_policy *p, securer_err_t *err)
+{
   prog->ctx = seccomp_init (scmp_action (prog, prog->def));
   if (prog->ctx == NULL)
     goto oom;
@@ -790,13 +998,14 @@ securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int not
 {
   const struct securer_seccomp *sc = &p->seccomp;
   *out = NULL;
-  if (flags & ~(unsigned) (SECURER_SECCOMP_REPORT_DENIALS | SECURER_SECCOMP_DEFER_BPF))
+  if (flags & ~(unsigned) (SECURER_SECCOMP_REPORT_DENIALS | SECURER_SECCOMP_DEFER_BPF | SECURER_SECCOMP_CACHE))
     return securer_error_set (err, EINVAL, "seccomp compile: unknown flags 0x%x", flags);
 
   struct securer_seccomp_prog *prog = calloc (1, sizeof *prog);
   if (prog == NULL)
     return securer_error_set (err, ENOMEM, "seccomp compile");
   prog->send_fd = -1;
+  prog->use_cache = (flags & SECURER_SECCOMP_CACHE) != 0;
   prog->enabled = sc->enabled;
   prog->def = sc->default_action;
   prog->foreign = sc->foreign_arch;

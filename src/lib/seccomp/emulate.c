@@ -207,3 +207,149 @@ securer_seccomp_emulate (const struct securer_seccomp_prog *prog, uint32_t arch,
     return securer_error_set (err, EINVAL, "emulate the filter: unexpected return value 0x%08x", ret);
   return 0;
 }
+
+/* Every instruction at once, as the kernel checks a program when it is
+ * attached (seccomp_check_filter + bpf_check_classic), rather than along
+ * one path as securer_bpf_run does: for a program read back from storage
+ * before anything runs it. */
+int
+securer_bpf_check (const struct sock_filter *insns, unsigned n, securer_err_t *err)
+{
+  if (n == 0 || n > BPF_MAXINSNS)
+    return securer_error_set (err, EINVAL, "BPF program of %u instructions", n);
+  /* Scratch words surely written on every path to each instruction: jumps
+   * only go forward, so one pass in order sees every predecessor first. */
+  uint16_t valid[BPF_MAXINSNS];
+  memset (valid, 0xff, n * sizeof *valid);
+  valid[0] = 0;
+  for (unsigned pc = 0; pc < n; pc++)
+    {
+      const struct sock_filter *f = &insns[pc];
+      uint32_t k = f->k;
+      uint16_t v = valid[pc];
+      bool falls = true;
+      switch (f->code)
+        {
+        case BPF_LD | BPF_W | BPF_ABS:
+          if (k >= sizeof (struct seccomp_data) || (k & 3) != 0)
+            return bad (err, pc, "load outside struct seccomp_data or unaligned");
+          break;
+        case BPF_LD | BPF_MEM:
+        case BPF_LDX | BPF_MEM:
+          if (k >= BPF_MEMWORDS_SECCOMP || !(v & (1u << k)))
+            return bad (err, pc, "scratch memory read before it was written");
+          break;
+        case BPF_ST:
+        case BPF_STX:
+          if (k >= BPF_MEMWORDS_SECCOMP)
+            return bad (err, pc, "scratch memory index out of range");
+          v |= (uint16_t) (1u << k);
+          break;
+        case BPF_ALU | BPF_DIV | BPF_K:
+          if (k == 0)
+            return bad (err, pc, "division by zero");
+          break;
+        case BPF_ALU | BPF_LSH | BPF_K:
+        case BPF_ALU | BPF_RSH | BPF_K:
+          if (k >= 32)
+            return bad (err, pc, "shift by 32 or more");
+          break;
+        case BPF_LD | BPF_W | BPF_LEN: case BPF_LDX | BPF_W | BPF_LEN:
+        case BPF_LD | BPF_IMM: case BPF_LDX | BPF_IMM:
+        case BPF_MISC | BPF_TAX: case BPF_MISC | BPF_TXA:
+        case BPF_ALU | BPF_NEG:
+        case BPF_ALU | BPF_ADD | BPF_K: case BPF_ALU | BPF_ADD | BPF_X:
+        case BPF_ALU | BPF_SUB | BPF_K: case BPF_ALU | BPF_SUB | BPF_X:
+        case BPF_ALU | BPF_MUL | BPF_K: case BPF_ALU | BPF_MUL | BPF_X:
+        case BPF_ALU | BPF_AND | BPF_K: case BPF_ALU | BPF_AND | BPF_X:
+        case BPF_ALU | BPF_OR | BPF_K: case BPF_ALU | BPF_OR | BPF_X:
+        case BPF_ALU | BPF_XOR | BPF_K: case BPF_ALU | BPF_XOR | BPF_X:
+        case BPF_ALU | BPF_DIV | BPF_X:
+        case BPF_ALU | BPF_LSH | BPF_X: case BPF_ALU | BPF_RSH | BPF_X:
+          break;
+        case BPF_RET | BPF_K:
+        case BPF_RET | BPF_A:
+          falls = false;
+          break;
+        case BPF_JMP | BPF_JA:
+          if (k >= n - pc - 1)
+            return bad (err, pc, "jump out of the program");
+          valid[pc + 1 + k] &= v;
+          falls = false;
+          break;
+        case BPF_JMP | BPF_JEQ | BPF_K: case BPF_JMP | BPF_JEQ | BPF_X:
+        case BPF_JMP | BPF_JGT | BPF_K: case BPF_JMP | BPF_JGT | BPF_X:
+        case BPF_JMP | BPF_JGE | BPF_K: case BPF_JMP | BPF_JGE | BPF_X:
+        case BPF_JMP | BPF_JSET | BPF_K: case BPF_JMP | BPF_JSET | BPF_X:
+          if ((unsigned) f->jt >= n - pc - 1 || (unsigned) f->jf >= n - pc - 1)
+            return bad (err, pc, "jump out of the program");
+          valid[pc + 1 + f->jt] &= v;
+          valid[pc + 1 + f->jf] &= v;
+          falls = false;
+          break;
+        default:
+          return bad (err, pc, "instruction not allowed in a seccomp program");
+        }
+      if (falls)
+        {
+          if (pc + 1 >= n)
+            return bad (err, pc, "the program ends without a return");
+          valid[pc + 1] &= v;
+        }
+    }
+  return 0;
+}
+
+/* The kernel's seccomp_is_const_allow (kernel/seccomp.c, 5.11+): whether
+ * the program allows (arch, nr) whatever the arguments, judged the way the
+ * kernel judges it to fill its per-syscall action cache — only loads of nr
+ * and arch, constant jumps, AND with a constant and RET K are understood;
+ * anything else on the path (an argument load above all) means "not
+ * cacheable", and the program then runs on every such call. */
+bool
+securer_bpf_const_allow (const struct sock_filter *insns, unsigned n, uint32_t arch, int nr)
+{
+  uint32_t reg = 0;
+  for (unsigned pc = 0; pc < n; pc++)
+    {
+      const struct sock_filter *f = &insns[pc];
+      switch (f->code)
+        {
+        case BPF_LD | BPF_W | BPF_ABS:
+          if (f->k == offsetof (struct seccomp_data, nr))
+            reg = (uint32_t) nr;
+          else if (f->k == offsetof (struct seccomp_data, arch))
+            reg = arch;
+          else
+            return false;
+          break;
+        case BPF_RET | BPF_K:
+          return f->k == SECCOMP_RET_ALLOW;
+        case BPF_JMP | BPF_JA:
+          pc += f->k;
+          break;
+        case BPF_JMP | BPF_JEQ | BPF_K:
+        case BPF_JMP | BPF_JGE | BPF_K:
+        case BPF_JMP | BPF_JGT | BPF_K:
+        case BPF_JMP | BPF_JSET | BPF_K:
+          {
+            bool taken;
+            switch (BPF_OP (f->code))
+              {
+              case BPF_JEQ: taken = reg == f->k; break;
+              case BPF_JGE: taken = reg >= f->k; break;
+              case BPF_JGT: taken = reg > f->k; break;
+              default: taken = (reg & f->k) != 0; break;
+              }
+            pc += taken ? f->jt : f->jf;
+            break;
+          }
+        case BPF_ALU | BPF_AND | BPF_K:
+          reg &= f->k;
+          break;
+        default:
+          return false;
+        }
+    }
+  return false;
+}

@@ -99,6 +99,11 @@ enum {
    * being set up.  Until then the program can be evaluated but not loaded
    * or exported. */
   SECURER_SECCOMP_DEFER_BPF = 1u << 1,
+  /* Take the generated program from the cache of programs (cache.c) when
+   * it holds this one, checked, and store it there after generating it.
+   * The program then has no libseccomp context: it can be loaded, sent and
+   * emulated, not exported with securer_seccomp_export_bpf/pfc. */
+  SECURER_SECCOMP_CACHE = 1u << 2,
 };
 
 /* Compiles the policy's seccomp section.  Errors name the rule (file:line).
@@ -166,6 +171,23 @@ typedef int (*securer_region_cb) (void *ctx, struct securer_action act, const ui
 int securer_seccomp_regions (const struct securer_seccomp_prog *prog, const char *name,
                              securer_region_cb cb, void *ctx, securer_err_t *err);
 
+/* ---- cache.c: generated programs kept across launches (content-addressed) ---- */
+/* The cache directory as a descriptor, or -1 when there is none to trust:
+ * SECURER_SECCOMP_CACHE=off (or 0, no) disables it, an absolute path names
+ * it; else /var/cache/securer/seccomp for root, $XDG_CACHE_HOME/securer/
+ * seccomp or ~/.cache/securer/seccomp for others.  Created 0700 when
+ * missing; used only when owned by the effective uid with mode 0700. */
+int securer_seccomp_cache_open (void);
+/* 1 with *insns (malloc'd), *n and *flags when a file for key exists, is
+ * the caller's alone and intact (its own key, SHA-256 of its contents);
+ * else 0.  What the program means is for the caller to check. */
+int securer_seccomp_cache_get (int dirfd, const unsigned char key[32], struct sock_filter **insns, unsigned *n,
+                               uint64_t *flags);
+/* Stores a program under key (written aside, renamed into place); best
+ * effort, silent on failure. */
+void securer_seccomp_cache_put (int dirfd, const unsigned char key[32], const struct sock_filter *insns,
+                                unsigned n, uint64_t flags);
+
 /* ---- emulate.c: the kernel's seccomp-BPF interpreter, in userspace ---- */
 struct seccomp_data;
 
@@ -175,6 +197,15 @@ struct seccomp_data;
  * seccomp_data, a jump out of the program, ...) is an error. */
 int securer_bpf_run (const struct sock_filter *insns, unsigned n, const struct seccomp_data *d,
                      uint32_t *ret, securer_err_t *err);
+/* Checks every instruction of a program as the kernel does when it is
+ * attached (allowed instructions, loads inside struct seccomp_data, jumps
+ * inside the program, scratch memory written before it is read, a return
+ * at the end of every path).  0, or -1 with the first problem. */
+int securer_bpf_check (const struct sock_filter *insns, unsigned n, securer_err_t *err);
+/* Whether the kernel's per-syscall action cache can hold "allow" for
+ * (arch, nr) under this program: its own test (seccomp_is_const_allow),
+ * in userspace. */
+bool securer_bpf_const_allow (const struct sock_filter *insns, unsigned n, uint32_t arch, int nr);
 /* The action a SECCOMP_RET_* value stands for; -1 for one securer never
  * generates (SECCOMP_RET_TRACE, unknown values). */
 int securer_seccomp_ret_action (uint32_t ret, struct securer_action *out);

@@ -8,6 +8,7 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/argwidth.c \
 	src/lib/seccomp/compile.c \
 	src/lib/seccomp/emulate.c \
+	src/lib/seccomp/cache.c \
 	src/lib/seccomp/notify.c \
 	src/lib/seccomp/oci.c \
 	src/lib/seccomp/ruletext.h \
@@ -103,3 +104,13 @@ bench_bench_seccomp_LDADD = libsecurer-core.la
 bench-seccomp: bench/bench-seccomp
 	@./bench/bench-seccomp
 EXTRA_DIST += tests/unit/data/seccomp/docker-like.json
+
+# The cache of generated programs: trust rules, verification, and a real
+# sandbox running from it.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-seccomp-cache
+TESTS += tests/unit/test-seccomp-cache
+tests_unit_test_seccomp_cache_SOURCES = tests/unit/test-seccomp-cache.c
+tests_unit_test_seccomp_cache_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_seccomp_cache_LDADD = $(TEST_LIBS)
+endif
