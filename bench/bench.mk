@@ -20,3 +20,14 @@ bench_session_bench_LDADD = libsecurer-core.la -lpthread
 .PHONY: bench-session
 bench-session: bench/session-bench
 	@$(abs_top_builddir)/bench/session-bench
+
+# Scale and soak through `securer serve` (results: docs/benchmarks.md,
+# "Scale" and "Soak").  Not part of `make bench`: the scale run starts 105
+# sessions and the soak 10,000 requests.
+.PHONY: bench-scale bench-soak
+bench-scale: securer securer-init
+	@$(PYTHON3) $(srcdir)/bench/scale.py --securer $(abs_top_builddir)/securer scale
+bench-soak: securer securer-init
+	@$(PYTHON3) $(srcdir)/bench/scale.py --securer $(abs_top_builddir)/securer soak
+PYTHON3 ?= python3
+EXTRA_DIST += bench/scale.py
