@@ -171,6 +171,7 @@ def scale_one(args, n):
     # first executions are slower: R byte-compiles and loads lazily).
     lat, inflight = [], {}
     left = {sid: args.rounds + args.warmup for sid in sessions}
+    busy0 = now()
     for sid in sessions:
         inflight[s.send({"op": "execute", "session": sid, "code": "1 + 1"})] = (sid, now())
         left[sid] -= 1
@@ -188,9 +189,10 @@ def scale_one(args, n):
         if left[sid] > 0:
             left[sid] -= 1
             inflight[s.send({"op": "execute", "session": sid, "code": "1 + 1"})] = (sid, now())
+    busy = now() - busy0
     s.close()
     return {
-        "n": n, "ready_s": ready,
+        "n": n, "ready_s": ready, "rate": n * (args.rounds + args.warmup) / busy,
         "r_pss_mb": statistics.mean(r_pss) / 1024 if r_pss else float("nan"),
         "other_pss_mb": sum(other_pss) / 1024 / max(1, n),
         "n_r": len(r_pss),
@@ -200,12 +202,12 @@ def scale_one(args, n):
 
 def scale(args):
     rows = [scale_one(args, n) for n in args.sizes]
-    print("| N | all ready | per session | R PSS (mean) | init PSS per session | execute p50 | p99 | executions |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| N | all ready | per session | R PSS (mean) | init PSS per session | execute p50 | p99 | executions | executions/s |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %d | %.2f s | %.1f ms | %.1f MB | %.2f MB | %.2f ms | %.2f ms | %d |"
+        print("| %d | %.2f s | %.1f ms | %.1f MB | %.2f MB | %.2f ms | %.2f ms | %d | %.0f |"
               % (r["n"], r["ready_s"], r["ready_s"] * 1e3 / r["n"], r["r_pss_mb"],
-                 r["other_pss_mb"], r["p50_ms"], r["p99_ms"], r["execs"]))
+                 r["other_pss_mb"], r["p50_ms"], r["p99_ms"], r["execs"], r["rate"]))
 
 
 # ---- soak -------------------------------------------------------------------
