@@ -8,7 +8,8 @@
  *   template --fork--> C: setresuid(i) (= host id S+i-1), unshare(user, mnt,
  *     pid, net, ipc, uts) and maps its own id (1000 -> S+i-1);
  *   C --fork--> G: pid 1 of the session's pid namespace; mounts its own
- *     /proc and /tmp.
+ *     /proc and /tmp, then checks that once under Landlock it may no longer
+ *     mount (why the template cannot be).
  *
  * For every session the host then reads, from outside: the owner of its
  * user namespace (NS_GET_OWNER_UID), its uid, whether G is pid 1 and what
@@ -33,6 +34,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <dirent.h>
+#include <linux/landlock.h>
 #include <unistd.h>
 
 #define T_ID 0x7d000000u        /* outside securer's default lease range */
@@ -124,6 +126,19 @@ session_init (int sock)
       msg_send (sock, 'E');
       _exit (11);
     }
+  /* Why the template cannot be under Landlock: a restricted process may
+   * not mount (EPERM), and a domain is inherited by every fork. */
+  int pre_mount = mount ("tmpfs", "/mnt", "tmpfs", 0, "size=1M") == 0 && umount ("/mnt") == 0;
+  struct landlock_ruleset_attr ra = { .handled_access_fs = LANDLOCK_ACCESS_FS_EXECUTE };
+  int rs = (int) syscall (SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
+  if (rs < 0 || prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
+      || syscall (SYS_landlock_restrict_self, rs, 0) < 0)
+    {
+      fprintf (stderr, "session: landlock: %s\n", strerror (errno));
+      msg_send (sock, 'E');
+      _exit (13);
+    }
+  int ll_mount = pre_mount && mount ("tmpfs", "/mnt", "tmpfs", 0, "size=1M") < 0 && errno == EPERM;
   /* Nothing but this session in its /proc. */
   int n = 0;
   DIR *d = opendir ("/proc");
@@ -131,7 +146,7 @@ session_init (int sock)
     n += e->d_name[0] >= '0' && e->d_name[0] <= '9';
   if (d)
     closedir (d);
-  msg_send (sock, ok && n == 1 ? 'R' : 'X');
+  msg_send (sock, ok && n == 1 && ll_mount ? 'R' : 'X');
   pause ();
   _exit (0);
 }
@@ -290,7 +305,7 @@ main (int argc, char **argv)
       stat (path, &st);
       int ok = c == 'R' && owner == S_ID + i - 1 && st.st_uid == S_ID + i - 1;
       bad += !ok;
-      printf ("session %u: %s, pid 1 with its own /proc: %s, user ns owner %u (want %u), host uid %u, "
+      printf ("session %u: %s, pid 1 with its own /proc, no mount under Landlock: %s, user ns owner %u (want %u), host uid %u, "
               "%.2f ms\n", i, ok ? "ok" : "WRONG", c == 'R' ? "yes" : "no", owner, S_ID + i - 1,
               (unsigned) st.st_uid, ms);
     }
