@@ -9,8 +9,9 @@ scale: for each N (default 1, 8, 32, 64) a fresh `securer serve` gets N
 
 soak: one `securer serve`, S sessions, COUNT mixed requests kept in flight
   one per session: values, tool calls answered by this script, R errors,
-  timeouts, R killing itself, output past the server's caps, results past
-  the message size, and malformed requests.  Every reply is checked against
+  timeouts, R killing itself, output past the server's caps, results and
+  tool calls past the message size, R flooding its channel with a line past
+  it, and malformed requests.  Every reply is checked against
   what its request must give; reported: answered / correct / lost per kind,
   and serve's RSS and descriptor count sampled along the way.
 
@@ -212,7 +213,8 @@ def scale(args):
 
 # ---- soak -------------------------------------------------------------------
 
-TOOLS = [{"name": "add", "args": {"a": "numeric", "b": "numeric"}}]
+TOOLS = [{"name": "add", "args": {"a": "numeric", "b": "numeric"}},
+         {"name": "echo", "args": {"x": "any"}}]
 
 # kind: (weight, request fields, check(reply) -> bool)
 def _res(m):
@@ -231,6 +233,14 @@ KINDS = {
                    lambda m: _res(m).get("status") == "ok" and _res(m).get("output_truncated") is True),
     "big_value": (5, {"code": "strrep('z', 2e6)"},
                   lambda m: _res(m).get("status") == "too_large"),
+    # A tool call whose arguments exceed the message size: refused by the
+    # runtime before it is sent.
+    "big_call": (2, {"code": "echo(strrep('q', 2e6))"},
+                 lambda m: _res(m).get("status") == "error" and "too large" in _res(m).get("error", "")),
+    # R writing a 2 MB line straight to its channel: the host stops reading
+    # at the limit and ends that R.
+    "flood": (1, {"code": "con <- file('stdin', 'w'); writeLines(strrep('q', 2e6), con); flush(con); Sys.sleep(5)"},
+              lambda m: _res(m).get("status") == "crashed" and "exceeds the limit" in _res(m).get("error", "")),
     "malformed": (10, None, lambda m: m.get("ok") is False and m.get("error")),
     "timeout": (1, {"code": "Sys.sleep(10)", "timeout": 0.2},
                 lambda m: _res(m).get("status") == "timeout"),
