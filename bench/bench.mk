@@ -34,3 +34,27 @@ EXTRA_DIST += bench/r-client.sh bench/r-client.R
 bench-oci: securer-runc
 	@SECURER_BUILDDIR=$(abs_top_builddir) SECURER_RUNC_BIN=$(abs_top_builddir)/securer-runc $(SHELL) $(srcdir)/bench/oci.sh
 EXTRA_DIST += bench/oci.sh
+# Scale and soak through `securer serve` (results: docs/benchmarks.md,
+# "Scale" and "Soak").  Not part of `make bench`: the scale run starts 105
+# sessions and the soak 10,000 requests.
+.PHONY: bench-scale bench-soak
+bench-scale: securer securer-init
+	@$(PYTHON3) $(srcdir)/bench/scale.py --securer $(abs_top_builddir)/securer scale
+bench-soak: securer securer-init
+	@$(PYTHON3) $(srcdir)/bench/scale.py --securer $(abs_top_builddir)/securer soak
+PYTHON3 ?= python3
+EXTRA_DIST += bench/scale.py
+
+# The namespace mechanics of sessions from a template, checked and timed
+# without R (docs/architecture.md, "Sessions from a template").
+noinst_PROGRAMS += bench/zygote-probe
+bench_zygote_probe_SOURCES = bench/zygote-probe.c
+.PHONY: bench-zygote-probe
+bench-zygote-probe: bench/zygote-probe
+	@$(abs_top_builddir)/bench/zygote-probe 8
+	@$(abs_top_builddir)/bench/zygote-probe 2 --mask-template || echo "(expected: a masked template proc refuses the sessions' own)"
+# R's side of a session template: fork to first result and PSS per forked R.
+.PHONY: bench-template-estimate
+bench-template-estimate: securer securer-init
+	@SECURER_BIN=$(abs_top_builddir)/securer $(SHELL) $(srcdir)/bench/template-estimate.sh
+EXTRA_DIST += bench/template-estimate.sh
