@@ -51,7 +51,7 @@ winrun () {
   "$wine" "$run" "$@" >"$work/out" 2>"$work/err"
   rc=$?
 }
-has () { grep -q -- "$1" "$work/$2"; }
+has () { grep -qs -- "$1" "$work/$2"; }
 
 # The prefix is made on first use (several seconds): not part of a check.
 "$wine" "$probe" exit 0 >/dev/null 2>&1
@@ -93,12 +93,18 @@ rm -f "$work/late0"
 check "control: touch-later writes its file" test -e "$work/late0"
 
 # Kill-on-job-close: SIGKILL the launcher; what it started dies with the job.
-rm -f "$work/late2"
-"$wine" "$run" $W -- "$P" grandchild "$(winpath "$work/late2")" 4000 >"$work/out" 2>/dev/null &
+# The old $work/out (the timeout check's, which has "grandchild=started")
+# must be gone before the background launcher's shell gets to truncate it.
+rm -f "$work/late2" "$work/out"
+"$wine" "$run" $W -- "$P" grandchild "$(winpath "$work/late2")" 4000 >"$work/out" 2>"$work/err2" &
 launcher=$!
 i=0
 while [ $i -lt 600 ] && ! has "grandchild=started" out; do sleep 0.1; i=$((i + 1)); done
 check "the grandchild started" has "grandchild=started" out
+if ! has "grandchild=started" out; then
+  echo "# waited ${i}00 ms; the launcher's stdout and stderr:"
+  sed 's/^/#   /' "$work/out" "$work/err2"
+fi
 kill -9 "$launcher" 2>/dev/null
 wait "$launcher" 2>/dev/null
 sleep 5
