@@ -6,7 +6,10 @@ add_tool <- function() {
   securer_tool("add", "Add two numbers", fn = function(a, b) a + b, args = list(a = "numeric", b = "numeric"))
 }
 
+# Only this R's own serve processes: other programs (tests running in
+# parallel, other users) may run `securer serve` at the same time.
 serve_pids <- function() {
-  pids <- processx::run("pgrep", c("-f", "securer serve"), error_on_status = FALSE)$stdout
+  pids <- processx::run("pgrep", c("-P", Sys.getpid(), "-f", "securer serve"),
+                        error_on_status = FALSE)$stdout
   as.integer(strsplit(trimws(pids), "\n")[[1]])
 }
