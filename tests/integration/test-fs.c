@@ -139,6 +139,30 @@ Test (fs, missing_source_fails_setup_with_the_mount_named)
   test_policy_free (p);
 }
 
+/* With a filter to send, the parent may still be sending it while the
+ * child, already failed, closes its end: the child's own error must be what
+ * is reported every time (never "send the seccomp filter: EPIPE" or "read
+ * from the sandbox: ECONNRESET").  The race is lost often enough that a few
+ * hundred launches find it. */
+Test (fs, setup_error_survives_the_filter_in_flight, .timeout = 300)
+{
+  struct securer_policy *p = test_policy ();
+  p->seccomp.enabled = true;
+  add_mount (p, SECURER_MOUNT_RO, "/nonexistent-securer-source", "/opt/x");
+  const char *cmds[] = { "mounts", NULL };
+  for (int i = 0; i < 300; i++)
+    {
+      struct run_result r;
+      run_fsprobe (p, cmds, &r);
+      cr_assert_eq (r.spawn_rc, -1, "launch %d ran", i);
+      cr_assert_eq (r.spawn_status, SECURER_EXIT_SETUP, "launch %d: %s", i, r.spawn_msg);
+      cr_assert_not_null (strstr (r.spawn_msg, "bind /nonexistent-securer-source on /opt/x"),
+                          "launch %d: %s", i, r.spawn_msg);
+      run_result_clear (&r);
+    }
+  test_policy_free (p);
+}
+
 static bool
 can_use_cgroups (void)
 {

@@ -881,6 +881,10 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       int e = EINVAL;
       if (securer_seccomp_bpf (sb->prog, &insns, &n, &flags) == 0)
         e = sync_send_filter (socks_setup[0], insns, n, flags) == 0 ? 0 : errno;
+      /* A child that failed a step has closed its end and said why: what
+       * it said (read by await_exec) is the error to report, not ours. */
+      if (e == EPIPE || e == ECONNRESET)
+        e = 0;
       if (e != 0)
         {
           securer_error_set (err, e, "send the seccomp filter");

@@ -56,11 +56,28 @@ sync_recv (int sock, struct sync_msg *m, int *fd_out, pid_t *pid_out, bool nonbl
   if (pid_out != NULL)
     *pid_out = 0;
   ssize_t n;
-  do
-    n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC | (nonblock ? MSG_DONTWAIT : 0));
-  while (n < 0 && errno == EINTR);
-  if (n < 0)
-    return -1;
+  bool reset_seen = false;
+  for (;;)
+    {
+      n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC | (nonblock ? MSG_DONTWAIT : 0));
+      if (n >= 0 || errno == EINTR)
+        {
+          if (n >= 0)
+            break;
+          continue;
+        }
+      /* A child that fails before reading the seccomp program we already
+       * sent closes its end with that program unread, and the kernel then
+       * reports ECONNRESET ahead of the datagrams still queued for us — its
+       * error message among them.  The error is cleared by being reported,
+       * so one more receive reads what the child said. */
+      if (errno == ECONNRESET && !reset_seen)
+        {
+          reset_seen = true;
+          continue;
+        }
+      return -1;
+    }
   for (struct cmsghdr *c = CMSG_FIRSTHDR (&mh); c != NULL; c = CMSG_NXTHDR (&mh, c))
     {
       if (c->cmsg_level != SOL_SOCKET)
