@@ -801,7 +801,11 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
   int target = open_target (r, m->dest, TARGET_DIR, 0755, err);
   if (target < 0)
     return -1;
-  int mnt = new_fs ("proc", "proc", NULL, 0,
+  /* subset=pid (Linux 5.8) leaves out every host-wide entry, so there
+   * is nothing to hide: no masks, no read-only entries.  An older kernel
+   * refuses the option and with it the launch. */
+  static const struct fsopt pid_only[] = { { "subset", "pid" } };
+  int mnt = new_fs ("proc", "proc", pid_only, m->pid_only ? 1 : 0,
                     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
   int rc = mnt < 0 ? -1 : attach (mnt, target, m->dest, err);
   close (target);
@@ -810,7 +814,12 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
       close_fd (&mnt);
       return -1;
     }
-  log_step (r, "proc on %s", m->dest);
+  log_step (r, "proc on %s%s", m->dest, m->pid_only ? " (subset=pid)" : "");
+  if (m->pid_only)
+    {
+      close (mnt);
+      return 0;
+    }
 
   for (size_t i = 0; rc == 0 && i < sizeof proc_masked / sizeof *proc_masked; i++)
     rc = proc_mask (r, mnt, m->dest, proc_masked[i], err);
