@@ -10,7 +10,8 @@ bench: all
 .PHONY: bench-spawn
 bench-spawn: securer securer-init
 	@SECURER_BIN=$(abs_top_builddir)/securer $(SHELL) $(srcdir)/bench/spawn.sh
-EXTRA_DIST += bench/spawn.sh bench/spawn-interleaved.py bench/bwrap-equivalent.policy
+EXTRA_DIST += bench/spawn.sh bench/spawn-interleaved.py bench/bwrap-equivalent.policy \
+	bench/minimal-pid-proc.policy
 
 # Sessions: cold start next to bare R, warm execute, tool call, pool
 # throughput (results: docs/benchmarks.md, "Sessions").
