@@ -10,7 +10,15 @@ bench: all
 .PHONY: bench-spawn
 bench-spawn: securer securer-init
 	@SECURER_BIN=$(abs_top_builddir)/securer $(SHELL) $(srcdir)/bench/spawn.sh
-EXTRA_DIST += bench/spawn.sh bench/spawn-interleaved.py bench/bwrap-equivalent.policy
+EXTRA_DIST += bench/spawn.sh bench/spawn-interleaved.py bench/bwrap-equivalent.policy \
+	bench/minimal-pid-proc.policy
+# What hiding /proc entries by mounts costs, alone (docs/benchmarks.md,
+# "/proc masks by name, and a procfs of the processes only"); needs root.
+noinst_PROGRAMS += bench/proc-masks
+bench_proc_masks_SOURCES = bench/proc-masks.c
+.PHONY: bench-proc-masks
+bench-proc-masks: bench/proc-masks
+	@for mode in 0 1 2; do $(abs_top_builddir)/bench/proc-masks $$mode 300 || exit 1; done
 
 # Sessions: cold start next to bare R, warm execute, tool call, pool
 # throughput (results: docs/benchmarks.md, "Sessions").

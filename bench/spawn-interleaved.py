@@ -8,6 +8,8 @@
 #   SECURER_BIN   the securer binary (default: ./securer)
 #   BASELINE_BIN  another securer binary to time next to it
 #   RUNS          rounds (default: 200; 20 more are discarded as warm-up)
+#   EXTRA_POLICIES  more policies (names or files, separated by spaces) to
+#                 time with SECURER_BIN, e.g. bench/minimal-pid-proc.policy
 import os, statistics, sys, time
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -24,6 +26,8 @@ def securer_cmds(label, binary):
 
 
 cmds = securer_cmds("securer", securer)
+for pol in os.environ.get("EXTRA_POLICIES", "").split():
+    cmds.append(("securer %s" % os.path.basename(pol), [securer, "run", "--policy", pol, "--", "/bin/true"]))
 if os.environ.get("BASELINE_BIN"):
     cmds += securer_cmds("baseline", os.environ["BASELINE_BIN"])
 cmds += [("bwrap", ["/usr/bin/bwrap"] + bwrap[1:]), ("bare /bin/true", ["/bin/true"])]

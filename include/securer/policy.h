@@ -69,6 +69,7 @@ struct securer_mount {
   bool noexec;     /* resolved: RW and TMPFS default to true, RO to false */
   uint64_t size;   /* TMPFS: size in bytes, 0 = kernel default */
   uint32_t mode;   /* TMPFS/DIR: permission bits (default 0755; 01777 for /tmp-like) */
+  bool pid_only;   /* PROC: subset=pid, the processes' directories and nothing host-wide */
   struct securer_loc loc;
 };
 

@@ -209,3 +209,38 @@ Test (fs, cgroup_pids_limit_refuses_fork)
   run_result_clear (&r);
   test_policy_free (p);
 }
+
+/* `mount proc subset=pid`: the processes' own entries are there, every
+ * host-wide one is gone (not merely emptied), and nothing was mounted on
+ * the procfs to hide them. */
+Test (fs, proc_subset_pid_shows_processes_only)
+{
+  struct securer_policy *p = test_policy ();
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].type == SECURER_MOUNT_PROC)
+      p->mounts[i].pid_only = true;
+  struct run_result r;
+  const char *cmds[] = {
+    "read", "/proc/self/status", "read", "/proc/1/status", "read", "/proc/meminfo",
+    "read", "/proc/keys", "read", "/proc/loadavg", "read", "/proc/sys/kernel/hostname",
+    "read", "/proc/sysrq-trigger", "mounts", NULL,
+  };
+  run_fsprobe (p, cmds, &r);
+  cr_assert_eq (r.spawn_rc, 0, "%s", r.spawn_msg);
+  cr_log_info ("%s", r.out);
+  assert_kv (r.out, "read:/proc/self/status", "data");
+  assert_kv (r.out, "read:/proc/1/status", "data");
+  assert_kv (r.out, "read:/proc/meminfo", "ENOENT");
+  assert_kv (r.out, "read:/proc/keys", "ENOENT");
+  assert_kv (r.out, "read:/proc/loadavg", "ENOENT");
+  assert_kv (r.out, "read:/proc/sys/kernel/hostname", "ENOENT");
+  assert_kv (r.out, "read:/proc/sysrq-trigger", "ENOENT");
+  char *mounts = kv (r.out, "mounts");
+  cr_assert_not_null (mounts);
+  char *save = NULL;
+  for (char *mp = strtok_r (mounts, " ", &save); mp; mp = strtok_r (NULL, " ", &save))
+    cr_expect (strncmp (mp, "/proc/", 6) != 0, "mount %s below a subset=pid procfs", mp);
+  free (mounts);
+  run_result_clear (&r);
+  test_policy_free (p);
+}

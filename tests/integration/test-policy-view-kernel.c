@@ -34,7 +34,7 @@ static const char *const paths[] = {
   "/etc/passwd", "/etc/R", "/home", "/root", "/var", "/run", "/sys", "/tmp", "/dev", "/dev/null",
   "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm", "/dev/sda", "/proc", "/proc/meminfo",
   "/proc/kcore", "/proc/keys", "/proc/sysrq-trigger", "/proc/cmdline", "/proc/loadavg", "/proc/acpi",
-  "/proc/sys/fs/file-nr",
+  "/proc/sys/fs/file-nr", "/proc/1", "/proc/cpuinfo",
 };
 
 /* What the host has where the sandbox shows `v`: the view never looks at
@@ -61,8 +61,9 @@ host_lacks (const struct securer_view *v)
   return lstat (host, &st) != 0 || S_ISLNK (st.st_mode);
 }
 
+/* `extra`: a line appended to the shipped policy, or "". */
 static void
-check_policy (const char *name)
+check_policy (const char *name, const char *extra)
 {
   if (access ("/usr/lib/R/bin/exec/R", X_OK) != 0 && strcmp (name, "r") == 0)
     cr_skip_test ("R is not installed");
@@ -80,8 +81,8 @@ check_policy (const char *name)
   snprintf (pol, sizeof pol, "%s/test.policy", dir);
   FILE *f = fopen (pol, "w");
   cr_assert_not_null (f);
-  fprintf (f, "include \"%s\"\nmount ro %s/tests/helpers %s\n%s%s\n", base, build, PROBE_DIR,
-           b->exec_restricted ? "exec " PROBE_DIR "/view-probe" : "", "");
+  fprintf (f, "include \"%s\"\nmount ro %s/tests/helpers %s\n%s\n%s\n", base, build, PROBE_DIR,
+           b->exec_restricted ? "exec " PROBE_DIR "/view-probe" : "", extra);
   cr_assert_eq (fclose (f), 0);
   securer_policy_free (b);
 
@@ -132,15 +133,22 @@ TestSuite (view_kernel, .timeout = 120);
 
 Test (view_kernel, r)
 {
-  check_policy ("r");
+  check_policy ("r", "");
 }
 
 Test (view_kernel, minimal)
 {
-  check_policy ("minimal");
+  check_policy ("minimal", "");
 }
 
 Test (view_kernel, r_server)
 {
-  check_policy ("r-server");
+  check_policy ("r-server", "");
+}
+
+/* A procfs of the processes only: everything host-wide is absent, not
+ * masked. */
+Test (view_kernel, minimal_proc_subset_pid)
+{
+  check_policy ("minimal", "mount proc /proc subset=pid");
 }

@@ -91,6 +91,8 @@ static const struct json_case jcases[] = {
   { "unknown mount key", "\"optional\": true", "\"optinal\": true",
     "e.json: error: $.mounts[1].optinal: unknown key (did you mean 'optional'?)\n"
     "e.json: error: $.mounts[1].optional: missing key\n" },
+  { "pid_only on a bind", "\"optional\": true", "\"optional\": true, \"pid_only\": true",
+    "e.json: error: $.mounts[1].pid_only: only a proc mount can be pid_only\n" },
   { "bad enum", "\"network\": \"host\"", "\"network\": \"hots\"",
     "e.json: error: $.network: expected 'none', 'loopback' or 'host' (did you mean 'host'?)\n" },
   { "relative dest", "\"dest\": \"/x\"", "\"dest\": \"x\"",

@@ -58,7 +58,10 @@ static const struct diag_case cases[] = {
   { "mount ro /usr /usr size=1M", "t.policy:1:20: error: unexpected 'size=1M' in mount ro: expected a mount point, exec or noexec\n" },
   { "mount tmpfs /tmp ro", "t.policy:1:18: error: unexpected 'ro' in mount tmpfs: expected size=SIZE, mode=MODE, exec or noexec\n" },
   { "mount dir /x size=1", "t.policy:1:14: error: unexpected 'size=1' in mount dir: expected mode=MODE\n" },
-  { "mount proc /proc x", "t.policy:1:18: error: unexpected 'x' in mount proc: expected the end of the line\n" },
+  { "mount proc /proc x", "t.policy:1:18: error: unexpected 'x' in mount proc: expected subset=pid\n" },
+  { "mount proc subset=all", "t.policy:1:12: error: unknown proc subset 'all': expected subset=pid\n" },
+  { "mount proc /proc subset=pid subset=pid", "t.policy:1:29: error: subset given twice\n" },
+  { "mount dev /dev subset=pid", "t.policy:1:16: error: unexpected 'subset=pid' in mount dev: expected the end of the line\n" },
   { "mount proc proc", "t.policy:1:12: error: invalid mount point 'proc': expected an absolute path\n" },
   { "mount symlink /bin usr/bin", "t.policy:1:20: error: expected '->' between the link and its target, got 'usr/bin'\n" },
   { "mount symlink /bin ->", "t.policy:1:22: error: expected the link's target after '->'\n" },
@@ -789,6 +792,7 @@ Test (policy_meaning, mounts_env_exec_landlock)
   cr_assert_eq (p->mounts[3].loc.line, 12);
   cr_assert_eq (p->mounts[4].type, SECURER_MOUNT_PROC);
   cr_assert_str_eq (p->mounts[4].dest, "/proc");
+  cr_assert_not (p->mounts[4].pid_only);
   cr_assert_eq (p->mounts[5].type, SECURER_MOUNT_DEV);
   cr_assert_eq (p->mounts[6].type, SECURER_MOUNT_DIR);
   cr_assert_eq (p->mounts[6].mode, 0700);
@@ -1078,4 +1082,18 @@ Test (policy_limits, group_file_mistakes_are_placed_and_suggested)
   free (expected);
   free (diags);
   free (file);
+}
+
+Test (policy_meaning, proc_subset_pid)
+{
+  char *diags = NULL;
+  struct securer_policy *p = load_text ("t.policy", "mount proc subset=pid\nmount proc /p2 subset=pid\n", &diags);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_eq (p->n_mounts, 2);
+  cr_assert_str_eq (p->mounts[0].dest, "/proc");
+  cr_assert (p->mounts[0].pid_only);
+  cr_assert_str_eq (p->mounts[1].dest, "/p2");
+  cr_assert (p->mounts[1].pid_only);
+  securer_policy_free (p);
+  free (diags);
 }

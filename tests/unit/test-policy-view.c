@@ -87,6 +87,18 @@ Test (policy_view, symlinks_masks_and_landlock)
   expect_view (p, "/tmp/a.out", SECURER_VIEW_WRITABLE, false);
   securer_policy_free (p);
 
+  /* subset=pid: the processes' directories alone; nothing to mask. */
+  p = policy ("mount proc /proc subset=pid\nmask /proc/kcore\n");
+  expect_view (p, "/proc/self/status", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/thread-self", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/12/maps", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/cmdline", SECURER_VIEW_ABSENT, false);
+  expect_view (p, "/proc/kcore", SECURER_VIEW_ABSENT, false);
+  expect_view (p, "/proc/12a", SECURER_VIEW_ABSENT, false);
+  expect_view (p, "/proc/selfish", SECURER_VIEW_ABSENT, false);
+  securer_policy_free (p);
+
   p = policy ("mount proc /proc\ncgroup memory 1G\n");
   expect_view (p, "/proc/meminfo", SECURER_VIEW_READ_ONLY, false);
   securer_policy_free (p);

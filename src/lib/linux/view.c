@@ -25,6 +25,23 @@
 static const char *const dev_written[] = { "null", "zero", "full", "tty", "ptmx", "pts", "shm" };
 static const char *const dev_read[] = { "random", "urandom", "fd", "stdin", "stdout", "stderr" };
 
+/* True when `entry` (a path below a procfs root) lies in what a procfs
+ * mounted with subset=pid shows: the pid directories, self, thread-self. */
+static bool
+proc_pid_entry (const char *entry)
+{
+  size_t n = strcspn (entry, "/");
+  if ((n == 4 && strncmp (entry, "self", 4) == 0)
+      || (n == 11 && strncmp (entry, "thread-self", 11) == 0))
+    return true;
+  if (n == 0)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (entry[i] < '0' || entry[i] > '9')
+      return false;
+  return true;
+}
+
 struct view_ctx {
   const struct securer_policy *p;
   char **dest;     /* per mount: normalised destination */
@@ -184,6 +201,11 @@ mount_kind (const struct view_ctx *c, const char *r, const struct securer_mount 
         const char *rest = r + strlen (c->dest[cover]);
         while (*rest == '/')
           rest++;
+        if (m->pid_only && *rest != '\0' && !proc_pid_entry (rest))
+          {
+            *why = "proc subset=pid, which has the processes' directories only";
+            return SECURER_VIEW_ABSENT;
+          }
         if (*rest != '\0' && securer_linux_proc_masked (rest))
           {
             *why = "an entry every proc mount hides (docs/security.md)";

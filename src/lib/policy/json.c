@@ -130,6 +130,8 @@ securer_policy_to_json_text (const struct securer_policy *p, unsigned flags)
       json_object_set_new (o, "noexec", json_boolean (m->noexec));
       json_object_set_new (o, "size", ju64 (m->size));
       json_object_set_new (o, "mode", jmode (m->mode));
+      if (m->type == SECURER_MOUNT_PROC)
+        json_object_set_new (o, "pid_only", json_boolean (m->pid_only));
       json_object_set_new (o, "loc", jloc (&m->loc));
       json_array_append_new (mounts, o);
     }
@@ -281,7 +283,23 @@ jtype (const json_t *v)
     }
 }
 
-/* Checks that obj is an object holding exactly `keys` (all required).
+/* True when `word` is one of the space-separated words of `list` (NULL: none). */
+static bool
+in_word_list (const char *list, const char *word)
+{
+  size_t len = strlen (word);
+  for (const char *w = list; w != NULL && *w != '\0';)
+    {
+      size_t n = strcspn (w, " ");
+      if (n == len && strncmp (w, word, n) == 0)
+        return true;
+      w += n + (w[n] == ' ');
+    }
+  return false;
+}
+
+/* Checks that obj is an object holding exactly `keys` (all required) and
+ * perhaps some of `optional` (names separated by spaces, or NULL).
  * Returns false when it is not an object at all. */
 static bool
 jkeys (struct jr *j, const char *path, json_t *obj, const char *const *keys, size_t n,
@@ -296,7 +314,7 @@ jkeys (struct jr *j, const char *path, json_t *obj, const char *const *keys, siz
   json_t *v;
   json_object_foreach (obj, k, v)
     {
-      bool known = optional && strcmp (k, optional) == 0;
+      bool known = in_word_list (optional, k);
       for (size_t i = 0; i < n && !known; i++)
         known = strcmp (k, keys[i]) == 0;
       if (!known)
@@ -599,7 +617,7 @@ read_mount (struct jr *j, const char *path, json_t *o, struct securer_mount *m)
 {
   static const char *const keys[] = { "type", "source", "dest", "optional", "noexec", "size", "mode" };
   static const char *const types[] = { "ro", "rw", "tmpfs", "proc", "dev", "dir", "symlink" };
-  if (!jkeys (j, path, o, keys, 7, "loc"))
+  if (!jkeys (j, path, o, keys, 7, "loc pid_only"))
     return false;
   int t = 0;
   bool ok = get_enum (j, path, o, "type", types, 7, &t);
@@ -610,6 +628,8 @@ read_mount (struct jr *j, const char *path, json_t *o, struct securer_mount *m)
   ok &= get_bool (j, path, o, "noexec", &m->noexec);
   ok &= get_u64 (j, path, o, "size", UINT64_MAX, &m->size);
   ok &= get_loc (j, path, o, &m->loc);
+  if (json_object_get (o, "pid_only") != NULL)
+    ok &= get_bool (j, path, o, "pid_only", &m->pid_only);
   json_t *mv = json_object_get (o, "mode");
   if (mv != NULL)
     {
@@ -667,6 +687,12 @@ read_mount (struct jr *j, const char *path, json_t *o, struct securer_mount *m)
     {
       struct jpath p = jp_key (path, "optional");
       jerr (j, p.s, NULL, "only ro and rw mounts can be optional");
+      ok = false;
+    }
+  if (m->pid_only && m->type != SECURER_MOUNT_PROC)
+    {
+      struct jpath p = jp_key (path, "pid_only");
+      jerr (j, p.s, NULL, "only a proc mount can be pid_only");
       ok = false;
     }
   if (m->size != 0 && m->type != SECURER_MOUNT_TMPFS)

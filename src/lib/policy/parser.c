@@ -739,7 +739,7 @@ d_mount (struct ctx *c)
         const struct token *d = peek (c);
         dest = type == SECURER_MOUNT_PROC ? "/proc" : "/dev";
         dest_tok = kt;
-        if (d != NULL)
+        if (d != NULL && (d->quoted || strncmp (d->text, "subset=", 7) != 0))
           {
             c->i++;
             dest = d->text;
@@ -795,7 +795,7 @@ d_mount (struct ctx *c)
     m.mode = 01777;
 
   /* Options. */
-  bool seen_size = false, seen_mode = false, seen_exec = false;
+  bool seen_size = false, seen_mode = false, seen_exec = false, seen_subset = false;
   const struct token *o;
   while ((o = peek (c)) != NULL)
     {
@@ -842,6 +842,22 @@ d_mount (struct ctx *c)
             return;
           continue;
         }
+      if (!o->quoted && strncmp (o->text, "subset=", 7) == 0 && type == SECURER_MOUNT_PROC)
+        {
+          if (seen_subset)
+            {
+              error_at (c, o, NULL, "subset given twice");
+              return;
+            }
+          seen_subset = true;
+          if (strcmp (o->text + 7, "pid") != 0)
+            {
+              error_at (c, o, NULL, "unknown proc subset '%s': expected subset=pid", o->text + 7);
+              return;
+            }
+          m.pid_only = true;
+          continue;
+        }
       const char *allowed;
       switch (type)
         {
@@ -849,6 +865,7 @@ d_mount (struct ctx *c)
         case SECURER_MOUNT_RW: allowed = "a mount point, exec or noexec"; break;
         case SECURER_MOUNT_TMPFS: allowed = "size=SIZE, mode=MODE, exec or noexec"; break;
         case SECURER_MOUNT_DIR: allowed = "mode=MODE"; break;
+        case SECURER_MOUNT_PROC: allowed = "subset=pid"; break;
         default: allowed = "the end of the line"; break;
         }
       error_at (c, o, NULL, "unexpected '%s' in mount %s: expected %s", o->text, kind, allowed);

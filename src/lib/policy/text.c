@@ -168,6 +168,11 @@ securer_policy_to_text (const struct securer_policy *p)
           policy_put_word (f, m->dest, false);
           fprintf (f, " mode=%04o", m->mode);
           break;
+        case SECURER_MOUNT_PROC:
+          policy_put_word (f, m->dest, false);
+          if (m->pid_only)
+            fputs (" subset=pid", f);
+          break;
         case SECURER_MOUNT_SYMLINK:
           policy_put_word (f, m->dest, false);
           fputs (" -> ", f);
