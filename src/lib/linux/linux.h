@@ -19,6 +19,9 @@ int securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, se
 /* Whether every proc mount hides `entry` (relative to the mount: "kcore",
  * "sys/fs/file-nr", or something below such an entry). */
 bool securer_linux_proc_masked (const char *entry);
+/* The entries every proc mount hides (relative to the mount), *n of them:
+ * for a proc mounted outside securer_linux_setup_rootfs (zygote.c). */
+const char *const *securer_linux_proc_masks (size_t *n);
 
 /* A --verbose line on stderr from the sandbox's child: formatted on the
  * stack and written with one write(2) (dprintf allocates a buffer and takes

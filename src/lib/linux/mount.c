@@ -1164,3 +1164,10 @@ securer_linux_proc_masked (const char *entry)
     }
   return false;
 }
+
+const char *const *
+securer_linux_proc_masks (size_t *n)
+{
+  *n = sizeof proc_masked / sizeof *proc_masked;
+  return proc_masked;
+}

@@ -1,0 +1,45 @@
+/* Sessions from a template: the namespace steps of one session forked from
+ * a template process (docs/architecture.md, "Sessions from a template").
+ * Not installed; internal to the Linux backend and its tests. */
+#ifndef SECURER_ZYGOTE_H
+#define SECURER_ZYGOTE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "securer/error.h"
+
+/* Host side: writes the template's uid_map and gid_map: its own id (inside
+ * 0 -> own) and the whole host-id lease range (inside 1..count -> first..,
+ * but for `own` when it is in the range), so that a session forked from it
+ * can become its leased id there.  Only a caller with CAP_SETUID/CAP_SETGID
+ * over those ids (root) may write it. */
+int securer_zygote_template_maps (pid_t template_pid, uint32_t own, uint32_t first, uint32_t count,
+                                  securer_err_t *err);
+
+/* The id, in the template's user namespace, of host id `host` of the range
+ * [first, first + count): what securer_zygote_enter takes as `index`. */
+int securer_zygote_index (uint32_t host, uint32_t first, uint32_t count, uint32_t *index, securer_err_t *err);
+
+struct securer_zygote_session {
+  uint32_t index;              /* the session's leased id in the template's namespace (1..N) */
+  uint32_t inside;             /* the one id the session maps to it (uid and gid) */
+  const char *hostname;        /* NULL: leave the template's */
+  const char *const *tmpfs;    /* fresh tmpfs mounts over the template's, NULL-terminated; may be NULL */
+  uint64_t tmpfs_size;         /* bytes, each; 0: the kernel's default */
+};
+
+/* Runs in a fresh fork of the template (single-threaded, uid 0 of the
+ * template's user namespace with CAP_SETUID/CAP_SETGID there).  Becomes the
+ * session's host id, unshares user, mount, pid, net, ipc and uts namespaces,
+ * maps its own single id to `inside`, then forks the session's pid 1.
+ * Returns, in the forked process (pid 1 of the session's pid namespace),
+ * 0 once it has its own /proc (masked as a policy's), its tmpfs mounts and
+ * its hostname; in the calling process the pid of that
+ * child as the caller sees it (> 0); -1 with *err on any failure, in
+ * whichever of the two it happened: nothing is skipped or left half done
+ * silently.  The caller decides what each process does next (the caller's
+ * process has no further part in the session and should _exit). */
+pid_t securer_zygote_enter (const struct securer_zygote_session *s, securer_err_t *err);
+
+#endif
