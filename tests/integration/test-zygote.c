@@ -8,14 +8,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -24,14 +29,17 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 
+#include "linux/landlock-internal.h"
 #include "linux/launch.h"
 #include "linux/zygote.h"
+#include "seccomp/seccomp.h"
 
 #define INSIDE 1000u
 #define MARKER "/tmp/zygote-session-marker-"
 
 struct request {
   uint32_t index;
+  int confine;    /* the session's payload confines itself as policies/r.policy says */
 };
 
 /* What a session's pid 1 saw (kind 'S'), or why it could not start ('E'). */
@@ -45,8 +53,24 @@ struct report {
   int own_marker;       /* its marker file is in /tmp */
   int foreign_markers;  /* markers of other sessions in /tmp */
   char hostname[65];
+  /* kind 'P': the payload after securer_zygote_confine */
+  int memfd_before;     /* errno of memfd_create before confinement (0: it worked) */
+  int memfd_after, mmap_wx, open_passwd, tmp_write;
+  int mount_after;      /* the signal that ended a child trying mount(2) */
+  unsigned long long as_limit;
   char text[512];
 };
+
+/* policies/r.policy, prepared on the host before the template starts (the
+ * template and its forks inherit it, as a template would hold a policy's
+ * plans). */
+static struct {
+  struct securer_policy *p;
+  struct securer_landlock_plan ll;
+  struct rlimit_plan rl;
+  struct securer_seccomp_prog *prog;
+  struct securer_zygote_confinement c;
+} r_pol;
 
 static void
 send_fd (int sock, const void *buf, size_t len, int fd)
@@ -110,11 +134,67 @@ count_markers (struct report *r, uint32_t index)
     closedir (d);
 }
 
+static int
+errno_of (int rc)
+{
+  return rc < 0 ? errno : 0;
+}
+
+/* The session's payload: confines itself, then tries what the policy
+ * refuses.  Reports with write(2): sendmsg is not in every filter. */
+__attribute__ ((noreturn)) static void
+payload_main (int sock)
+{
+  struct report r = { .kind = 'P' };
+  int m = (int) syscall (SYS_memfd_create, "probe", 0);
+  r.memfd_before = errno_of (m);
+  if (m >= 0)
+    close (m);
+  securer_err_t err = NULL;
+  struct securer_landlock_report rep;
+  if (securer_zygote_confine (&r_pol.c, &rep, &err) < 0)
+    {
+      r.kind = 'E';
+      r.errnum = securer_error_errno (err);
+      snprintf (r.text, sizeof r.text, "%s", securer_error_message (err));
+      if (write (sock, &r, sizeof r) < 0)
+        _exit (92);
+      _exit (1);
+    }
+  m = (int) syscall (SYS_memfd_create, "probe", 0);
+  r.memfd_after = errno_of (m);
+  void *wx = mmap (NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  r.mmap_wx = wx == MAP_FAILED ? errno : 0;
+  /* World-readable, outside the policy's paths: only Landlock refuses it. */
+  r.open_passwd = errno_of (open ("/etc/passwd", O_RDONLY | O_CLOEXEC));
+  /* The policy kills on mount(2): tried in a child, whose end says how. */
+  pid_t k = fork ();
+  if (k == 0)
+    _exit (mount ("tmpfs", "/tmp", "tmpfs", 0, NULL) < 0 ? errno : 0);
+  int st = 0;
+  r.mount_after = k > 0 && waitpid (k, &st, 0) == k && WIFSIGNALED (st) ? WTERMSIG (st) : -1;
+  int fd = open ("/tmp/payload-file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  r.tmp_write = errno_of (fd);
+  struct rlimit as;
+  r.as_limit = getrlimit (RLIMIT_AS, &as) == 0 ? (unsigned long long) as.rlim_cur : 0;
+  if (write (sock, &r, sizeof r) < 0)
+    _exit (92);
+  _exit (0);
+}
+
 /* The session's pid 1: looks around, leaves a marker in its /tmp, reports,
  * waits for the host's go-ahead and looks for the other sessions' markers. */
 __attribute__ ((noreturn)) static void
-session_main (int sock, uint32_t index)
+session_main (int sock, uint32_t index, int confine)
 {
+  if (confine)
+    {
+      pid_t pl = fork ();
+      if (pl == 0)
+        payload_main (sock);
+      int st;
+      _exit (pl > 0 && waitpid (pl, &st, 0) == pl && WIFEXITED (st) ? WEXITSTATUS (st) : 93);
+    }
   struct report r = { .kind = 'S' };
   r.is_pid1 = getpid () == 1;
   DIR *d = opendir ("/proc");
@@ -172,7 +252,7 @@ template_main (int ctl)
       if (g > 0)
         _exit (0);
       if (g == 0)
-        session_main (fd, q.index);
+        session_main (fd, q.index, q.confine);
       struct report r = { .kind = 'E', .errnum = securer_error_errno (err) };
       snprintf (r.text, sizeof r.text, "%s", securer_error_message (err));
       send_fd (fd, &r, sizeof r, -1);
@@ -259,10 +339,10 @@ struct session {
 
 /* Asks the template for a session as host id `host`; returns its first report. */
 static void
-session_request (struct tmpl *t, struct session *s, uint32_t host)
+session_request (struct tmpl *t, struct session *s, uint32_t host, int confine)
 {
   securer_err_t err = NULL;
-  struct request q;
+  struct request q = { .confine = confine };
   cr_assert_eq (securer_zygote_index (host, t->first, t->count, &q.index, &err), 0, "%s",
                 securer_error_message (err));
   int sp[2];
@@ -313,7 +393,7 @@ Test (zygote, concurrent_sessions_are_apart)
   for (int i = 0; i < 2; i++)
     {
       session_lease (&s[i]);
-      session_request (&t, &s[i], s[i].lease.id);
+      session_request (&t, &s[i], s[i].lease.id, 0);
       cr_assert_eq (s[i].r.kind, 'S', "session %d: %s (errno %d)", i, s[i].r.text, s[i].r.errnum);
     }
   cr_assert_neq (s[0].lease.id, s[1].lease.id);
@@ -369,7 +449,7 @@ Test (zygote, unmapped_index_is_refused)
   struct tmpl t;
   template_start (&t);
   struct session s;
-  session_request (&t, &s, t.own.id);
+  session_request (&t, &s, t.own.id, 0);
   cr_assert_eq (s.r.kind, 'E', "the template's own id was given to a session");
   cr_expect_eq (s.r.errnum, EINVAL, "errno %d: %s", s.r.errnum, s.r.text);
   cr_expect (strstr (s.r.text, "in the template") != NULL, "%s", s.r.text);
@@ -387,4 +467,70 @@ Test (zygote, index_outside_the_range)
   cr_expect_eq (securer_zygote_index (109, 100, 10, &index, &err), 0);
   cr_expect_eq (index, 10u);
   securer_error_free (&err);
+}
+
+static void
+load_r_policy (void)
+{
+  securer_err_t err = NULL;
+  char path[PATH_MAX];
+  snprintf (path, sizeof path, "%s/policies/r.policy", SECURER_ABS_SRCDIR);
+  cr_assert_eq (securer_policy_load_file (path, &r_pol.p, NULL, &err), 0, "%s", securer_error_message (err));
+  cr_assert_eq (securer_landlock_plan_build (r_pol.p, &r_pol.ll, &err), 0, "%s", securer_error_message (err));
+  cr_assert_eq (securer_linux_plan_rlimits (r_pol.p, 1024, &r_pol.rl, &err), 0, "%s", securer_error_message (err));
+  /* Without REPORT_DENIALS: a denied call gets the policy's errno from the
+   * filter itself, no supervisor involved. */
+  cr_assert_eq (securer_seccomp_compile (r_pol.p, 0, -1, &r_pol.prog, &err), 0, "%s", securer_error_message (err));
+  cr_assert_eq (securer_seccomp_generate (r_pol.prog, r_pol.p, &err), 0, "%s", securer_error_message (err));
+  const struct sock_filter *insns;
+  unsigned n;
+  unsigned long flags;
+  cr_assert_eq (securer_seccomp_bpf (r_pol.prog, &insns, &n, &flags), 0);
+  r_pol.c = (struct securer_zygote_confinement){ .p = r_pol.p, .landlock = &r_pol.ll, .rlimits = &r_pol.rl,
+                                                 .filter = insns, .n_insns = n, .filter_flags = flags };
+}
+
+/* The payload of a session from the template gets what a cold r.policy
+ * sandbox gets: the filter's errnos and kill, Landlock, the limits
+ * (tests/policies/r.expect and common.expect). */
+Test (zygote, session_confines_itself_as_the_policy_says)
+{
+  require_root ();
+  load_r_policy ();
+  struct tmpl t;
+  template_start (&t);
+  struct session s;
+  session_lease (&s);
+  session_request (&t, &s, s.lease.id, 1);
+  cr_assert_eq (s.r.kind, 'P', "%s (errno %d)", s.r.text, s.r.errnum);
+  cr_expect_eq (s.r.memfd_before, 0, "memfd_create before confinement: %s", strerror (s.r.memfd_before));
+  cr_expect_eq (s.r.memfd_after, ENOSYS, "memfd_create: %s", strerror (s.r.memfd_after));
+  cr_expect_eq (s.r.mmap_wx, EPERM, "mmap rwx: %s", strerror (s.r.mmap_wx));
+  cr_expect_eq (s.r.open_passwd, EACCES, "open /etc/passwd: %s", strerror (s.r.open_passwd));
+  cr_expect_eq (s.r.mount_after, SIGSYS, "mount: ended by signal %d", s.r.mount_after);
+  cr_expect_eq (s.r.tmp_write, 0, "write in the session's /tmp: %s", strerror (s.r.tmp_write));
+  cr_expect_eq (s.r.as_limit, 512ull << 20);
+  close (s.sock);
+  securer_hostids_release (&s.lease);
+  template_stop (&t);
+}
+
+/* Refusals come before any step: the process is left as it was. */
+Test (zygote, confinement_refuses_what_it_cannot_give)
+{
+  load_r_policy ();
+  securer_err_t err = NULL;
+  struct securer_landlock_report rep;
+  struct securer_zygote_confinement c = r_pol.c;
+  c.filter = NULL;
+  c.n_insns = 0;
+  cr_expect_eq (securer_zygote_confine (&c, &rep, &err), -1);
+  cr_expect_eq (securer_error_errno (err), EINVAL, "%s", securer_error_message (err));
+  securer_error_free (&err);
+  c = r_pol.c;
+  c.filter_flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
+  cr_expect_eq (securer_zygote_confine (&c, &rep, &err), -1);
+  cr_expect_eq (securer_error_errno (err), ENOTSUP, "%s", securer_error_message (err));
+  securer_error_free (&err);
+  cr_expect_eq (prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), 0, "a refusal set no_new_privs");
 }

@@ -8,6 +8,12 @@
 #include <sys/types.h>
 
 #include "securer/error.h"
+#include "securer/policy.h"
+
+struct rlimit_plan;
+struct securer_landlock_plan;
+struct securer_landlock_report;
+struct sock_filter;
 
 /* Host side: writes the template's uid_map and gid_map: its own id (inside
  * 0 -> own) and the whole host-id lease range (inside 1..count -> first..,
@@ -41,5 +47,26 @@ struct securer_zygote_session {
  * silently.  The caller decides what each process does next (the caller's
  * process has no further part in the session and should _exit). */
 pid_t securer_zygote_enter (const struct securer_zygote_session *s, securer_err_t *err);
+
+/* What a session applies to itself before it reads any user code, all
+ * prepared before the template forks it (nothing is built after). */
+struct securer_zygote_confinement {
+  const struct securer_policy *p;             /* cwd, Landlock mode, seccomp on/off */
+  const struct securer_landlock_plan *landlock;  /* NULL when the policy's Landlock is off */
+  const struct rlimit_plan *rlimits;
+  const struct sock_filter *filter;           /* the policy's BPF program (securer_seccomp_bpf) */
+  unsigned n_insns;
+  unsigned long filter_flags;
+};
+
+/* Runs in the session's process that will run the payload: a new session
+ * (setsid), the policy's cwd, no capabilities, no_new_privs, Landlock (the
+ * paths are opened now, so they are the session's own mounts), the
+ * rlimits, then the seccomp filter, last.  Refuses (-1, nothing loaded
+ * beyond the step that failed) when the policy wants seccomp and no filter
+ * is given, or when the filter needs a supervisor for user notification,
+ * which a session from a template does not have. */
+int securer_zygote_confine (const struct securer_zygote_confinement *c, struct securer_landlock_report *rep,
+                            securer_err_t *err);
 
 #endif
