@@ -1,7 +1,9 @@
 /* Sessions forked from a template (src/lib/linux/zygote.c): a template
- * process holding the host-id lease range forks sessions that each enter
- * their own namespaces as their own leased host id.  Each session reports,
- * from inside, what it sees; the host checks from outside who owns it.
+ * (tests/helpers/zygote-template) holding the host-id lease range forks
+ * sessions that each enter their own namespaces as their own leased host
+ * id.  Each session reports, from inside, what it sees; the host checks
+ * from outside who owns it.  The template runs either in bare namespaces
+ * made here or as a template sandbox (securer_zygote_template_start).
  * Root only: only root may map a range of host ids into the template. */
 #include <config.h>
 
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -29,256 +32,64 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 
+#include "../helpers/zygote-wire.h"
 #include "linux/landlock-internal.h"
 #include "linux/launch.h"
 #include "linux/zygote.h"
-#include "seccomp/seccomp.h"
-
-#define INSIDE 1000u
-#define MARKER "/tmp/zygote-session-marker-"
-
-struct request {
-  uint32_t index;
-  int confine;    /* the session's payload confines itself as policies/r.policy says */
-};
-
-/* What a session's pid 1 saw (kind 'S'), or why it could not start ('E'). */
-struct report {
-  char kind;
-  int errnum;
-  int is_pid1;
-  int procs;            /* numeric entries in its /proc */
-  int keys_masked;      /* /proc/keys is /dev/null */
-  unsigned uid, gid;
-  int own_marker;       /* its marker file is in /tmp */
-  int foreign_markers;  /* markers of other sessions in /tmp */
-  char hostname[65];
-  /* kind 'P': the payload after securer_zygote_confine */
-  int memfd_before;     /* errno of memfd_create before confinement (0: it worked) */
-  int memfd_after, mmap_wx, open_passwd, tmp_write;
-  int mount_after;      /* the signal that ended a child trying mount(2) */
-  unsigned long long as_limit;
-  char text[512];
-};
-
-/* policies/r.policy, prepared on the host before the template starts (the
- * template and its forks inherit it, as a template would hold a policy's
- * plans). */
-static struct {
-  struct securer_policy *p;
-  struct securer_landlock_plan ll;
-  struct rlimit_plan rl;
-  struct securer_seccomp_prog *prog;
-  struct securer_zygote_confinement c;
-} r_pol;
-
-static void
-send_fd (int sock, const void *buf, size_t len, int fd)
-{
-  union { char b[CMSG_SPACE (sizeof (int))]; struct cmsghdr a; } u;
-  struct iovec iov = { (void *) buf, len };
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-  if (fd >= 0)
-    {
-      mh.msg_control = u.b;
-      mh.msg_controllen = sizeof u.b;
-      struct cmsghdr *h = CMSG_FIRSTHDR (&mh);
-      h->cmsg_level = SOL_SOCKET;
-      h->cmsg_type = SCM_RIGHTS;
-      h->cmsg_len = CMSG_LEN (sizeof (int));
-      memcpy (CMSG_DATA (h), &fd, sizeof fd);
-    }
-  if (sendmsg (sock, &mh, MSG_NOSIGNAL) != (ssize_t) len)
-    _exit (90);
-}
-
-/* One datagram of exactly len bytes; *fd a passed descriptor (or -1),
- * *pid the sender's pid as seen here (SO_PASSCRED). */
-static int
-recv_msg (int sock, void *buf, size_t len, int *fd, pid_t *pid)
-{
-  union { char b[CMSG_SPACE (sizeof (int)) + CMSG_SPACE (sizeof (struct ucred))]; struct cmsghdr a; } u;
-  struct iovec iov = { buf, len };
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
-  if (fd)
-    *fd = -1;
-  if (recvmsg (sock, &mh, MSG_CMSG_CLOEXEC) != (ssize_t) len)
-    return -1;
-  for (struct cmsghdr *h = CMSG_FIRSTHDR (&mh); h; h = CMSG_NXTHDR (&mh, h))
-    if (h->cmsg_type == SCM_RIGHTS && fd)
-      memcpy (fd, CMSG_DATA (h), sizeof *fd);
-    else if (h->cmsg_type == SCM_CREDENTIALS && pid)
-      {
-        struct ucred cr;
-        memcpy (&cr, CMSG_DATA (h), sizeof cr);
-        *pid = cr.pid;
-      }
-  return 0;
-}
-
-static void
-count_markers (struct report *r, uint32_t index)
-{
-  char own[32];
-  snprintf (own, sizeof own, "%u", index);
-  DIR *d = opendir ("/tmp");
-  for (struct dirent *e; d && (e = readdir (d));)
-    if (strncmp (e->d_name, MARKER + 5, strlen (MARKER + 5)) == 0)
-      {
-        if (strcmp (e->d_name + strlen (MARKER + 5), own) == 0)
-          r->own_marker = 1;
-        else
-          r->foreign_markers++;
-      }
-  if (d)
-    closedir (d);
-}
-
-static int
-errno_of (int rc)
-{
-  return rc < 0 ? errno : 0;
-}
-
-/* The session's payload: confines itself, then tries what the policy
- * refuses.  Reports with write(2): sendmsg is not in every filter. */
-__attribute__ ((noreturn)) static void
-payload_main (int sock)
-{
-  struct report r = { .kind = 'P' };
-  int m = (int) syscall (SYS_memfd_create, "probe", 0);
-  r.memfd_before = errno_of (m);
-  if (m >= 0)
-    close (m);
-  securer_err_t err = NULL;
-  struct securer_landlock_report rep;
-  if (securer_zygote_confine (&r_pol.c, &rep, &err) < 0)
-    {
-      r.kind = 'E';
-      r.errnum = securer_error_errno (err);
-      snprintf (r.text, sizeof r.text, "%s", securer_error_message (err));
-      if (write (sock, &r, sizeof r) < 0)
-        _exit (92);
-      _exit (1);
-    }
-  m = (int) syscall (SYS_memfd_create, "probe", 0);
-  r.memfd_after = errno_of (m);
-  void *wx = mmap (NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  r.mmap_wx = wx == MAP_FAILED ? errno : 0;
-  /* World-readable, outside the policy's paths: only Landlock refuses it. */
-  r.open_passwd = errno_of (open ("/etc/passwd", O_RDONLY | O_CLOEXEC));
-  /* The policy kills on mount(2): tried in a child, whose end says how. */
-  pid_t k = fork ();
-  if (k == 0)
-    _exit (mount ("tmpfs", "/tmp", "tmpfs", 0, NULL) < 0 ? errno : 0);
-  int st = 0;
-  r.mount_after = k > 0 && waitpid (k, &st, 0) == k && WIFSIGNALED (st) ? WTERMSIG (st) : -1;
-  int fd = open ("/tmp/payload-file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  r.tmp_write = errno_of (fd);
-  struct rlimit as;
-  r.as_limit = getrlimit (RLIMIT_AS, &as) == 0 ? (unsigned long long) as.rlim_cur : 0;
-  if (write (sock, &r, sizeof r) < 0)
-    _exit (92);
-  _exit (0);
-}
-
-/* The session's pid 1: looks around, leaves a marker in its /tmp, reports,
- * waits for the host's go-ahead and looks for the other sessions' markers. */
-__attribute__ ((noreturn)) static void
-session_main (int sock, uint32_t index, int confine)
-{
-  if (confine)
-    {
-      pid_t pl = fork ();
-      if (pl == 0)
-        payload_main (sock);
-      int st;
-      _exit (pl > 0 && waitpid (pl, &st, 0) == pl && WIFEXITED (st) ? WEXITSTATUS (st) : 93);
-    }
-  struct report r = { .kind = 'S' };
-  r.is_pid1 = getpid () == 1;
-  DIR *d = opendir ("/proc");
-  for (struct dirent *e; d && (e = readdir (d));)
-    r.procs += e->d_name[0] >= '0' && e->d_name[0] <= '9';
-  if (d)
-    closedir (d);
-  struct stat st;
-  r.keys_masked = stat ("/proc/keys", &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == makedev (1, 3);
-  r.uid = getuid ();
-  r.gid = getgid ();
-  gethostname (r.hostname, sizeof r.hostname - 1);
-  char path[64];
-  snprintf (path, sizeof path, MARKER "%u", index);
-  int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd >= 0)
-    close (fd);
-  send_fd (sock, &r, sizeof r, -1);
-  char go;
-  if (recv (sock, &go, 1, 0) != 1)
-    _exit (91);
-  r.own_marker = r.foreign_markers = 0;
-  count_markers (&r, index);
-  send_fd (sock, &r, sizeof r, -1);
-  _exit (0);
-}
-
-/* The template: pid 1 of its namespaces, uid 0 there; forks one session per
- * request, handing it the session's socket. */
-__attribute__ ((noreturn)) static void
-template_main (int ctl)
-{
-  if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-    _exit (80);
-  static const char *const tmpfs[] = { "/tmp", NULL };
-  struct request q;
-  int fd;
-  while (recv_msg (ctl, &q, sizeof q, &fd, NULL) == 0 && fd >= 0)
-    {
-      pid_t c = fork ();
-      if (c < 0)
-        _exit (81);
-      if (c > 0)
-        {
-          close (fd);
-          continue;
-        }
-      close (ctl);
-      char name[32];
-      snprintf (name, sizeof name, "session-%u", q.index);
-      struct securer_zygote_session s = { .index = q.index, .inside = INSIDE, .hostname = name,
-                                          .tmpfs = tmpfs, .tmpfs_size = 1 << 20 };
-      securer_err_t err = NULL;
-      pid_t g = securer_zygote_enter (&s, &err);
-      if (g > 0)
-        _exit (0);
-      if (g == 0)
-        session_main (fd, q.index, q.confine);
-      struct report r = { .kind = 'E', .errnum = securer_error_errno (err) };
-      snprintf (r.text, sizeof r.text, "%s", securer_error_message (err));
-      send_fd (fd, &r, sizeof r, -1);
-      _exit (1);
-    }
-  _exit (0);
-}
+#include "run-util.h"
 
 struct tmpl {
-  struct host_id_lease own;
+  struct host_id_lease own;   /* bare template: its id; fd -1 for a sandbox (the launcher holds it) */
+  uint32_t own_id;
   uint32_t first, count;
   int ctl;
-  pid_t init;     /* the template's pid 1, as the host sees it */
+  pid_t pid;      /* the template (its pid 1 when bare), as the host sees it */
+  struct securer_sandbox *sb;
+  struct securer_policy *policy;
 };
 
+static char *
+helper (void)
+{
+  char *p = NULL;
+  if (asprintf (&p, "%s/zygote-template", helpers_dir ()) < 0)
+    abort ();
+  return p;
+}
+
 static void
-template_start (struct tmpl *t)
+r_policy_path (char *buf, size_t cap)
+{
+  snprintf (buf, cap, "%s/policies/r.policy", SECURER_ABS_SRCDIR);
+}
+
+/* Waits for the template's first byte: it runs, and its pid. */
+static void
+template_ready (struct tmpl *t)
+{
+  char c;
+  t->pid = 0;
+  cr_assert_eq (recv_msg (t->ctl, &c, 1, NULL, &t->pid), 0, "the template did not start");
+  cr_assert (c == 'T' && t->pid > 0);
+}
+
+/* A template in namespaces made here, as pid 1, with the r policy's plans. */
+static void
+template_start_bare (struct tmpl *t)
 {
   securer_err_t err = NULL;
+  memset (t, 0, sizeof *t);
   t->own.fd = -1;
   cr_assert_eq (securer_hostids_acquire (&t->own, &err), 0, "%s", securer_error_message (err));
+  t->own_id = t->own.id;
   cr_assert_eq (securer_hostids_range (&t->first, &t->count, &err), 0);
   int sv[2];
   cr_assert_eq (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
   int one = 1;
   setsockopt (sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+  char *path = helper ();
+  char policy[PATH_MAX];
+  r_policy_path (policy, sizeof policy);
   pid_t x = fork ();
   cr_assert_geq (x, 0);
   if (x == 0)
@@ -299,33 +110,83 @@ template_start (struct tmpl *t)
       pid_t init = fork ();
       if (init == 0)
         {
-          send_fd (sv[1], &c, 1, -1);
-          template_main (sv[1]);
+          if (dup2 (sv[1], 3) < 0)
+            _exit (74);
+          execl (path, path, "--mount-proc", "--confine", policy, (char *) NULL);
+          _exit (75);
         }
       _exit (init < 0 ? 73 : 0);
     }
+  free (path);
   close (sv[1]);
+  t->ctl = sv[0];
   char c;
   cr_assert_eq (recv_msg (sv[0], &c, 1, NULL, NULL), 0, "the template did not unshare");
   cr_assert_eq (securer_zygote_template_maps (x, t->own.id, t->first, t->count, &err), 0, "%s",
                 securer_error_message (err));
   c = 'G';
   send_fd (sv[0], &c, 1, -1);
-  t->init = 0;
-  cr_assert_eq (recv_msg (sv[0], &c, 1, NULL, &t->init), 0, "the template did not start");
-  cr_assert_gt (t->init, 0);
   int st;
   cr_assert_eq (waitpid (x, &st, 0), x);
   cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0, "template setup status %#x", st);
+  template_ready (t);
+}
+
+/* A template sandbox of the launcher's test policy (no Landlock, no seccomp). */
+static void
+template_start_sandbox (struct tmpl *t)
+{
+  securer_err_t err = NULL;
+  memset (t, 0, sizeof *t);
+  t->own.fd = -1;
+  cr_assert_eq (securer_hostids_range (&t->first, &t->count, &err), 0);
+  int sv[2];
+  cr_assert_eq (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+  int one = 1;
+  setsockopt (sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+  t->policy = test_policy ();
+  char *path = helper ();
+  char *argv[] = { path, NULL };
+  struct securer_spawn_opts so = { .policy = t->policy, .argv = argv, .stdin_fd = -1, .stdout_fd = -1,
+                                   .stderr_fd = -1, .pass_fds = &sv[1], .n_pass_fds = 1 };
+  cr_assert_eq (securer_zygote_template_start (&so, &t->sb, &err), 0, "%s", securer_error_message (err));
+  free (path);
+  close (sv[1]);
   t->ctl = sv[0];
+  template_ready (t);
+  struct stat st;
+  char proc[32];
+  snprintf (proc, sizeof proc, "/proc/%d", (int) t->pid);
+  cr_assert_eq (stat (proc, &st), 0);
+  t->own_id = st.st_uid;
+  /* The template keeps CAP_SETUID and CAP_SETGID (6, 7), nothing else. */
+  char status[64], line[256];
+  snprintf (status, sizeof status, "/proc/%d/status", (int) t->pid);
+  FILE *f = fopen (status, "re");
+  cr_assert_not_null (f);
+  unsigned long long eff = ~0ull, bnd = ~0ull;
+  while (fgets (line, sizeof line, f))
+    if (sscanf (line, "CapEff: %llx", &eff) == 1 || sscanf (line, "CapBnd: %llx", &bnd) == 1)
+      continue;
+  fclose (f);
+  cr_expect_eq (eff, 0xc0ull, "template CapEff %llx", eff);
+  cr_expect_eq (bnd, 0xc0ull, "template CapBnd %llx", bnd);
 }
 
 static void
 template_stop (struct tmpl *t)
 {
-  /* The end of the template's pid 1 ends every process of its pid
-   * namespace, the sessions' nested ones included. */
-  kill (t->init, SIGKILL);
+  if (t->sb != NULL)
+    {
+      securer_err_t err = NULL;
+      securer_sandbox_kill (t->sb, &err);
+      securer_sandbox_free (t->sb);
+      securer_policy_free (t->policy);
+    }
+  else
+    /* The end of the template's pid 1 ends every process of its pid
+     * namespace, the sessions' nested ones included. */
+    kill (t->pid, SIGKILL);
   close (t->ctl);
   securer_hostids_release (&t->own);
 }
@@ -384,16 +245,14 @@ require_root (void)
     cr_skip_test ("only root may map the host-id lease range into a template");
 }
 
-Test (zygote, concurrent_sessions_are_apart)
+static void
+concurrent_sessions (struct tmpl *t)
 {
-  require_root ();
-  struct tmpl t;
-  template_start (&t);
   struct session s[2];
   for (int i = 0; i < 2; i++)
     {
       session_lease (&s[i]);
-      session_request (&t, &s[i], s[i].lease.id, 0);
+      session_request (t, &s[i], s[i].lease.id, 0);
       cr_assert_eq (s[i].r.kind, 'S', "session %d: %s (errno %d)", i, s[i].r.text, s[i].r.errnum);
     }
   cr_assert_neq (s[0].lease.id, s[1].lease.id);
@@ -406,10 +265,10 @@ Test (zygote, concurrent_sessions_are_apart)
       cr_expect_eq (r->is_pid1, 1, "session %d is not pid 1", i);
       cr_expect_eq (r->procs, 1, "session %d sees %d processes in /proc", i, r->procs);
       cr_expect_eq (r->keys_masked, 1, "session %d: /proc/keys is not masked", i);
-      cr_expect_eq (r->uid, INSIDE);
-      cr_expect_eq (r->gid, INSIDE);
+      cr_expect_eq (r->uid, ZYGOTE_INSIDE);
+      cr_expect_eq (r->gid, ZYGOTE_INSIDE);
       char name[32];
-      snprintf (name, sizeof name, "session-%u", s[i].lease.id - t.first + 1);
+      snprintf (name, sizeof name, "session-%u", s[i].lease.id - t->first + 1);
       cr_expect_str_eq (r->hostname, name);
       /* From outside: its user namespace and its process belong to its
        * own leased host id, not the template's. */
@@ -420,7 +279,7 @@ Test (zygote, concurrent_sessions_are_apart)
       snprintf (path, sizeof path, "/proc/%d", (int) s[i].pid);
       cr_assert_eq (stat (path, &st), 0);
       cr_expect_eq (st.st_uid, s[i].lease.id, "session %d runs as host uid %u", i, (unsigned) st.st_uid);
-      cr_expect_neq (ns_owner (s[i].pid), t.own.id);
+      cr_expect_neq (ns_owner (s[i].pid), t->own_id);
     }
   /* Both have written their markers and are alive: each /tmp holds its
    * own and nothing of the other. */
@@ -437,7 +296,25 @@ Test (zygote, concurrent_sessions_are_apart)
       close (s[i].sock);
       securer_hostids_release (&s[i].lease);
     }
-  template_stop (&t);
+  template_stop (t);
+}
+
+Test (zygote, concurrent_sessions_are_apart)
+{
+  require_root ();
+  struct tmpl t;
+  template_start_bare (&t);
+  concurrent_sessions (&t);
+}
+
+/* The same from a template sandbox of a policy: pivot_root'ed view, bare
+ * proc, securer-init as pid 1, the launcher's own lease for the template. */
+Test (zygote, sessions_of_a_template_sandbox_are_apart)
+{
+  require_root ();
+  struct tmpl t;
+  template_start_sandbox (&t);
+  concurrent_sessions (&t);
 }
 
 /* A session may only become an id of the lease range the template maps;
@@ -447,9 +324,9 @@ Test (zygote, unmapped_index_is_refused)
 {
   require_root ();
   struct tmpl t;
-  template_start (&t);
+  template_start_bare (&t);
   struct session s;
-  session_request (&t, &s, t.own.id, 0);
+  session_request (&t, &s, t.own_id, 0);
   cr_assert_eq (s.r.kind, 'E', "the template's own id was given to a session");
   cr_expect_eq (s.r.errnum, EINVAL, "errno %d: %s", s.r.errnum, s.r.text);
   cr_expect (strstr (s.r.text, "in the template") != NULL, "%s", s.r.text);
@@ -469,36 +346,14 @@ Test (zygote, index_outside_the_range)
   securer_error_free (&err);
 }
 
-static void
-load_r_policy (void)
-{
-  securer_err_t err = NULL;
-  char path[PATH_MAX];
-  snprintf (path, sizeof path, "%s/policies/r.policy", SECURER_ABS_SRCDIR);
-  cr_assert_eq (securer_policy_load_file (path, &r_pol.p, NULL, &err), 0, "%s", securer_error_message (err));
-  cr_assert_eq (securer_landlock_plan_build (r_pol.p, &r_pol.ll, &err), 0, "%s", securer_error_message (err));
-  cr_assert_eq (securer_linux_plan_rlimits (r_pol.p, 1024, &r_pol.rl, &err), 0, "%s", securer_error_message (err));
-  /* Without REPORT_DENIALS: a denied call gets the policy's errno from the
-   * filter itself, no supervisor involved. */
-  cr_assert_eq (securer_seccomp_compile (r_pol.p, 0, -1, &r_pol.prog, &err), 0, "%s", securer_error_message (err));
-  cr_assert_eq (securer_seccomp_generate (r_pol.prog, r_pol.p, &err), 0, "%s", securer_error_message (err));
-  const struct sock_filter *insns;
-  unsigned n;
-  unsigned long flags;
-  cr_assert_eq (securer_seccomp_bpf (r_pol.prog, &insns, &n, &flags), 0);
-  r_pol.c = (struct securer_zygote_confinement){ .p = r_pol.p, .landlock = &r_pol.ll, .rlimits = &r_pol.rl,
-                                                 .filter = insns, .n_insns = n, .filter_flags = flags };
-}
-
 /* The payload of a session from the template gets what a cold r.policy
  * sandbox gets: the filter's errnos and kill, Landlock, the limits
  * (tests/policies/r.expect and common.expect). */
 Test (zygote, session_confines_itself_as_the_policy_says)
 {
   require_root ();
-  load_r_policy ();
   struct tmpl t;
-  template_start (&t);
+  template_start_bare (&t);
   struct session s;
   session_lease (&s);
   session_request (&t, &s, s.lease.id, 1);
@@ -518,19 +373,46 @@ Test (zygote, session_confines_itself_as_the_policy_says)
 /* Refusals come before any step: the process is left as it was. */
 Test (zygote, confinement_refuses_what_it_cannot_give)
 {
-  load_r_policy ();
   securer_err_t err = NULL;
+  char path[PATH_MAX];
+  r_policy_path (path, sizeof path);
+  struct securer_policy *p;
+  cr_assert_eq (securer_policy_load_file (path, &p, NULL, &err), 0, "%s", securer_error_message (err));
+  cr_assert (p->seccomp.enabled);
+  struct rlimit_plan rl = { 0 };
   struct securer_landlock_report rep;
-  struct securer_zygote_confinement c = r_pol.c;
-  c.filter = NULL;
-  c.n_insns = 0;
+  struct securer_zygote_confinement c = { .p = p, .rlimits = &rl };
   cr_expect_eq (securer_zygote_confine (&c, &rep, &err), -1);
   cr_expect_eq (securer_error_errno (err), EINVAL, "%s", securer_error_message (err));
   securer_error_free (&err);
-  c = r_pol.c;
-  c.filter_flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
+  static const struct sock_filter allow[] = { BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+  c.filter = allow;
+  c.n_insns = 1;
+  c.filter_flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
   cr_expect_eq (securer_zygote_confine (&c, &rep, &err), -1);
   cr_expect_eq (securer_error_errno (err), ENOTSUP, "%s", securer_error_message (err));
   securer_error_free (&err);
   cr_expect_eq (prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), 0, "a refusal set no_new_privs");
+  securer_policy_free (p);
+}
+
+/* A template is refused, not started half-confined, when its policy has
+ * Landlock or seccomp (a Landlock domain would forbid every session's
+ * mounts). */
+Test (zygote, template_with_landlock_is_refused)
+{
+  require_root ();
+  securer_err_t err = NULL;
+  struct securer_policy *p = test_policy ();
+  p->landlock.mode = SECURER_ENFORCE_REQUIRED;
+  char *path = helper ();
+  char *argv[] = { path, NULL };
+  struct securer_spawn_opts so = { .policy = p, .argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1 };
+  struct securer_sandbox *sb = NULL;
+  cr_expect_eq (securer_zygote_template_start (&so, &sb, &err), -1);
+  cr_expect_eq (securer_error_errno (err), EINVAL, "%s", securer_error_message (err));
+  cr_expect_null (sb);
+  securer_error_free (&err);
+  free (path);
+  securer_policy_free (p);
 }

@@ -77,7 +77,13 @@ libsecurer_core_la_SOURCES += src/lib/linux/zygote.h src/lib/linux/zygote.c src/
 if ENABLE_TESTS
 check_PROGRAMS += tests/integration/test-zygote
 TESTS += tests/integration/test-zygote
-tests_integration_test_zygote_SOURCES = tests/integration/test-zygote.c
+tests_integration_test_zygote_SOURCES = tests/integration/test-zygote.c tests/helpers/zygote-wire.h tests/integration/run-util.h
 tests_integration_test_zygote_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_zygote_LDADD = $(TEST_LIBS)
+endif
+if ENABLE_TESTS
+check_PROGRAMS += tests/helpers/zygote-template
+tests_helpers_zygote_template_SOURCES = tests/helpers/zygote-template.c tests/helpers/zygote-wire.h
+tests_helpers_zygote_template_CFLAGS = $(AM_CFLAGS)
+tests_helpers_zygote_template_LDADD = libsecurer-core.la
 endif

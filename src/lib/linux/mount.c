@@ -96,6 +96,7 @@ struct rootfs {
   int empty_dir;     /* the same for directories */
   int scratch;       /* directory of content_tree's files, or -1 */
   char scratch_name[32];
+  bool bare_proc;    /* a template's proc: nothing mounted over it (zygote.c) */
 };
 
 static void log_step (const struct rootfs *r, const char *fmt, ...)
@@ -763,6 +764,13 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
       return -1;
     }
   log_step (r, "proc on %s", m->dest);
+  /* A template's sessions mount their own proc, which the kernel refuses
+   * while any mount covers a file of this one; each session masks its own. */
+  if (r->bare_proc)
+    {
+      close (mnt);
+      return 0;
+    }
 
   /* Entries are opened from the new procfs itself: nothing else can be
    * mounted on it yet, and RESOLVE_NO_XDEV keeps every mask on it. */
@@ -1096,11 +1104,17 @@ pivot (struct rootfs *r, securer_err_t *err)
 int
 securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, securer_err_t *errp)
 {
+  return securer_linux_setup_rootfs_ex (p, verbose, false, errp);
+}
+
+int
+securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, bool bare_proc, securer_err_t *errp)
+{
   /* The helpers look at *err to tell "missing" from "failed". */
   securer_err_t local = NULL;
   securer_err_t *err = errp != NULL ? errp : &local;
   struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1, .empty_file = -1,
-                      .empty_dir = -1, .scratch = -1 };
+                      .empty_dir = -1, .scratch = -1, .bare_proc = bare_proc };
   int rc = -1;
   if (p->n_mounts > SECURER_MAX_MOUNTS)
     {
@@ -1170,4 +1184,11 @@ securer_linux_proc_masks (size_t *n)
 {
   *n = sizeof proc_masked / sizeof *proc_masked;
   return proc_masked;
+}
+
+const char *const *
+securer_linux_proc_readonly (size_t *n)
+{
+  *n = sizeof proc_readonly / sizeof *proc_readonly;
+  return proc_readonly;
 }

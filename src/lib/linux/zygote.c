@@ -16,8 +16,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "linux/launch.h"
 #include "linux/linux.h"
 #include "linux/zygote.h"
+#include "securer/sandbox.h"
 
 static int
 write_at (const char *path, const char *text, securer_err_t *err)
@@ -78,7 +80,7 @@ securer_zygote_index (uint32_t host, uint32_t first, uint32_t count, uint32_t *i
   return 0;
 }
 
-/* The policy's masks over this session's own proc: a file gets /dev/null,
+/* The policy's masks and read-only entries over this session's own proc: a file gets /dev/null,
  * a directory an empty read-only tmpfs (as mount.c does for a cold
  * sandbox).  The template's proc cannot carry them: its mounts would be
  * locked here and this proc mount refused (not "fully visible"). */
@@ -103,6 +105,20 @@ mask_proc (securer_err_t *err)
         : mount ("/dev/null", path, NULL, MS_BIND, NULL);
       if (rc < 0)
         return securer_error_set (err, errno, "mask %s", path);
+    }
+  const char *const *ro = securer_linux_proc_readonly (&n);
+  for (size_t i = 0; i < n; i++)
+    {
+      char path[128];
+      snprintf (path, sizeof path, "/proc/%s", ro[i]);
+      if (mount (path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+        {
+          if (errno == ENOENT)
+            continue;
+          return securer_error_set (err, errno, "bind %s", path);
+        }
+      if (mount (NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+        return securer_error_set (err, errno, "make %s read-only", path);
     }
   return 0;
 }
@@ -171,4 +187,29 @@ securer_zygote_enter (const struct securer_zygote_session *s, securer_err_t *err
   if (session_pid1 (s, err) < 0)
     return securer_error_prefix (err, "session %u", s->index);
   return 0;
+}
+
+int
+securer_zygote_template_start (const struct securer_spawn_opts *opts, struct securer_sandbox **out,
+                               securer_err_t *err)
+{
+  const struct securer_policy *p = opts->policy;
+  struct launch_template tpl;
+  int rc = -1;
+  if (geteuid () != 0)
+    securer_error_set (err, EPERM, "only root may map the host-id lease range into a template");
+  else if (p == NULL || !(p->namespaces & SECURER_NS_USER) || !(p->namespaces & SECURER_NS_PID)
+           || !(p->namespaces & SECURER_NS_MOUNT))
+    securer_error_set (err, EINVAL, "a template needs user, pid and mount namespaces");
+  else if (p->landlock.mode != SECURER_ENFORCE_OFF || p->seccomp.enabled)
+    securer_error_set (err, EINVAL, "a template has no Landlock domain and no seccomp filter "
+                                    "(each session applies its own)");
+  else if (securer_hostids_range (&tpl.first, &tpl.count, err) == 0)
+    rc = securer_launch_spawn (opts, &tpl, out, err);
+  if (rc < 0)
+    {
+      securer_error_prefix (err, "session template");
+      securer_error_set_status (err, SECURER_EXIT_SETUP);
+    }
+  return rc;
 }

@@ -48,6 +48,21 @@ struct securer_zygote_session {
  * process has no further part in the session and should _exit). */
 pid_t securer_zygote_enter (const struct securer_zygote_session *s, securer_err_t *err);
 
+/* A template's payload (spawn.c): keeps CAP_SETUID and CAP_SETGID, in its
+ * permitted and bounding sets, and no other capability. */
+int securer_zygote_keep_setid_caps (securer_err_t *err);
+
+struct securer_spawn_opts;
+struct securer_sandbox;
+/* Starts a session template: a sandbox of opts->policy whose user namespace
+ * maps, besides its own leased id (inside 0), the whole host-id lease range,
+ * whose payload keeps CAP_SETUID/CAP_SETGID, and whose proc is bare.
+ * Refused unless the caller is root, the policy has a user namespace, and
+ * its Landlock and seccomp are off (a Landlock domain forbids the
+ * sessions' mounts; both are applied per session, securer_zygote_confine). */
+int securer_zygote_template_start (const struct securer_spawn_opts *opts, struct securer_sandbox **out,
+                                   securer_err_t *err);
+
 /* What a session applies to itself before it reads any user code, all
  * prepared before the template forks it (nothing is built after). */
 struct securer_zygote_confinement {

@@ -1,0 +1,84 @@
+/* The messages between tests/integration/test-zygote and its template
+ * (tests/helpers/zygote-template): a request per session, with the
+ * session's socket passed along, and what the session reports. */
+#ifndef SECURER_TEST_ZYGOTE_WIRE_H
+#define SECURER_TEST_ZYGOTE_WIRE_H
+
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define ZYGOTE_INSIDE 1000u
+#define ZYGOTE_MARKER "/tmp/zygote-session-marker-"
+
+struct request {
+  uint32_t index;
+  int confine;    /* the session's payload confines itself (the template's --confine policy) */
+};
+
+/* What a session's pid 1 saw (kind 'S'), or why it could not start ('E'). */
+struct report {
+  char kind;
+  int errnum;
+  int is_pid1;
+  int procs;            /* numeric entries in its /proc */
+  int keys_masked;      /* /proc/keys is /dev/null */
+  unsigned uid, gid;
+  int own_marker;       /* its marker file is in /tmp */
+  int foreign_markers;  /* markers of other sessions in /tmp */
+  char hostname[65];
+  /* kind 'P': the payload after securer_zygote_confine */
+  int memfd_before;     /* errno of memfd_create before confinement (0: it worked) */
+  int memfd_after, mmap_wx, open_passwd, tmp_write;
+  int mount_after;      /* the signal that ended a child trying mount(2) */
+  unsigned long long as_limit;
+  char text[512];
+};
+
+static inline void
+send_fd (int sock, const void *buf, size_t len, int fd)
+{
+  union { char b[CMSG_SPACE (sizeof (int))]; struct cmsghdr a; } u;
+  struct iovec iov = { (void *) buf, len };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+  if (fd >= 0)
+    {
+      mh.msg_control = u.b;
+      mh.msg_controllen = sizeof u.b;
+      struct cmsghdr *h = CMSG_FIRSTHDR (&mh);
+      h->cmsg_level = SOL_SOCKET;
+      h->cmsg_type = SCM_RIGHTS;
+      h->cmsg_len = CMSG_LEN (sizeof (int));
+      memcpy (CMSG_DATA (h), &fd, sizeof fd);
+    }
+  if (sendmsg (sock, &mh, MSG_NOSIGNAL) != (ssize_t) len)
+    _exit (90);
+}
+
+/* One datagram of exactly len bytes; *fd a passed descriptor (or -1),
+ * *pid the sender's pid as seen here (SO_PASSCRED). */
+static inline int
+recv_msg (int sock, void *buf, size_t len, int *fd, pid_t *pid)
+{
+  union { char b[CMSG_SPACE (sizeof (int)) + CMSG_SPACE (sizeof (struct ucred))]; struct cmsghdr a; } u;
+  struct iovec iov = { buf, len };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+  if (fd)
+    *fd = -1;
+  if (recvmsg (sock, &mh, MSG_CMSG_CLOEXEC) != (ssize_t) len)
+    return -1;
+  for (struct cmsghdr *h = CMSG_FIRSTHDR (&mh); h; h = CMSG_NXTHDR (&mh, h))
+    if (h->cmsg_type == SCM_RIGHTS && fd)
+      memcpy (fd, CMSG_DATA (h), sizeof *fd);
+    else if (h->cmsg_type == SCM_CREDENTIALS && pid)
+      {
+        struct ucred cr;
+        memcpy (&cr, CMSG_DATA (h), sizeof cr);
+        *pid = cr.pid;
+      }
+  return 0;
+}
+
+#endif
