@@ -6,7 +6,8 @@
  * confines itself as POLICY says (securer_zygote_confine), with the plans
  * and the filter made here once, before any session, as a template holds
  * them.  --mount-proc: mount this pid namespace's proc first (bare
- * namespaces have none).  Nothing here evaluates what it receives. */
+ * namespaces have none).  --mask PATH: a policy mask below /proc, which
+ * each session applies to its own proc.  Nothing here evaluates what it receives. */
 #include <config.h>
 
 #include <dirent.h>
@@ -32,6 +33,11 @@
 #include "zygote-wire.h"
 
 static struct securer_zygote_confinement confinement;
+/* The policy's view of /proc the sessions re-apply: a proc mount on /proc
+ * and the masks below it given with --mask. */
+static struct securer_mount proc_mount = { .type = SECURER_MOUNT_PROC, .dest = (char *) "/proc" };
+static char *masks[8];
+static struct securer_policy view = { .mounts = &proc_mount, .n_mounts = 1, .masks = masks };
 
 static void
 count_markers (struct report *r, uint32_t index)
@@ -121,6 +127,7 @@ session_main (int sock, uint32_t index, int confine)
     closedir (d);
   struct stat st;
   r.keys_masked = stat ("/proc/keys", &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == makedev (1, 3);
+  r.version_masked = stat ("/proc/version", &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == makedev (1, 3);
   r.uid = getuid ();
   r.gid = getgid ();
   gethostname (r.hostname, sizeof r.hostname - 1);
@@ -161,7 +168,7 @@ template_main (int ctl)
       char name[32];
       snprintf (name, sizeof name, "session-%u", q.index);
       struct securer_zygote_session s = { .index = q.index, .inside = ZYGOTE_INSIDE, .hostname = name,
-                                          .tmpfs = tmpfs, .tmpfs_size = 1 << 20 };
+                                          .tmpfs = tmpfs, .tmpfs_size = 1 << 20, .policy = &view };
       securer_err_t err = NULL;
       pid_t g = securer_zygote_enter (&s, &err);
       if (g > 0)
@@ -220,9 +227,11 @@ main (int argc, char **argv)
             return 82;
           }
       }
+    else if (strcmp (argv[i], "--mask") == 0 && i + 1 < argc && view.n_masks < 8)
+      masks[view.n_masks++] = argv[++i];
     else
       {
-        fprintf (stderr, "usage: zygote-template [--mount-proc] [--confine POLICY]\n");
+        fprintf (stderr, "usage: zygote-template [--mount-proc] [--confine POLICY] [--mask PATH]...\n");
         return 2;
       }
   /* The test learns from this byte that the template runs, and its pid. */

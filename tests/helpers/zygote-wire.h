@@ -25,6 +25,7 @@ struct report {
   int is_pid1;
   int procs;            /* numeric entries in its /proc */
   int keys_masked;      /* /proc/keys is /dev/null */
+  int version_masked;   /* /proc/version is /dev/null (the policy's own mask) */
   unsigned uid, gid;
   int own_marker;       /* its marker file is in /tmp */
   int foreign_markers;  /* markers of other sessions in /tmp */

@@ -145,8 +145,12 @@ template_start_sandbox (struct tmpl *t)
   int one = 1;
   setsockopt (sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
   t->policy = test_policy ();
+  /* A policy mask below /proc: the template sandbox cannot have it (its
+   * proc is bare), each session applies it to its own. */
+  t->policy->masks = calloc (1, sizeof *t->policy->masks);
+  t->policy->masks[t->policy->n_masks++] = xstrdup ("/proc/version");
   char *path = helper ();
-  char *argv[] = { path, NULL };
+  char *argv[] = { path, (char *) "--mask", (char *) "/proc/version", NULL };
   struct securer_spawn_opts so = { .policy = t->policy, .argv = argv, .stdin_fd = -1, .stdout_fd = -1,
                                    .stderr_fd = -1, .pass_fds = &sv[1], .n_pass_fds = 1 };
   cr_assert_eq (securer_zygote_template_start (&so, &t->sb, &err), 0, "%s", securer_error_message (err));
@@ -265,6 +269,7 @@ concurrent_sessions (struct tmpl *t)
       cr_expect_eq (r->is_pid1, 1, "session %d is not pid 1", i);
       cr_expect_eq (r->procs, 1, "session %d sees %d processes in /proc", i, r->procs);
       cr_expect_eq (r->keys_masked, 1, "session %d: /proc/keys is not masked", i);
+      cr_expect_eq (r->version_masked, t->sb != NULL, "session %d: /proc/version masked: %d", i, r->version_masked);
       cr_expect_eq (r->uid, ZYGOTE_INSIDE);
       cr_expect_eq (r->gid, ZYGOTE_INSIDE);
       char name[32];

@@ -17,7 +17,8 @@
  * and (for RO binds) remounts read-only; every mount is nosuid,nodev. */
 int securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, securer_err_t *err);
 /* The same; bare_proc: proc mounts get no masks and no read-only entries
- * (a session template's, docs/architecture.md "Sessions from a template"). */
+ * and neither do the policy's masks below them (a session template's,
+ * docs/architecture.md "Sessions from a template"). */
 int securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, bool bare_proc,
                                    securer_err_t *err);
 /* Whether every proc mount hides `entry` (relative to the mount: "kcore",
@@ -26,6 +27,8 @@ bool securer_linux_proc_masked (const char *entry);
 /* The entries every proc mount hides (relative to the mount), *n of them:
  * for a proc mounted outside securer_linux_setup_rootfs (zygote.c). */
 const char *const *securer_linux_proc_masks (size_t *n);
+/* Whether path is on or below one of the policy's proc mounts. */
+bool securer_linux_under_proc (const struct securer_policy *p, const char *path);
 /* The entries every proc mount makes read-only. */
 const char *const *securer_linux_proc_readonly (size_t *n);
 

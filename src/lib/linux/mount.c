@@ -1145,7 +1145,7 @@ securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, boo
       close_fd (&r.trees[i]);
     }
   for (size_t i = 0; i < p->n_masks; i++)
-    if (mask_path (&r, p->masks[i], err) < 0)
+    if (!(bare_proc && securer_linux_under_proc (p, p->masks[i])) && mask_path (&r, p->masks[i], err) < 0)
       {
         securer_error_prefix (err, "mask %s", p->masks[i]);
         goto out;
@@ -1191,4 +1191,17 @@ securer_linux_proc_readonly (size_t *n)
 {
   *n = sizeof proc_readonly / sizeof *proc_readonly;
   return proc_readonly;
+}
+
+bool
+securer_linux_under_proc (const struct securer_policy *p, const char *path)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].type == SECURER_MOUNT_PROC)
+      {
+        size_t len = strlen (p->mounts[i].dest);
+        if (strncmp (path, p->mounts[i].dest, len) == 0 && (path[len] == '/' || path[len] == '\0'))
+          return true;
+      }
+  return false;
 }

@@ -85,7 +85,19 @@ securer_zygote_index (uint32_t host, uint32_t first, uint32_t count, uint32_t *i
  * sandbox).  The template's proc cannot carry them: its mounts would be
  * locked here and this proc mount refused (not "fully visible"). */
 static int
-mask_proc (securer_err_t *err)
+mask_one (const char *path, securer_err_t *err)
+{
+  struct stat st;
+  if (lstat (path, &st) < 0)
+    return errno == ENOENT ? 0 : securer_error_set (err, errno, "mask %s", path);
+  int rc = S_ISDIR (st.st_mode)
+    ? mount ("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=1,mode=0555")
+    : mount ("/dev/null", path, NULL, MS_BIND, NULL);
+  return rc < 0 ? securer_error_set (err, errno, "mask %s", path) : 0;
+}
+
+static int
+mask_proc (const struct securer_policy *p, securer_err_t *err)
 {
   size_t n;
   const char *const *masks = securer_linux_proc_masks (&n);
@@ -93,19 +105,13 @@ mask_proc (securer_err_t *err)
     {
       char path[128];
       snprintf (path, sizeof path, "/proc/%s", masks[i]);
-      struct stat st;
-      if (lstat (path, &st) < 0)
-        {
-          if (errno == ENOENT)
-            continue;
-          return securer_error_set (err, errno, "mask %s", path);
-        }
-      int rc = S_ISDIR (st.st_mode)
-        ? mount ("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=1,mode=0555")
-        : mount ("/dev/null", path, NULL, MS_BIND, NULL);
-      if (rc < 0)
-        return securer_error_set (err, errno, "mask %s", path);
+      if (mask_one (path, err) < 0)
+        return -1;
     }
+  /* The policy's own masks there: the template could not apply them. */
+  for (size_t i = 0; p && i < p->n_masks; i++)
+    if (securer_linux_under_proc (p, p->masks[i]) && mask_one (p->masks[i], err) < 0)
+      return -1;
   const char *const *ro = securer_linux_proc_readonly (&n);
   for (size_t i = 0; i < n; i++)
     {
@@ -131,7 +137,7 @@ session_pid1 (const struct securer_zygote_session *s, securer_err_t *err)
     return securer_error_set (err, EPROTO, "session init is pid %d, not 1", (int) getpid ());
   if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
     return securer_error_set (err, errno, "mount the session's /proc");
-  if (mask_proc (err) < 0)
+  if (mask_proc (s->policy, err) < 0)
     return -1;
   for (const char *const *t = s->tmpfs; t && *t; t++)
     {

@@ -33,6 +33,7 @@ struct securer_zygote_session {
   const char *hostname;        /* NULL: leave the template's */
   const char *const *tmpfs;    /* fresh tmpfs mounts over the template's, NULL-terminated; may be NULL */
   uint64_t tmpfs_size;         /* bytes, each; 0: the kernel's default */
+  const struct securer_policy *policy;  /* its masks below /proc are applied again; may be NULL */
 };
 
 /* Runs in a fresh fork of the template (single-threaded, uid 0 of the

@@ -1,0 +1,219 @@
+/* Sessions from a template next to cold sandboxes, without R: the kernel
+ * and library side of docs/architecture.md ("Sessions from a template").
+ *
+ *   zygote-bench cold N       N cold sandboxes of policies/r.policy, each
+ *                             running `sh -c 'exit 0'`, one after another
+ *   zygote-bench template N   one template sandbox of the same policy
+ *                             (Landlock and seccomp off, as a template is)
+ *                             and N sessions forked from it one after
+ *                             another, each entering its own namespaces as
+ *                             its own leased host id and confining itself
+ *                             as r.policy says (Landlock, rlimits, seccomp)
+ *
+ * Root only (host-id leases).  Time both in one hyperfine run; the
+ * difference of N=1 and N=K runs is K-1 times the per-session cost. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "linux/landlock-internal.h"
+#include "linux/launch.h"
+#include "linux/zygote.h"
+#include "seccomp/seccomp.h"
+#include "securer.h"
+
+static void
+fail (const char *what, securer_err_t err)
+{
+  fprintf (stderr, "zygote-bench: %s: %s\n", what, err ? securer_error_message (err) : strerror (errno));
+  exit (1);
+}
+
+static struct securer_policy *
+load_r (void)
+{
+  securer_err_t err = NULL;
+  char path[4096];
+  snprintf (path, sizeof path, "%s/policies/r.policy", SECURER_ABS_SRCDIR);
+  struct securer_policy *p;
+  if (securer_policy_load_file (path, &p, NULL, &err) < 0)
+    fail ("load r.policy", err);
+  return p;
+}
+
+static int
+cold (unsigned n)
+{
+  struct securer_policy *p = load_r ();
+  /* What r.policy's view has to execute besides R. */
+  char *argv[] = { (char *) "/bin/sh", (char *) "-c", (char *) "exit 0", NULL };
+  for (unsigned i = 0; i < n; i++)
+    {
+      securer_err_t err = NULL;
+      struct securer_sandbox *sb;
+      struct securer_spawn_opts so = { .policy = p, .argv = argv, .stdin_fd = -1, .stdout_fd = -1,
+                                       .stderr_fd = -1 };
+      struct securer_status st;
+      if (securer_sandbox_spawn (&so, &sb, &err) < 0 || securer_sandbox_wait (sb, &st, &err) < 0)
+        fail ("cold sandbox", err);
+      if (securer_status_exit_code (&st) != 0)
+        fail ("cold sandbox: sh failed", NULL);
+      securer_status_clear (&st);
+      securer_sandbox_free (sb);
+    }
+  securer_policy_free (p);
+  return 0;
+}
+
+/* The template's payload (fd 3: requests of one uint32 index each, with
+ * the session's socket).  The plans and the filter are made once. */
+static int
+serve (void)
+{
+  securer_err_t err = NULL;
+  struct securer_policy *p = load_r ();
+  static struct securer_landlock_plan ll;
+  static struct rlimit_plan rl;
+  struct securer_seccomp_prog *prog;
+  const struct sock_filter *insns;
+  unsigned n;
+  unsigned long flags;
+  if (securer_landlock_plan_build (p, &ll, &err) < 0 || securer_linux_plan_rlimits (p, 1024, &rl, &err) < 0
+      || securer_seccomp_compile (p, 0, -1, &prog, &err) < 0 || securer_seccomp_generate (prog, p, &err) < 0
+      || securer_seccomp_bpf (prog, &insns, &n, &flags) < 0)
+    fail ("template plans", err);
+  struct securer_zygote_confinement c = { .p = p, .landlock = &ll, .rlimits = &rl, .filter = insns,
+                                          .n_insns = n, .filter_flags = flags };
+  static const char *const tmpfs[] = { "/tmp", "/dev/shm", NULL };
+  for (;;)
+    {
+      uint32_t index;
+      union { char b[CMSG_SPACE (sizeof (int))]; struct cmsghdr a; } u;
+      struct iovec iov = { &index, sizeof index };
+      struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+      if (recvmsg (3, &mh, MSG_CMSG_CLOEXEC) != sizeof index || CMSG_FIRSTHDR (&mh) == NULL)
+        return 0;
+      int sock;
+      memcpy (&sock, CMSG_DATA (CMSG_FIRSTHDR (&mh)), sizeof sock);
+      while (waitpid (-1, NULL, WNOHANG) > 0)
+        ;
+      pid_t cpid = fork ();
+      if (cpid != 0)
+        {
+          close (sock);
+          continue;
+        }
+      struct securer_zygote_session s = { .index = index, .inside = 1000, .hostname = "sandbox", .tmpfs = tmpfs,
+                                          .policy = p };
+      pid_t g = securer_zygote_enter (&s, &err);
+      if (g > 0)
+        _exit (0);
+      if (g == 0)
+        {
+          pid_t pl = fork ();
+          if (pl == 0)
+            {
+              struct securer_landlock_report rep;
+              char ok = securer_zygote_confine (&c, &rep, &err) == 0 ? 'R' : 'E';
+              if (ok == 'E')
+                fprintf (stderr, "zygote-bench: session: %s\n", securer_error_message (err));
+              _exit (write (sock, &ok, 1) == 1 ? 0 : 1);
+            }
+          int st = 0;
+          _exit (pl > 0 && waitpid (pl, &st, 0) == pl && WIFEXITED (st) ? WEXITSTATUS (st) : 1);
+        }
+      fprintf (stderr, "zygote-bench: session: %s\n", securer_error_message (err));
+      char e = 'E';
+      _exit (write (sock, &e, 1) == 1 ? 1 : 2);
+    }
+}
+
+static int
+template (unsigned n, const char *self)
+{
+  securer_err_t err = NULL;
+  struct securer_policy *p = load_r ();
+  p->landlock.mode = SECURER_ENFORCE_OFF;
+  p->seccomp.enabled = false;
+  /* This program, the policies and their syscall groups, read-only, for
+   * the template's payload. */
+  const char *dirs[] = { SECURER_ABS_BUILDDIR, SECURER_ABS_SRCDIR };
+  p->mounts = realloc (p->mounts, (p->n_mounts + 2) * sizeof *p->mounts);
+  for (int i = 0; i < 2; i++)
+    p->mounts[p->n_mounts++] = (struct securer_mount){ .type = SECURER_MOUNT_RO, .source = strdup (dirs[i]),
+                                                       .dest = strdup (dirs[i]), .optional = true };
+  uint32_t first, count;
+  if (securer_hostids_range (&first, &count, &err) < 0)
+    fail ("host ids", err);
+  int sv[2];
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    fail ("socketpair", NULL);
+  char *argv[] = { (char *) self, (char *) "--serve", NULL };
+  struct securer_spawn_opts so = { .policy = p, .argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+                                   .pass_fds = &sv[1], .n_pass_fds = 1 };
+  struct securer_sandbox *sb;
+  if (securer_zygote_template_start (&so, &sb, &err) < 0)
+    fail ("template", err);
+  close (sv[1]);
+  for (unsigned i = 0; i < n; i++)
+    {
+      struct host_id_lease lease = { .fd = -1 };
+      uint32_t index;
+      if (securer_hostids_acquire (&lease, &err) < 0 || securer_zygote_index (lease.id, first, count, &index, &err) < 0)
+        fail ("lease", err);
+      int sp[2];
+      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+        fail ("socketpair", NULL);
+      union { char b[CMSG_SPACE (sizeof (int))]; struct cmsghdr a; } u;
+      struct iovec iov = { &index, sizeof index };
+      struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+      struct cmsghdr *h = CMSG_FIRSTHDR (&mh);
+      h->cmsg_level = SOL_SOCKET;
+      h->cmsg_type = SCM_RIGHTS;
+      h->cmsg_len = CMSG_LEN (sizeof (int));
+      memcpy (CMSG_DATA (h), &sp[1], sizeof (int));
+      if (sendmsg (sv[0], &mh, MSG_NOSIGNAL) != sizeof index)
+        fail ("request a session", NULL);
+      close (sp[1]);
+      char c = 0;
+      if (recv (sp[0], &c, 1, 0) != 1 || c != 'R')
+        fail ("session did not confine itself", NULL);
+      close (sp[0]);
+      securer_hostids_release (&lease);
+    }
+  close (sv[0]);
+  securer_sandbox_kill (sb, &err);
+  securer_sandbox_free (sb);
+  securer_policy_free (p);
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 2 && strcmp (argv[1], "--serve") == 0)
+    return serve ();
+  if (argc != 3 || (strcmp (argv[1], "cold") != 0 && strcmp (argv[1], "template") != 0))
+    {
+      fprintf (stderr, "usage: zygote-bench cold|template N\n");
+      return 2;
+    }
+  if (geteuid () != 0)
+    {
+      fprintf (stderr, "zygote-bench: needs root (host-id leases)\n");
+      return 77;
+    }
+  unsigned n = (unsigned) strtoul (argv[2], NULL, 10);
+  char self[4096];
+  ssize_t len = readlink ("/proc/self/exe", self, sizeof self - 1);
+  if (len < 0)
+    fail ("/proc/self/exe", NULL);
+  self[len] = '\0';
+  return strcmp (argv[1], "cold") == 0 ? cold (n) : template (n, self);
+}
