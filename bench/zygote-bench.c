@@ -28,7 +28,7 @@
 #include "seccomp/seccomp.h"
 #include "securer.h"
 
-static void
+__attribute__ ((noreturn)) static void
 fail (const char *what, securer_err_t err)
 {
   fprintf (stderr, "zygote-bench: %s: %s\n", what, err ? securer_error_message (err) : strerror (errno));

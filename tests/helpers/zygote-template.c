@@ -46,9 +46,9 @@ count_markers (struct report *r, uint32_t index)
   snprintf (own, sizeof own, "%u", index);
   DIR *d = opendir ("/tmp");
   for (struct dirent *e; d && (e = readdir (d));)
-    if (strncmp (e->d_name, ZYGOTE_MARKER + 5, strlen (ZYGOTE_MARKER + 5)) == 0)
+    if (strncmp (e->d_name, ZYGOTE_MARKER_NAME, strlen (ZYGOTE_MARKER_NAME)) == 0)
       {
-        if (strcmp (e->d_name + strlen (ZYGOTE_MARKER + 5), own) == 0)
+        if (strcmp (e->d_name + strlen (ZYGOTE_MARKER_NAME), own) == 0)
           r->own_marker = 1;
         else
           r->foreign_markers++;
@@ -127,6 +127,7 @@ session_main (int sock, uint32_t index, int confine)
     closedir (d);
   struct stat st;
   r.keys_masked = stat ("/proc/keys", &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == makedev (1, 3);
+  r.caller_env = getenv (ZYGOTE_CALLER_ENV) != NULL;
   r.version_masked = stat ("/proc/version", &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == makedev (1, 3);
   r.uid = getuid ();
   r.gid = getgid ();

@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #define ZYGOTE_INSIDE 1000u
-#define ZYGOTE_MARKER "/tmp/zygote-session-marker-"
+/* Set in the test's environment before a template starts. */
+#define ZYGOTE_CALLER_ENV "SECURER_TEST_CALLER_SECRET"
+#define ZYGOTE_MARKER_NAME "zygote-session-marker-"
+#define ZYGOTE_MARKER "/tmp/" ZYGOTE_MARKER_NAME
 
 struct request {
   uint32_t index;
@@ -26,6 +29,7 @@ struct report {
   int procs;            /* numeric entries in its /proc */
   int keys_masked;      /* /proc/keys is /dev/null */
   int version_masked;   /* /proc/version is /dev/null (the policy's own mask) */
+  int caller_env;       /* ZYGOTE_CALLER_ENV is in its environment */
   unsigned uid, gid;
   int own_marker;       /* its marker file is in /tmp */
   int foreign_markers;  /* markers of other sessions in /tmp */

@@ -270,6 +270,10 @@ concurrent_sessions (struct tmpl *t)
       cr_expect_eq (r->procs, 1, "session %d sees %d processes in /proc", i, r->procs);
       cr_expect_eq (r->keys_masked, 1, "session %d: /proc/keys is not masked", i);
       cr_expect_eq (r->version_masked, t->sb != NULL, "session %d: /proc/version masked: %d", i, r->version_masked);
+      /* Nothing of the caller's environment in a template sandbox's
+       * sessions; the bare template is exec'd with it, which shows the
+       * check sees it when it is there. */
+      cr_expect_eq (r->caller_env, t->sb == NULL, "session %d: caller's environment seen: %d", i, r->caller_env);
       cr_expect_eq (r->uid, ZYGOTE_INSIDE);
       cr_expect_eq (r->gid, ZYGOTE_INSIDE);
       char name[32];
@@ -307,6 +311,7 @@ concurrent_sessions (struct tmpl *t)
 Test (zygote, concurrent_sessions_are_apart)
 {
   require_root ();
+  setenv (ZYGOTE_CALLER_ENV, "caller-only", 1);
   struct tmpl t;
   template_start_bare (&t);
   concurrent_sessions (&t);
@@ -317,6 +322,7 @@ Test (zygote, concurrent_sessions_are_apart)
 Test (zygote, sessions_of_a_template_sandbox_are_apart)
 {
   require_root ();
+  setenv (ZYGOTE_CALLER_ENV, "caller-only", 1);
   struct tmpl t;
   template_start_sandbox (&t);
   concurrent_sessions (&t);
