@@ -78,18 +78,10 @@ serve (void)
 {
   securer_err_t err = NULL;
   struct securer_policy *p = load_r ();
-  static struct securer_landlock_plan ll;
-  static struct rlimit_plan rl;
-  struct securer_seccomp_prog *prog;
-  const struct sock_filter *insns;
-  unsigned n;
-  unsigned long flags;
-  if (securer_landlock_plan_build (p, &ll, &err) < 0 || securer_linux_plan_rlimits (p, 1024, &rl, &err) < 0
-      || securer_seccomp_compile (p, 0, -1, &prog, &err) < 0 || securer_seccomp_generate (prog, p, &err) < 0
-      || securer_seccomp_bpf (prog, &insns, &n, &flags) < 0)
+  static struct securer_zygote_plans plans;
+  if (securer_zygote_plan (p, &plans, &err) < 0)
     fail ("template plans", err);
-  struct securer_zygote_confinement c = { .p = p, .landlock = &ll, .rlimits = &rl, .filter = insns,
-                                          .n_insns = n, .filter_flags = flags };
+  const struct securer_zygote_confinement c = plans.confinement;
   static const char *const tmpfs[] = { "/tmp", "/dev/shm", NULL };
   for (;;)
     {

@@ -184,26 +184,15 @@ template_main (int ctl)
   _exit (0);
 }
 
-/* The plans and the filter, made once: without REPORT_DENIALS a denied
- * call gets the policy's errno from the filter itself. */
+static struct securer_zygote_plans plans;
+
 static int
 prepare (const char *path, securer_err_t *err)
 {
-  static struct securer_landlock_plan ll;
-  static struct rlimit_plan rl;
   struct securer_policy *p;
-  struct securer_seccomp_prog *prog;
-  const struct sock_filter *insns;
-  unsigned n;
-  unsigned long flags;
-  if (securer_policy_load_file (path, &p, NULL, err) < 0 || securer_landlock_plan_build (p, &ll, err) < 0
-      || securer_linux_plan_rlimits (p, 1024, &rl, err) < 0 || securer_seccomp_compile (p, 0, -1, &prog, err) < 0
-      || securer_seccomp_generate (prog, p, err) < 0)
+  if (securer_policy_load_file (path, &p, NULL, err) < 0 || securer_zygote_plan (p, &plans, err) < 0)
     return -1;
-  if (securer_seccomp_bpf (prog, &insns, &n, &flags) < 0)
-    return securer_error_set (err, EINVAL, "no BPF program");
-  confinement = (struct securer_zygote_confinement){ .p = p, .landlock = &ll, .rlimits = &rl,
-                                                     .filter = insns, .n_insns = n, .filter_flags = flags };
+  confinement = plans.confinement;
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include <dirent.h>
+#include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -425,5 +426,178 @@ Test (zygote, template_with_landlock_is_refused)
   cr_expect_null (sb);
   securer_error_free (&err);
   free (path);
+  securer_policy_free (p);
+}
+
+/* ---- R from a template ---------------------------------------------------- */
+
+#define R_BIN "/usr/lib/R/bin/exec/R"
+
+/* Both ways R reads one expression from its channel (fd 0), evaluates it
+ * and writes the deparsed value back on the same socket. */
+#define R_EVAL_ONE                                                                                   \
+  "i <- file('stdin', 'r'); o <- file('stdin', 'w'); code <- readLines(i, 1L);"                    \
+  "v <- tryCatch(eval(parse(text = code), globalenv()), error = function(e) paste('error:', "      \
+  "conditionMessage(e)));"                                                                         \
+  "writeLines(paste(deparse(v), collapse = ' '), o); flush(o); quit(save = 'no')"
+
+static const char *const r_exprs[] = {
+  "sum(1:10)",
+  "rev(letters[1:3])",
+  "Sys.getpid()",
+  "getwd()",
+  "Sys.getenv(c('HOME', 'TMPDIR', 'PATH', 'R_HOME'))",
+  "Sys.getenv('" ZYGOTE_CALLER_ENV "', 'absent')",
+  "length(list.files('/tmp', all.files = TRUE, no.. = TRUE))",
+  "dir.exists(tempdir())",
+  "unname(Sys.info()[c('sysname', 'nodename')])",
+  "tryCatch(readLines('/etc/passwd', 1L), error = function(e) 'refused', warning = function(w) 'refused')",
+  "search()",
+  "exists('.Random.seed', globalenv())",
+  "format(1/3, digits = 17)",
+  "as.integer(system('exit 3'))",
+};
+#define N_EXPRS (sizeof r_exprs / sizeof *r_exprs)
+
+static char *const r_env[] = { (char *) "R_SHARE_DIR=/usr/share/R/share", (char *) "R_INCLUDE_DIR=/usr/share/R/include",
+                               (char *) "R_DOC_DIR=/usr/share/R/doc", (char *) "LANG=C.UTF-8", NULL };
+
+/* Sends one expression on sock and reads the one-line answer. */
+static void
+r_ask (int sock, const char *expr, char *out, size_t cap)
+{
+  char line[1024];
+  snprintf (line, sizeof line, "%s\n", expr);
+  cr_assert_eq (write (sock, line, strlen (line)), (ssize_t) strlen (line));
+  size_t len = 0;
+  while (len + 1 < cap)
+    {
+      struct pollfd pfd = { sock, POLLIN, 0 };
+      cr_assert_eq (poll (&pfd, 1, 60000), 1, "no answer to %s (got '%.*s')", expr, (int) len, out);
+      ssize_t n = read (sock, out + len, cap - 1 - len);
+      cr_assert_geq (n, 0);
+      if (n == 0)
+        break;
+      len += (size_t) n;
+      if (memchr (out, '\n', len))
+        break;
+    }
+  out[len] = '\0';
+  out[strcspn (out, "\n")] = '\0';
+}
+
+static void
+r_cold (struct securer_policy *p, char answers[][512])
+{
+  char script[] = R_EVAL_ONE;
+  char *argv[] = { (char *) R_BIN, (char *) "--vanilla", (char *) "--no-echo", (char *) "--no-restore",
+                   (char *) "-e", script, NULL };
+  for (size_t i = 0; i < N_EXPRS; i++)
+    {
+      int sp[2];
+      cr_assert_eq (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+      securer_err_t err = NULL;
+      struct securer_sandbox *sb;
+      struct securer_spawn_opts so = { .policy = p, .argv = argv, .extra_env = r_env, .stdin_fd = sp[1],
+                                       .stdout_fd = -1, .stderr_fd = -1 };
+      cr_assert_eq (securer_sandbox_spawn (&so, &sb, &err), 0, "%s", securer_error_message (err));
+      close (sp[1]);
+      r_ask (sp[0], r_exprs[i], answers[i], 512);
+      struct securer_status st;
+      cr_assert_eq (securer_sandbox_wait (sb, &st, &err), 1, "%s", securer_error_message (err));
+      cr_expect_eq (securer_status_exit_code (&st), 0, "cold R for %s", r_exprs[i]);
+      securer_status_clear (&st);
+      securer_sandbox_free (sb);
+      close (sp[0]);
+    }
+}
+
+static void
+r_template (const char *policy_path, char answers[][512])
+{
+  securer_err_t err = NULL;
+  struct securer_policy *tp;
+  cr_assert_eq (securer_policy_load_file (policy_path, &tp, NULL, &err), 0, "%s", securer_error_message (err));
+  tp->landlock.mode = SECURER_ENFORCE_OFF;
+  tp->seccomp.enabled = false;
+  /* The module (build tree) and the policy with its groups (source tree),
+   * read-only, for the template alone: sessions are under Landlock. */
+  const char *dirs[] = { SECURER_ABS_BUILDDIR, SECURER_ABS_SRCDIR };
+  tp->mounts = realloc (tp->mounts, (tp->n_mounts + 2) * sizeof *tp->mounts);
+  for (int i = 0; i < 2; i++)
+    tp->mounts[tp->n_mounts++] = (struct securer_mount){ .type = SECURER_MOUNT_RO, .source = xstrdup (dirs[i]),
+                                                         .dest = xstrdup (dirs[i]) };
+  char script[8192];
+  snprintf (script, sizeof script,
+            "dyn.load('%s/src/runtime/zygote/.libs/securer-zygote.so');"
+            "stopifnot(.C('securer_zygote_r_prepare', '%s', ok = 0L)$ok == 1L);"
+            "Sys.unsetenv('SECURER_DATADIR');"
+            "repeat { if (.C('securer_zygote_r_serve', r = 0L)$r != 1L) quit(save = 'no');"
+            "invisible(tempdir(check = TRUE)); " R_EVAL_ONE " }",
+            SECURER_ABS_BUILDDIR, policy_path);
+  char *argv[] = { (char *) R_BIN, (char *) "--vanilla", (char *) "--no-echo", (char *) "--no-restore",
+                   (char *) "-e", script, NULL };
+  int ctl[2];
+  cr_assert_eq (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl), 0);
+  /* Where the policy's syscall groups are (R is not in the build tree);
+   * unset again once the policy is loaded. */
+  char *tenv[8], datadir[PATH_MAX + 32];
+  size_t ne = 0;
+  for (char *const *e = r_env; *e; e++)
+    tenv[ne++] = *e;
+  snprintf (datadir, sizeof datadir, "SECURER_DATADIR=%s", SECURER_ABS_SRCDIR);
+  tenv[ne++] = datadir;
+  tenv[ne] = NULL;
+  struct securer_sandbox *sb;
+  struct securer_spawn_opts so = { .policy = tp, .argv = argv, .extra_env = tenv, .stdin_fd = -1,
+                                   .stdout_fd = -1, .stderr_fd = -1, .pass_fds = &ctl[1], .n_pass_fds = 1 };
+  cr_assert_eq (securer_zygote_template_start (&so, &sb, &err), 0, "%s", securer_error_message (err));
+  close (ctl[1]);
+  uint32_t first, count;
+  cr_assert_eq (securer_hostids_range (&first, &count, &err), 0);
+  for (size_t i = 0; i < N_EXPRS; i++)
+    {
+      struct host_id_lease lease = { .fd = -1 };
+      uint32_t index;
+      cr_assert_eq (securer_hostids_acquire (&lease, &err), 0, "%s", securer_error_message (err));
+      cr_assert_eq (securer_zygote_index (lease.id, first, count, &index, &err), 0);
+      int sp[2];
+      cr_assert_eq (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+      send_fd (ctl[0], &index, sizeof index, sp[1]);
+      close (sp[1]);
+      r_ask (sp[0], r_exprs[i], answers[i], 512);
+      close (sp[0]);
+      securer_hostids_release (&lease);
+    }
+  close (ctl[0]);
+  securer_sandbox_kill (sb, &err);
+  securer_sandbox_free (sb);
+  securer_policy_free (tp);
+}
+
+/* An R session forked from a template R (src/runtime/zygote) answers a
+ * set of expressions exactly as a cold R sandbox of the same policy does:
+ * values, its pid, cwd, environment (nothing of the caller's), its own
+ * /tmp with a temporary directory, hostname, what Landlock refuses, the
+ * attached packages, an unseeded RNG, a child process. */
+Test (zygote, r_session_from_a_template_answers_as_cold, .timeout = 300)
+{
+  require_root ();
+  if (access (R_BIN, X_OK) != 0)
+    cr_skip_test ("R is not installed (%s)", R_BIN);
+  setenv (ZYGOTE_CALLER_ENV, "caller-only", 1);
+  char path[PATH_MAX];
+  r_policy_path (path, sizeof path);
+  securer_err_t err = NULL;
+  struct securer_policy *p;
+  cr_assert_eq (securer_policy_load_file (path, &p, NULL, &err), 0, "%s", securer_error_message (err));
+  static char cold[N_EXPRS][512], tmpl[N_EXPRS][512];
+  r_cold (p, cold);
+  r_template (path, tmpl);
+  for (size_t i = 0; i < N_EXPRS; i++)
+    {
+      cr_expect_str_eq (tmpl[i], cold[i], "%s: template '%s', cold '%s'", r_exprs[i], tmpl[i], cold[i]);
+      cr_expect (strncmp (cold[i], "\"error:", 7) != 0, "%s: %s", r_exprs[i], cold[i]);
+    }
   securer_policy_free (p);
 }

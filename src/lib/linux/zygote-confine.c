@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -51,5 +52,33 @@ securer_zygote_confine (const struct securer_zygote_confinement *c, struct secur
       if (listener >= 0)
         close (listener);
     }
+  return 0;
+}
+
+int
+securer_zygote_plan (const struct securer_policy *p, struct securer_zygote_plans *out, securer_err_t *err)
+{
+  const struct sock_filter *insns = NULL;
+  unsigned n = 0;
+  unsigned long flags = 0;
+  *out = (struct securer_zygote_plans){ 0 };
+  out->landlock = calloc (1, sizeof *out->landlock);
+  out->rlimits = calloc (1, sizeof *out->rlimits);
+  if (out->landlock == NULL || out->rlimits == NULL)
+    return securer_error_set (err, ENOMEM, "session plans");
+  if (p->landlock.mode != SECURER_ENFORCE_OFF && securer_landlock_plan_build (p, out->landlock, err) < 0)
+    return securer_error_prefix (err, "landlock");
+  if (securer_linux_plan_rlimits (p, 1024, out->rlimits, err) < 0)
+    return -1;
+  if (p->seccomp.enabled)
+    {
+      if (securer_seccomp_compile (p, 0, -1, &out->prog, err) < 0 || securer_seccomp_generate (out->prog, p, err) < 0)
+        return securer_error_prefix (err, "seccomp");
+      if (securer_seccomp_bpf (out->prog, &insns, &n, &flags) < 0)
+        return securer_error_set (err, EINVAL, "seccomp: no program was generated");
+    }
+  out->confinement = (struct securer_zygote_confinement){
+    .p = p, .landlock = p->landlock.mode != SECURER_ENFORCE_OFF ? out->landlock : NULL,
+    .rlimits = out->rlimits, .filter = insns, .n_insns = n, .filter_flags = flags };
   return 0;
 }

@@ -14,6 +14,7 @@ struct rlimit_plan;
 struct securer_landlock_plan;
 struct securer_landlock_report;
 struct sock_filter;
+struct securer_seccomp_prog;
 
 /* Host side: writes the template's uid_map and gid_map: its own id (inside
  * 0 -> own) and the whole host-id lease range (inside 1..count -> first..,
@@ -84,5 +85,17 @@ struct securer_zygote_confinement {
  * which a session from a template does not have. */
 int securer_zygote_confine (const struct securer_zygote_confinement *c, struct securer_landlock_report *rep,
                             securer_err_t *err);
+
+/* A template's confinement for its sessions, made once from the policy:
+ * the Landlock and rlimit plans and the BPF program, generated without
+ * denial reports (a session has no supervisor; see securer_zygote_confine).
+ * out must stay where it is while `confinement` is used. */
+struct securer_zygote_plans {
+  struct securer_zygote_confinement confinement;
+  struct securer_landlock_plan *landlock;
+  struct rlimit_plan *rlimits;
+  struct securer_seccomp_prog *prog;
+};
+int securer_zygote_plan (const struct securer_policy *p, struct securer_zygote_plans *out, securer_err_t *err);
 
 #endif
