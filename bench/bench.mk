@@ -64,7 +64,10 @@ noinst_PROGRAMS += bench/zygote-bench
 bench_zygote_bench_SOURCES = bench/zygote-bench.c
 bench_zygote_bench_LDADD = libsecurer-core.la
 .PHONY: bench-zygote
-bench-zygote: bench/zygote-bench securer-init
+bench-zygote: bench/zygote-bench securer-init src/runtime/zygote/securer-zygote.la
 	hyperfine -N --warmup 3 --runs 30 \
 	  '$(abs_top_builddir)/bench/zygote-bench cold 1' '$(abs_top_builddir)/bench/zygote-bench cold 20' \
 	  '$(abs_top_builddir)/bench/zygote-bench template 1' '$(abs_top_builddir)/bench/zygote-bench template 20'
+	hyperfine -N --warmup 1 --runs 10 \
+	  '$(abs_top_builddir)/bench/zygote-bench r-cold 1' '$(abs_top_builddir)/bench/zygote-bench r-cold 10' \
+	  '$(abs_top_builddir)/bench/zygote-bench r-template 1' '$(abs_top_builddir)/bench/zygote-bench r-template 10'

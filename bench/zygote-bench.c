@@ -10,14 +10,23 @@
  *                             its own leased host id and confining itself
  *                             as r.policy says (Landlock, rlimits, seccomp)
  *
+ *   zygote-bench r-cold N     N cold R sandboxes of r.policy, each asked
+ *                             one expression over its channel
+ *   zygote-bench r-template N one R template sandbox of r.policy
+ *                             (src/runtime/zygote loaded, default packages
+ *                             attached) and N R sessions forked from it, each
+ *                             asked one expression
+ *
  * Root only (host-id leases).  Time both in one hyperfine run; the
  * difference of N=1 and N=K runs is K-1 times the per-session cost. */
 #include <config.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -126,8 +135,61 @@ serve (void)
     }
 }
 
+#define R_BIN "/usr/lib/R/bin/exec/R"
+/* R reads one expression from its channel (fd 0) and answers on it. */
+#define R_EVAL_ONE                                                                                   \
+  "i <- file('stdin', 'r'); o <- file('stdin', 'w');"                                              \
+  "writeLines(deparse(eval(parse(text = readLines(i, 1L)))), o); flush(o); quit(save = 'no')"
+
+static char *r_env[8] = { (char *) "R_SHARE_DIR=/usr/share/R/share", (char *) "R_INCLUDE_DIR=/usr/share/R/include",
+                          (char *) "R_DOC_DIR=/usr/share/R/doc", (char *) "LANG=C.UTF-8", NULL };
+
+static void
+r_ask (int sock)
+{
+  static const char q[] = "sum(1:10)\n";
+  char a[64];
+  if (write (sock, q, sizeof q - 1) != sizeof q - 1)
+    fail ("ask R", NULL);
+  struct pollfd pfd = { sock, POLLIN, 0 };
+  ssize_t n = poll (&pfd, 1, 60000) == 1 ? read (sock, a, sizeof a - 1) : -1;
+  if (n < 4 || strncmp (a, "55L", 3) != 0)
+    fail ("R's answer", NULL);
+}
+
 static int
-template (unsigned n, const char *self)
+r_cold (unsigned n)
+{
+  struct securer_policy *p = load_r ();
+  char script[] = R_EVAL_ONE;
+  char *argv[] = { (char *) R_BIN, (char *) "--vanilla", (char *) "--no-echo", (char *) "--no-restore",
+                   (char *) "-e", script, NULL };
+  for (unsigned i = 0; i < n; i++)
+    {
+      int sp[2];
+      if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+        fail ("socketpair", NULL);
+      securer_err_t err = NULL;
+      struct securer_sandbox *sb;
+      struct securer_spawn_opts so = { .policy = p, .argv = argv, .extra_env = r_env, .stdin_fd = sp[1],
+                                       .stdout_fd = -1, .stderr_fd = -1 };
+      struct securer_status st;
+      if (securer_sandbox_spawn (&so, &sb, &err) < 0)
+        fail ("cold R", err);
+      close (sp[1]);
+      r_ask (sp[0]);
+      if (securer_sandbox_wait (sb, &st, &err) < 0)
+        fail ("cold R", err);
+      securer_status_clear (&st);
+      securer_sandbox_free (sb);
+      close (sp[0]);
+    }
+  securer_policy_free (p);
+  return 0;
+}
+
+static int
+template (unsigned n, const char *self, bool r)
 {
   securer_err_t err = NULL;
   struct securer_policy *p = load_r ();
@@ -147,7 +209,21 @@ template (unsigned n, const char *self)
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     fail ("socketpair", NULL);
   char *argv[] = { (char *) self, (char *) "--serve", NULL };
-  struct securer_spawn_opts so = { .policy = p, .argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+  char script[4096], datadir[4096];
+  snprintf (script, sizeof script,
+            "dyn.load('%s/src/runtime/zygote/.libs/securer-zygote.so');"
+            "stopifnot(.C('securer_zygote_r_prepare', '%s/policies/r.policy', ok = 0L)$ok == 1L);"
+            "Sys.unsetenv('SECURER_DATADIR');"
+            "repeat { if (.C('securer_zygote_r_serve', r = 0L)$r != 1L) quit(save = 'no');"
+            "invisible(tempdir(check = TRUE)); " R_EVAL_ONE " }",
+            SECURER_ABS_BUILDDIR, SECURER_ABS_SRCDIR);
+  char *r_argv[] = { (char *) R_BIN, (char *) "--vanilla", (char *) "--no-echo", (char *) "--no-restore",
+                     (char *) "-e", script, NULL };
+  /* R is not in the build tree: where the policy's syscall groups are. */
+  snprintf (datadir, sizeof datadir, "SECURER_DATADIR=%s", SECURER_ABS_SRCDIR);
+  r_env[4] = datadir;
+  struct securer_spawn_opts so = { .policy = p, .argv = r ? r_argv : argv, .extra_env = r ? r_env : NULL,
+                                   .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
                                    .pass_fds = &sv[1], .n_pass_fds = 1 };
   struct securer_sandbox *sb;
   if (securer_zygote_template_start (&so, &sb, &err) < 0)
@@ -160,7 +236,7 @@ template (unsigned n, const char *self)
       if (securer_hostids_acquire (&lease, &err) < 0 || securer_zygote_index (lease.id, first, count, &index, &err) < 0)
         fail ("lease", err);
       int sp[2];
-      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+      if (socketpair (AF_UNIX, r ? SOCK_STREAM | SOCK_CLOEXEC : SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
         fail ("socketpair", NULL);
       union { char b[CMSG_SPACE (sizeof (int))]; struct cmsghdr a; } u;
       struct iovec iov = { &index, sizeof index };
@@ -174,7 +250,9 @@ template (unsigned n, const char *self)
         fail ("request a session", NULL);
       close (sp[1]);
       char c = 0;
-      if (recv (sp[0], &c, 1, 0) != 1 || c != 'R')
+      if (r)
+        r_ask (sp[0]);
+      else if (recv (sp[0], &c, 1, 0) != 1 || c != 'R')
         fail ("session did not confine itself", NULL);
       close (sp[0]);
       securer_hostids_release (&lease);
@@ -191,9 +269,14 @@ main (int argc, char **argv)
 {
   if (argc == 2 && strcmp (argv[1], "--serve") == 0)
     return serve ();
-  if (argc != 3 || (strcmp (argv[1], "cold") != 0 && strcmp (argv[1], "template") != 0))
+  static const char *const modes[] = { "cold", "template", "r-cold", "r-template" };
+  int mode = -1;
+  for (int i = 0; argc == 3 && i < 4; i++)
+    if (strcmp (argv[1], modes[i]) == 0)
+      mode = i;
+  if (mode < 0)
     {
-      fprintf (stderr, "usage: zygote-bench cold|template N\n");
+      fprintf (stderr, "usage: zygote-bench cold|template|r-cold|r-template N\n");
       return 2;
     }
   if (geteuid () != 0)
@@ -207,5 +290,13 @@ main (int argc, char **argv)
   if (len < 0)
     fail ("/proc/self/exe", NULL);
   self[len] = '\0';
-  return strcmp (argv[1], "cold") == 0 ? cold (n) : template (n, self);
+  switch (mode)
+    {
+    case 0:
+      return cold (n);
+    case 2:
+      return r_cold (n);
+    default:
+      return template (n, self, mode == 3);
+    }
 }
