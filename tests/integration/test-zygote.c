@@ -456,6 +456,10 @@ static const char *const r_exprs[] = {
   "exists('.Random.seed', globalenv())",
   "format(1/3, digits = 17)",
   "as.integer(system('exit 3'))",
+  /* Its descriptors (but the file R -e reads its script from, which only
+   * a cold R still has open): the channel, stdout, stderr, R's own. */
+  "sub('\\\\[[0-9]+\\\\]', '', grep('Rscript', Sys.readlink(list.files('/proc/self/fd', full.names = TRUE)), "
+  "value = TRUE, invert = TRUE))",
 };
 #define N_EXPRS (sizeof r_exprs / sizeof *r_exprs)
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,8 +111,10 @@ securer_zygote_r_serve (int *result)
       struct securer_landlock_report rep;
       if (dup2 (chan, 0) < 0)
         _exit (125);
-      if (chan != 0)
-        close (chan);
+      /* Nothing of the template's but the std descriptors (stdout and
+       * stderr are still the template's: not yet passed per session). */
+      if (syscall (SYS_close_range, 3, ~0u, 0) < 0)
+        _exit (125);
       if (securer_zygote_confine (&plans.confinement, &rep, &err) < 0)
         session_fail (0, err);
       *result = 1;
