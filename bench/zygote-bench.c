@@ -17,10 +17,14 @@
  *                             attached) and N R sessions forked from it, each
  *                             asked one expression
  *
+ * With ZYGOTE_BENCH_PSS=1, the r- modes keep every R idle once it has
+ * answered and print their PSS (and the template's) instead.
+ *
  * Root only (host-id leases).  Time both in one hyperfine run; the
  * difference of N=1 and N=K runs is K-1 times the per-session cost. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +32,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -136,10 +141,68 @@ serve (void)
 }
 
 #define R_BIN "/usr/lib/R/bin/exec/R"
-/* R reads one expression from its channel (fd 0) and answers on it. */
+/* R reads one expression from its channel (fd 0), answers on it, and
+ * idles until the channel ends. */
 #define R_EVAL_ONE                                                                                   \
   "i <- file('stdin', 'r'); o <- file('stdin', 'w');"                                              \
-  "writeLines(deparse(eval(parse(text = readLines(i, 1L)))), o); flush(o); quit(save = 'no')"
+  "writeLines(deparse(eval(parse(text = readLines(i, 1L)))), o); flush(o);"                        \
+  "invisible(readLines(i, 1L)); quit(save = 'no')"
+
+/* ZYGOTE_BENCH_PSS=1: every R stays idle after its answer until all have
+ * answered, then the PSS of each (its processes found by their host uid)
+ * is printed instead of timing anything. */
+static bool pss_mode;
+
+/* Proportional set size, in kB, of the processes named R running as
+ * host uid `uid`. */
+static unsigned long
+pss_of_uid (uid_t uid)
+{
+  unsigned long total = 0;
+  DIR *d = opendir ("/proc");
+  for (struct dirent *e; d && (e = readdir (d));)
+    {
+      char path[300], line[256], comm[32] = "";
+      struct stat st;
+      snprintf (path, sizeof path, "/proc/%s", e->d_name);
+      if (e->d_name[0] < '0' || e->d_name[0] > '9' || stat (path, &st) < 0 || st.st_uid != uid)
+        continue;
+      snprintf (path, sizeof path, "/proc/%s/comm", e->d_name);
+      FILE *f = fopen (path, "re");
+      if (f == NULL || fgets (comm, sizeof comm, f) == NULL || strcmp (comm, "R\n") != 0)
+        {
+          if (f)
+            fclose (f);
+          continue;
+        }
+      fclose (f);
+      snprintf (path, sizeof path, "/proc/%s/smaps_rollup", e->d_name);
+      f = fopen (path, "re");
+      unsigned long kb;
+      while (f && fgets (line, sizeof line, f))
+        if (sscanf (line, "Pss: %lu kB", &kb) == 1)
+          total += kb;
+      if (f)
+        fclose (f);
+    }
+  if (d)
+    closedir (d);
+  return total;
+}
+
+static void
+pss_report (const char *what, const uid_t *uids, unsigned n)
+{
+  unsigned long sum = 0, min = ~0ul, max = 0;
+  for (unsigned i = 0; i < n; i++)
+    {
+      unsigned long kb = pss_of_uid (uids[i]);
+      sum += kb;
+      min = kb < min ? kb : min;
+      max = kb > max ? kb : max;
+    }
+  printf ("%s: %u idle R, PSS mean %.1f MB (%.1f-%.1f)\n", what, n, sum / 1024.0 / n, min / 1024.0, max / 1024.0);
+}
 
 static char *r_env[8] = { (char *) "R_SHARE_DIR=/usr/share/R/share", (char *) "R_INCLUDE_DIR=/usr/share/R/include",
                           (char *) "R_DOC_DIR=/usr/share/R/doc", (char *) "LANG=C.UTF-8", NULL };
@@ -164,26 +227,47 @@ r_cold (unsigned n)
   char script[] = R_EVAL_ONE;
   char *argv[] = { (char *) R_BIN, (char *) "--vanilla", (char *) "--no-echo", (char *) "--no-restore",
                    (char *) "-e", script, NULL };
+  struct securer_sandbox **sbs = calloc (n, sizeof *sbs);
+  int *socks = calloc (n, sizeof *socks);
+  uid_t *uids = calloc (n, sizeof *uids);
+  if (sbs == NULL || socks == NULL || uids == NULL)
+    fail ("calloc", NULL);
   for (unsigned i = 0; i < n; i++)
     {
       int sp[2];
       if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
         fail ("socketpair", NULL);
       securer_err_t err = NULL;
-      struct securer_sandbox *sb;
       struct securer_spawn_opts so = { .policy = p, .argv = argv, .extra_env = r_env, .stdin_fd = sp[1],
                                        .stdout_fd = -1, .stderr_fd = -1 };
-      struct securer_status st;
-      if (securer_sandbox_spawn (&so, &sb, &err) < 0)
+      if (securer_sandbox_spawn (&so, &sbs[i], &err) < 0)
         fail ("cold R", err);
       close (sp[1]);
       r_ask (sp[0]);
-      if (securer_sandbox_wait (sb, &st, &err) < 0)
+      socks[i] = sp[0];
+      char proc[32];
+      struct stat st;
+      snprintf (proc, sizeof proc, "/proc/%d", (int) securer_sandbox_pid (sbs[i]));
+      uids[i] = stat (proc, &st) == 0 ? st.st_uid : 0;
+      if (!pss_mode)
+        close (socks[i]);
+    }
+  if (pss_mode)
+    pss_report ("cold", uids, n);
+  for (unsigned i = 0; i < n; i++)
+    {
+      securer_err_t err = NULL;
+      struct securer_status st;
+      if (pss_mode)
+        close (socks[i]);
+      if (securer_sandbox_wait (sbs[i], &st, &err) < 0)
         fail ("cold R", err);
       securer_status_clear (&st);
-      securer_sandbox_free (sb);
-      close (sp[0]);
+      securer_sandbox_free (sbs[i]);
     }
+  free (sbs);
+  free (socks);
+  free (uids);
   securer_policy_free (p);
   return 0;
 }
@@ -229,6 +313,11 @@ template (unsigned n, const char *self, bool r)
   if (securer_zygote_template_start (&so, &sb, &err) < 0)
     fail ("template", err);
   close (sv[1]);
+  struct host_id_lease *leases = calloc (n, sizeof *leases);
+  int *socks = calloc (n, sizeof *socks);
+  uid_t *uids = calloc (n, sizeof *uids);
+  if (leases == NULL || socks == NULL || uids == NULL)
+    fail ("calloc", NULL);
   for (unsigned i = 0; i < n; i++)
     {
       struct host_id_lease lease = { .fd = -1 };
@@ -254,9 +343,33 @@ template (unsigned n, const char *self, bool r)
         r_ask (sp[0]);
       else if (recv (sp[0], &c, 1, 0) != 1 || c != 'R')
         fail ("session did not confine itself", NULL);
+      if (pss_mode)
+        {
+          leases[i] = lease;
+          socks[i] = sp[0];
+          uids[i] = lease.id;
+          continue;
+        }
       close (sp[0]);
       securer_hostids_release (&lease);
     }
+  if (pss_mode)
+    {
+      pss_report ("template sessions", uids, n);
+      char proc[32];
+      struct stat st;
+      snprintf (proc, sizeof proc, "/proc/%d", (int) securer_sandbox_pid (sb));
+      uid_t own = stat (proc, &st) == 0 ? st.st_uid : 0;
+      pss_report ("the template", &own, 1);
+      for (unsigned i = 0; i < n; i++)
+        {
+          close (socks[i]);
+          securer_hostids_release (&leases[i]);
+        }
+    }
+  free (leases);
+  free (socks);
+  free (uids);
   close (sv[0]);
   securer_sandbox_kill (sb, &err);
   securer_sandbox_free (sb);
@@ -285,6 +398,10 @@ main (int argc, char **argv)
       return 77;
     }
   unsigned n = (unsigned) strtoul (argv[2], NULL, 10);
+  if (n == 0)
+    n = 1;
+  const char *pe = getenv ("ZYGOTE_BENCH_PSS");
+  pss_mode = pe != NULL && strcmp (pe, "1") == 0;
   char self[4096];
   ssize_t len = readlink ("/proc/self/exe", self, sizeof self - 1);
   if (len < 0)
