@@ -327,14 +327,18 @@ template (unsigned n, const char *self, bool r)
       int sp[2];
       if (socketpair (AF_UNIX, r ? SOCK_STREAM | SOCK_CLOEXEC : SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
         fail ("socketpair", NULL);
-      union { char b[CMSG_SPACE (sizeof (int))]; struct cmsghdr a; } u;
+      /* The R module takes the channel, stdout and stderr (the bench's). */
+      int fds[3] = { sp[1], 1, 2 };
+      unsigned nfds = r ? 3 : 1;
+      union { char b[CMSG_SPACE (3 * sizeof (int))]; struct cmsghdr a; } u;
       struct iovec iov = { &index, sizeof index };
-      struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+      struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+                           .msg_controllen = CMSG_SPACE (nfds * sizeof (int)) };
       struct cmsghdr *h = CMSG_FIRSTHDR (&mh);
       h->cmsg_level = SOL_SOCKET;
       h->cmsg_type = SCM_RIGHTS;
-      h->cmsg_len = CMSG_LEN (sizeof (int));
-      memcpy (CMSG_DATA (h), &sp[1], sizeof (int));
+      h->cmsg_len = CMSG_LEN (nfds * sizeof (int));
+      memcpy (CMSG_DATA (h), fds, nfds * sizeof (int));
       if (sendmsg (sv[0], &mh, MSG_NOSIGNAL) != sizeof index)
         fail ("request a session", NULL);
       close (sp[1]);

@@ -42,24 +42,31 @@ struct report {
   char text[512];
 };
 
+/* One datagram of len bytes with n (0-3) descriptors. */
 static inline void
-send_fd (int sock, const void *buf, size_t len, int fd)
+send_fds (int sock, const void *buf, size_t len, const int *fds, unsigned n)
 {
-  union { char b[CMSG_SPACE (sizeof (int))]; struct cmsghdr a; } u;
+  union { char b[CMSG_SPACE (3 * sizeof (int))]; struct cmsghdr a; } u;
   struct iovec iov = { (void *) buf, len };
   struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-  if (fd >= 0)
+  if (n > 0)
     {
       mh.msg_control = u.b;
-      mh.msg_controllen = sizeof u.b;
+      mh.msg_controllen = CMSG_SPACE (n * sizeof (int));
       struct cmsghdr *h = CMSG_FIRSTHDR (&mh);
       h->cmsg_level = SOL_SOCKET;
       h->cmsg_type = SCM_RIGHTS;
-      h->cmsg_len = CMSG_LEN (sizeof (int));
-      memcpy (CMSG_DATA (h), &fd, sizeof fd);
+      h->cmsg_len = CMSG_LEN (n * sizeof (int));
+      memcpy (CMSG_DATA (h), fds, n * sizeof (int));
     }
   if (sendmsg (sock, &mh, MSG_NOSIGNAL) != (ssize_t) len)
     _exit (90);
+}
+
+static inline void
+send_fd (int sock, const void *buf, size_t len, int fd)
+{
+  send_fds (sock, buf, len, &fd, fd >= 0 ? 1 : 0);
 }
 
 /* One datagram of exactly len bytes; *fd a passed descriptor (or -1),

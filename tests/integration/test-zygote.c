@@ -456,6 +456,7 @@ static const char *const r_exprs[] = {
   "exists('.Random.seed', globalenv())",
   "format(1/3, digits = 17)",
   "as.integer(system('exit 3'))",
+  "{ cat('to its own stdout\\n'); flush(stdout()); 0L }",
   /* Its descriptors (but the file R -e reads its script from, which only
    * a cold R still has open): the channel, stdout, stderr, R's own. */
   "sub('\\\\[[0-9]+\\\\]', '', grep('Rscript', Sys.readlink(list.files('/proc/self/fd', full.names = TRUE)), "
@@ -565,12 +566,29 @@ r_template (const char *policy_path, char answers[][512])
       uint32_t index;
       cr_assert_eq (securer_hostids_acquire (&lease, &err), 0, "%s", securer_error_message (err));
       cr_assert_eq (securer_zygote_index (lease.id, first, count, &index, &err), 0);
-      int sp[2];
+      int sp[2], out[2];
       cr_assert_eq (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
-      send_fd (ctl[0], &index, sizeof index, sp[1]);
+      cr_assert_eq (pipe2 (out, O_CLOEXEC), 0);
+      /* Its own stdout, and stderr where the test's goes. */
+      int fds[3] = { sp[1], out[1], 2 };
+      send_fds (ctl[0], &index, sizeof index, fds, 3);
       close (sp[1]);
+      close (out[1]);
       r_ask (sp[0], r_exprs[i], answers[i], 512);
       close (sp[0]);
+      /* What the session printed is in its own pipe, and only there: the
+       * write end closes when it ends (nothing else holds it). */
+      char printed[256];
+      size_t len = 0;
+      ssize_t n;
+      while (len + 1 < sizeof printed && (n = read (out[0], printed + len, sizeof printed - 1 - len)) > 0)
+        len += (size_t) n;
+      printed[len] = '\0';
+      close (out[0]);
+      if (strstr (r_exprs[i], "its own stdout") != NULL)
+        cr_expect_str_eq (printed, "to its own stdout\n");
+      else
+        cr_expect_str_eq (printed, "", "%s printed '%s'", r_exprs[i], printed);
       securer_hostids_release (&lease);
     }
   close (ctl[0]);

@@ -2,9 +2,10 @@
  * dyn.load() (docs/architecture.md, "Sessions from a template").  R calls
  * securer_zygote_r_prepare once with a policy file, then
  * securer_zygote_r_serve, which returns in each session's payload (result
- * 1: fd 0 is now the session's channel, the session confined as the
- * policy says) and in the template only when its control socket (fd 3)
- * ends (result 0).  Requests are parsed here, never evaluated. */
+ * 1: fds 0-2 are now the session's channel, stdout and stderr, the session
+ * confined as the policy says) and in the template only when its control
+ * socket (fd 3) ends or carries a malformed request (result 0).  Requests
+ * are parsed here, never evaluated. */
 #include <config.h>
 
 #include <errno.h>
@@ -40,20 +41,28 @@ securer_zygote_r_prepare (char **path, int *ok)
 }
 
 /* One request: the session's index in the template's id range, with its
- * channel. */
+ * channel, stdout and stderr (exactly three descriptors; anything else
+ * ends the template). */
 static int
-next_request (uint32_t *index, int *chan)
+next_request (uint32_t *index, int fds[3])
 {
-  union { char b[CMSG_SPACE (sizeof (int))]; struct cmsghdr a; } u;
+  union { char b[CMSG_SPACE (3 * sizeof (int))]; struct cmsghdr a; } u;
   struct iovec iov = { index, sizeof *index };
   struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
-  if (recvmsg (CTL_FD, &mh, MSG_CMSG_CLOEXEC) != sizeof *index)
+  if (recvmsg (CTL_FD, &mh, MSG_CMSG_CLOEXEC) != sizeof *index || (mh.msg_flags & MSG_CTRUNC))
     return -1;
   struct cmsghdr *h = CMSG_FIRSTHDR (&mh);
-  if (h == NULL || h->cmsg_type != SCM_RIGHTS)
+  if (h == NULL || h->cmsg_type != SCM_RIGHTS || h->cmsg_len != CMSG_LEN (3 * sizeof (int)))
     return -1;
-  memcpy (chan, CMSG_DATA (h), sizeof *chan);
+  memcpy (fds, CMSG_DATA (h), 3 * sizeof (int));
   return 0;
+}
+
+static void
+close_all (const int fds[3])
+{
+  for (int i = 0; i < 3; i++)
+    close (fds[i]);
 }
 
 /* A session's failure goes to its channel, which the host reads. */
@@ -71,18 +80,18 @@ securer_zygote_r_serve (int *result)
 {
   static const char *const tmpfs[] = { "/tmp", "/dev/shm", NULL };
   uint32_t index;
-  int chan;
+  int fds[3];
   *result = 0;
   if (plans.confinement.p == NULL)
     return;
-  while (next_request (&index, &chan) == 0)
+  while (next_request (&index, fds) == 0)
     {
       while (waitpid (-1, NULL, WNOHANG) > 0)
         ;
       pid_t c = fork ();
       if (c != 0)
         {
-          close (chan);
+          close_all (fds);
           if (c < 0)
             return;
           continue;
@@ -95,24 +104,25 @@ securer_zygote_r_serve (int *result)
       if (g > 0)
         _exit (0);
       if (g < 0)
-        session_fail (chan, err);
+        session_fail (fds[0], err);
       /* pid 1 of the session: forks the payload and ends with it. */
       pid_t pl = fork ();
       if (pl < 0)
         _exit (125);
       if (pl > 0)
         {
-          close (chan);
+          close_all (fds);
           int st;
           while (waitpid (pl, &st, 0) < 0 && errno == EINTR)
             ;
           _exit (WIFEXITED (st) ? WEXITSTATUS (st) : 128 + WTERMSIG (st));
         }
       struct securer_landlock_report rep;
-      if (dup2 (chan, 0) < 0)
-        _exit (125);
-      /* Nothing of the template's but the std descriptors (stdout and
-       * stderr are still the template's: not yet passed per session). */
+      /* Its own channel, stdout and stderr on 0-2, and nothing else of
+       * the template's. */
+      for (int i = 0; i < 3; i++)
+        if (dup2 (fds[i], i) < 0)
+          _exit (125);
       if (syscall (SYS_close_range, 3, ~0u, 0) < 0)
         _exit (125);
       if (securer_zygote_confine (&plans.confinement, &rep, &err) < 0)
