@@ -66,3 +66,16 @@ bench-zygote-probe: bench/zygote-probe
 bench-template-estimate: securer securer-init
 	@SECURER_BIN=$(abs_top_builddir)/securer $(SHELL) $(srcdir)/bench/template-estimate.sh
 EXTRA_DIST += bench/template-estimate.sh
+# Sessions from a template next to cold sandboxes, without R (results:
+# docs/benchmarks.md, "Sessions from a template").  Root only.
+noinst_PROGRAMS += bench/zygote-bench
+bench_zygote_bench_SOURCES = bench/zygote-bench.c
+bench_zygote_bench_LDADD = libsecurer-core.la
+.PHONY: bench-zygote
+bench-zygote: bench/zygote-bench securer-init src/runtime/zygote/securer-zygote.la
+	hyperfine -N --warmup 3 --runs 30 \
+	  '$(abs_top_builddir)/bench/zygote-bench cold 1' '$(abs_top_builddir)/bench/zygote-bench cold 20' \
+	  '$(abs_top_builddir)/bench/zygote-bench template 1' '$(abs_top_builddir)/bench/zygote-bench template 20'
+	hyperfine -N --warmup 1 --runs 10 \
+	  '$(abs_top_builddir)/bench/zygote-bench r-cold 1' '$(abs_top_builddir)/bench/zygote-bench r-cold 10' \
+	  '$(abs_top_builddir)/bench/zygote-bench r-template 1' '$(abs_top_builddir)/bench/zygote-bench r-template 10'

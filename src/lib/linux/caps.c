@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "linux/launch.h"
+#include "linux/zygote.h"
 
 /* Raw capget/capset: libcap-ng's reader also parses /proc/PID/status
  * (twice), which is most of this step's cost on the launch path. */
@@ -72,5 +73,40 @@ securer_linux_drop_caps (securer_err_t *err)
     if (prctl (PR_CAPBSET_READ, c, 0, 0, 0) == 1
         || prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) == 1)
       return securer_error_set (err, EPERM, "capability %d still in the bounding or ambient set", c);
+  return 0;
+}
+
+int
+securer_zygote_keep_setid_caps (securer_err_t *err)
+{
+  /* A template's payload runs as inside 0 and execs: without SECBIT_NOROOT
+   * the exec gives it back its bounding set, so the bounding set is what it
+   * keeps.  CAP_SETUID and CAP_SETGID let it become a session's leased id
+   * (docs/security.md, "Session templates"); nothing else survives. */
+  const uint64_t keep = (1ull << CAP_SETUID) | (1ull << CAP_SETGID);
+  if (prctl (PR_SET_SECUREBITS, SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED, 0, 0, 0) < 0)
+    return securer_error_set (err, errno, "set securebits");
+  for (int c = 0;; c++)
+    if (!(keep & (1ull << c)) && prctl (PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+      {
+        if (errno == EINVAL)
+          break;
+        return securer_error_set (err, errno, "drop capability %d from the bounding set", c);
+      }
+  if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+    return securer_error_set (err, errno, "clear the ambient capabilities");
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct d[2];
+  memset (d, 0, sizeof d);
+  d[0].effective = d[0].permitted = (uint32_t) keep;
+  if (syscall (SYS_capset, &h, d) < 0)
+    return securer_error_set (err, errno, "keep CAP_SETUID and CAP_SETGID only");
+  if (caps_get (d) < 0)
+    return securer_error_set (err, errno, "read capabilities");
+  if (d[0].permitted != keep || d[1].permitted || d[0].inheritable || d[1].inheritable)
+    return securer_error_set (err, EPERM, "capabilities other than CAP_SETUID and CAP_SETGID remain");
+  for (int c = 0; c <= CAP_LAST_CAP; c++)
+    if (prctl (PR_CAPBSET_READ, c, 0, 0, 0) == 1 && !(keep & (1ull << c)))
+      return securer_error_set (err, EPERM, "capability %d still in the bounding set", c);
   return 0;
 }

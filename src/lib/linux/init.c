@@ -146,7 +146,7 @@ securer_init_main (struct launch_plan *lp)
   if (p->namespaces & SECURER_NS_MOUNT)
     {
       step (lp, "set up the filesystem");
-      if (securer_linux_setup_rootfs (p, lp->verbose, &err) < 0)
+      if (securer_linux_setup_rootfs_ex (p, lp->verbose, lp->tpl != NULL, &err) < 0)
         fail (lp, &err);
     }
   if (p->hostname != NULL && (p->namespaces & SECURER_NS_UTS))

@@ -152,7 +152,19 @@ struct launch_plan {
   bool verbose;
   int init_fd;              /* securer-init, opened (O_PATH) before clone */
   int gate_fd;              /* payload: EOF once securer-init is undumpable */
+  const struct launch_template *tpl;  /* a session template (zygote.c), or NULL */
 };
+
+/* A session template's launch (docs/architecture.md, "Sessions from a
+ * template"): its map also holds the lease range [first, first + count),
+ * its payload runs as inside 0 keeping CAP_SETUID/CAP_SETGID, and its proc
+ * mounts are bare.  The caller passes a policy without Landlock and seccomp:
+ * each session applies its own. */
+struct launch_template {
+  uint32_t first, count;
+};
+int securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch_template *tpl,
+                          struct securer_sandbox **out, securer_err_t *err);
 
 /* ---- spawn.c: the payload ------------------------------------------------ */
 __attribute__ ((noreturn)) void securer_payload_main (struct launch_plan *lp, pid_t init_pid);

@@ -16,9 +16,21 @@
  * pivot_roots into it and detaches the old root.  Afterwards applies masks
  * and (for RO binds) remounts read-only; every mount is nosuid,nodev. */
 int securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, securer_err_t *err);
+/* The same; bare_proc: proc mounts get no masks and no read-only entries
+ * and neither do the policy's masks below them (a session template's,
+ * docs/architecture.md "Sessions from a template"). */
+int securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, bool bare_proc,
+                                   securer_err_t *err);
 /* Whether every proc mount hides `entry` (relative to the mount: "kcore",
  * "sys/fs/file-nr", or something below such an entry). */
 bool securer_linux_proc_masked (const char *entry);
+/* The entries every proc mount hides (relative to the mount), *n of them:
+ * for a proc mounted outside securer_linux_setup_rootfs (zygote.c). */
+const char *const *securer_linux_proc_masks (size_t *n);
+/* Whether path is on or below one of the policy's proc mounts. */
+bool securer_linux_under_proc (const struct securer_policy *p, const char *path);
+/* The entries every proc mount makes read-only. */
+const char *const *securer_linux_proc_readonly (size_t *n);
 
 /* A --verbose line on stderr from the sandbox's child: formatted on the
  * stack and written with one write(2) (dprintf allocates a buffer and takes

@@ -73,3 +73,17 @@ tests_integration_test_tenants_SOURCES = tests/integration/test-tenants.c tests/
 tests_integration_test_tenants_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_tenants_LDADD = $(TEST_LIBS)
 endif
+libsecurer_core_la_SOURCES += src/lib/linux/zygote.h src/lib/linux/zygote.c src/lib/linux/zygote-confine.c
+if ENABLE_TESTS
+check_PROGRAMS += tests/integration/test-zygote
+TESTS += tests/integration/test-zygote
+tests_integration_test_zygote_SOURCES = tests/integration/test-zygote.c tests/helpers/zygote-wire.h tests/integration/run-util.h
+tests_integration_test_zygote_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_zygote_LDADD = $(TEST_LIBS)
+endif
+if ENABLE_TESTS
+check_PROGRAMS += tests/helpers/zygote-template
+tests_helpers_zygote_template_SOURCES = tests/helpers/zygote-template.c tests/helpers/zygote-wire.h
+tests_helpers_zygote_template_CFLAGS = $(AM_CFLAGS)
+tests_helpers_zygote_template_LDADD = libsecurer-core.la
+endif

@@ -96,6 +96,7 @@ struct rootfs {
   int empty_dir;     /* the same for directories */
   int scratch;       /* directory of content_tree's files, or -1 */
   char scratch_name[32];
+  bool bare_proc;    /* a template's proc: nothing mounted over it (zygote.c) */
 };
 
 static void log_step (const struct rootfs *r, const char *fmt, ...)
@@ -815,7 +816,10 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
       return -1;
     }
   log_step (r, "proc on %s%s", m->dest, m->pid_only ? " (subset=pid)" : "");
-  if (m->pid_only)
+  /* subset=pid has nothing to hide.  A template's sessions mount their own
+   * proc, which the kernel refuses while any mount covers a file of this
+   * one; each session masks its own. */
+  if (m->pid_only || r->bare_proc)
     {
       close (mnt);
       return 0;
@@ -1132,11 +1136,17 @@ pivot (struct rootfs *r, securer_err_t *err)
 int
 securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, securer_err_t *errp)
 {
+  return securer_linux_setup_rootfs_ex (p, verbose, false, errp);
+}
+
+int
+securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, bool bare_proc, securer_err_t *errp)
+{
   /* The helpers look at *err to tell "missing" from "failed". */
   securer_err_t local = NULL;
   securer_err_t *err = errp != NULL ? errp : &local;
   struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1, .empty_file = -1,
-                      .empty_dir = -1, .scratch = -1 };
+                      .empty_dir = -1, .scratch = -1, .bare_proc = bare_proc };
   int rc = -1;
   if (p->n_mounts > SECURER_MAX_MOUNTS)
     {
@@ -1167,7 +1177,7 @@ securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, secure
       close_fd (&r.trees[i]);
     }
   for (size_t i = 0; i < p->n_masks; i++)
-    if (mask_path (&r, p->masks[i], err) < 0)
+    if (!(bare_proc && securer_linux_under_proc (p, p->masks[i])) && mask_path (&r, p->masks[i], err) < 0)
       {
         securer_error_prefix (err, "mask %s", p->masks[i]);
         goto out;
@@ -1198,5 +1208,32 @@ securer_linux_proc_masked (const char *entry)
       if (strncmp (entry, proc_masked[i], len) == 0 && (entry[len] == '\0' || entry[len] == '/'))
         return true;
     }
+  return false;
+}
+
+const char *const *
+securer_linux_proc_masks (size_t *n)
+{
+  *n = sizeof proc_masked / sizeof *proc_masked;
+  return proc_masked;
+}
+
+const char *const *
+securer_linux_proc_readonly (size_t *n)
+{
+  *n = sizeof proc_readonly / sizeof *proc_readonly;
+  return proc_readonly;
+}
+
+bool
+securer_linux_under_proc (const struct securer_policy *p, const char *path)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].type == SECURER_MOUNT_PROC)
+      {
+        size_t len = strlen (p->mounts[i].dest);
+        if (strncmp (path, p->mounts[i].dest, len) == 0 && (path[len] == '/' || path[len] == '\0'))
+          return true;
+      }
   return false;
 }

@@ -30,6 +30,7 @@
 
 #include "linux/landlock-internal.h"
 #include "linux/launch.h"
+#include "linux/zygote.h"
 #include "seccomp/seccomp.h"
 #include "securer/paths.h"
 
@@ -120,7 +121,7 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
       securer_error_set (&err, errno, "chdir %s", cwd);
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
     }
-  if (securer_linux_drop_caps (&err) < 0)
+  if ((lp->tpl ? securer_zygote_keep_setid_caps (&err) : securer_linux_drop_caps (&err)) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     {
@@ -691,6 +692,13 @@ int
 securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_sandbox **out,
                        securer_err_t *err)
 {
+  return securer_launch_spawn (opts, NULL, out, err);
+}
+
+int
+securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch_template *tpl,
+                      struct securer_sandbox **out, securer_err_t *err)
+{
   *out = NULL;
   if (opts == NULL || opts->policy == NULL || opts->argv == NULL || opts->argv[0] == NULL
       || opts->argv[0][0] == '\0')
@@ -731,6 +739,9 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
 
   if (check_policy (p, err) < 0 || securer_userns_plan (p, &lp.ids, &sb->host_ids, err) < 0)
     goto fail;
+  lp.tpl = tpl;
+  if (tpl != NULL)
+    lp.ids.uid = lp.ids.gid = 0;   /* setresuid over the lease range needs inside 0's CAP_SETUID */
   if (!(p->namespaces & SECURER_NS_USER))
     {
       /* Without a user namespace there is no map: the ids are host ids. */
@@ -850,7 +861,9 @@ securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_san
       goto fail_child;
     }
 
-  if ((p->namespaces & SECURER_NS_USER) && securer_userns_write_maps (pid, &lp.ids, err) < 0)
+  if ((p->namespaces & SECURER_NS_USER)
+      && (tpl ? securer_zygote_template_maps (pid, lp.ids.host_uid, tpl->first, tpl->count, err)
+              : securer_userns_write_maps (pid, &lp.ids, err)) < 0)
     goto fail_child;
   if (sb->cg != NULL && securer_cgroup_add_pid (sb->cg, pid, err) < 0)
     {

@@ -1,0 +1,221 @@
+/* The namespace steps of one session forked from a template: the part of
+ * docs/architecture.md ("Sessions from a template") between the template's
+ * fork and the session's pid 1 having its own /proc and /tmp.  Everything
+ * here runs in forks of a single-threaded template, so raw id syscalls
+ * (no nptl setxid broadcast) and stack buffers only. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "linux/launch.h"
+#include "linux/linux.h"
+#include "linux/zygote.h"
+#include "securer/sandbox.h"
+
+static int
+write_at (const char *path, const char *text, securer_err_t *err)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return securer_error_set (err, errno, "open %s", path);
+  size_t len = strlen (text);
+  ssize_t w = write (fd, text, len);
+  int saved = errno;
+  close (fd);
+  if (w != (ssize_t) len)
+    return securer_error_set (err, w < 0 ? saved : EIO, "write '%.*s' to %s", (int) strcspn (text, "\n"), text,
+                              path);
+  return 0;
+}
+
+int
+securer_zygote_template_maps (pid_t template_pid, uint32_t own, uint32_t first, uint32_t count,
+                              securer_err_t *err)
+{
+  if (count == 0 || (uint64_t) first + count > 4294967295ull || own == 0)
+    return securer_error_set (err, EINVAL, "template map: own id %u, range %u+%u", own, first, count);
+  /* Inside 0 is the template itself and inside host-first+1 each id of the
+   * range.  The template's own id is usually leased from that range too:
+   * the kernel refuses two inside ids for one host id, so the range is
+   * split around it and its index stays unmapped (a session asking for it
+   * fails to become it). */
+  char map[160], path[64];
+  int len = snprintf (map, sizeof map, "0 %u 1\n", own);
+  if (own >= first && own - first < count)
+    {
+      uint32_t below = own - first, above = count - below - 1;
+      if (below)
+        len += snprintf (map + len, sizeof map - (size_t) len, "1 %u %u\n", first, below);
+      if (above)
+        len += snprintf (map + len, sizeof map - (size_t) len, "%u %u %u\n", below + 2, own + 1, above);
+    }
+  else
+    snprintf (map + len, sizeof map - (size_t) len, "1 %u %u\n", first, count);
+  static const char *const files[] = { "uid_map", "gid_map" };
+  for (size_t i = 0; i < 2; i++)
+    {
+      snprintf (path, sizeof path, "/proc/%d/%s", (int) template_pid, files[i]);
+      if (write_at (path, map, err) < 0)
+        return securer_error_prefix (err, "template of pid %d", (int) template_pid);
+    }
+  return 0;
+}
+
+int
+securer_zygote_index (uint32_t host, uint32_t first, uint32_t count, uint32_t *index, securer_err_t *err)
+{
+  if (host < first || host - first >= count)
+    return securer_error_set (err, ERANGE, "host id %u is not in the template's range %u-%u", host, first,
+                              first + count - 1);
+  *index = host - first + 1;
+  return 0;
+}
+
+/* The policy's masks and read-only entries over this session's own proc: a file gets /dev/null,
+ * a directory an empty read-only tmpfs (as mount.c does for a cold
+ * sandbox).  The template's proc cannot carry them: its mounts would be
+ * locked here and this proc mount refused (not "fully visible"). */
+static int
+mask_one (const char *path, securer_err_t *err)
+{
+  struct stat st;
+  if (lstat (path, &st) < 0)
+    return errno == ENOENT ? 0 : securer_error_set (err, errno, "mask %s", path);
+  int rc = S_ISDIR (st.st_mode)
+    ? mount ("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,nr_inodes=1,mode=0555")
+    : mount ("/dev/null", path, NULL, MS_BIND, NULL);
+  return rc < 0 ? securer_error_set (err, errno, "mask %s", path) : 0;
+}
+
+static int
+mask_proc (const struct securer_policy *p, securer_err_t *err)
+{
+  size_t n;
+  const char *const *masks = securer_linux_proc_masks (&n);
+  for (size_t i = 0; i < n; i++)
+    {
+      char path[128];
+      snprintf (path, sizeof path, "/proc/%s", masks[i]);
+      if (mask_one (path, err) < 0)
+        return -1;
+    }
+  /* The policy's own masks there: the template could not apply them. */
+  for (size_t i = 0; p && i < p->n_masks; i++)
+    if (securer_linux_under_proc (p, p->masks[i]) && mask_one (p->masks[i], err) < 0)
+      return -1;
+  const char *const *ro = securer_linux_proc_readonly (&n);
+  for (size_t i = 0; i < n; i++)
+    {
+      char path[128];
+      snprintf (path, sizeof path, "/proc/%s", ro[i]);
+      if (mount (path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+        {
+          if (errno == ENOENT)
+            continue;
+          return securer_error_set (err, errno, "bind %s", path);
+        }
+      if (mount (NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+        return securer_error_set (err, errno, "make %s read-only", path);
+    }
+  return 0;
+}
+
+/* pid 1 of the session: its own proc, tmpfs mounts and hostname. */
+static int
+session_pid1 (const struct securer_zygote_session *s, securer_err_t *err)
+{
+  if (getpid () != 1)
+    return securer_error_set (err, EPROTO, "session init is pid %d, not 1", (int) getpid ());
+  if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+    return securer_error_set (err, errno, "mount the session's /proc");
+  if (mask_proc (s->policy, err) < 0)
+    return -1;
+  for (const char *const *t = s->tmpfs; t && *t; t++)
+    {
+      char opts[64] = "mode=1777";
+      if (s->tmpfs_size)
+        snprintf (opts, sizeof opts, "mode=1777,size=%llu", (unsigned long long) s->tmpfs_size);
+      if (mount ("tmpfs", *t, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+        return securer_error_set (err, errno, "mount a fresh tmpfs on %s", *t);
+    }
+  if (s->hostname && sethostname (s->hostname, strlen (s->hostname)) < 0)
+    return securer_error_set (err, errno, "set hostname '%s'", s->hostname);
+  return 0;
+}
+
+pid_t
+securer_zygote_enter (const struct securer_zygote_session *s, securer_err_t *err)
+{
+  if (s->index == 0)
+    return securer_error_set (err, EINVAL, "session index 0 is the template's own id");
+  /* Becoming the leased id before unshare makes the session's user
+   * namespace owned by that host id, so the kernel charges its counters
+   * to it, not to the template's id. */
+  if (syscall (SYS_setresgid, s->index, s->index, s->index) < 0)
+    return securer_error_set (err, errno, "setresgid %u in the template", s->index);
+  if (syscall (SYS_setresuid, s->index, s->index, s->index) < 0)
+    return securer_error_set (err, errno, "setresuid %u in the template", s->index);
+  /* The id change made the process undumpable: /proc/self/uid_map would be
+   * root's and the map below could not be written. */
+  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+    return securer_error_set (err, errno, "set dumpable");
+  if (unshare (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+    return securer_error_set (err, errno, "unshare the session's namespaces");
+  /* Only the namespace or its parent may write these maps, and the host is
+   * two levels up: the session maps its own single id, which needs no
+   * privilege. */
+  char map[48];
+  snprintf (map, sizeof map, "%u %u 1\n", s->inside, s->index);
+  if (write_at ("/proc/self/uid_map", map, err) < 0 || write_at ("/proc/self/setgroups", "deny", err) < 0
+      || write_at ("/proc/self/gid_map", map, err) < 0)
+    return securer_error_prefix (err, "map the session's id");
+  if (syscall (SYS_setresgid, s->inside, s->inside, s->inside) < 0
+      || syscall (SYS_setresuid, s->inside, s->inside, s->inside) < 0)
+    return securer_error_set (err, errno, "become %u in the session", s->inside);
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    return securer_error_set (err, errno, "make the session's mounts private");
+  /* A process cannot enter the pid namespace it unshared; its next child
+   * is pid 1 there. */
+  pid_t g = fork ();
+  if (g < 0)
+    return securer_error_set (err, errno, "fork the session's pid 1");
+  if (g > 0)
+    return g;
+  if (session_pid1 (s, err) < 0)
+    return securer_error_prefix (err, "session %u", s->index);
+  return 0;
+}
+
+int
+securer_zygote_template_start (const struct securer_spawn_opts *opts, struct securer_sandbox **out,
+                               securer_err_t *err)
+{
+  const struct securer_policy *p = opts->policy;
+  struct launch_template tpl;
+  int rc = -1;
+  if (geteuid () != 0)
+    securer_error_set (err, EPERM, "only root may map the host-id lease range into a template");
+  else if (p == NULL || !(p->namespaces & SECURER_NS_USER) || !(p->namespaces & SECURER_NS_PID)
+           || !(p->namespaces & SECURER_NS_MOUNT))
+    securer_error_set (err, EINVAL, "a template needs user, pid and mount namespaces");
+  else if (p->landlock.mode != SECURER_ENFORCE_OFF || p->seccomp.enabled)
+    securer_error_set (err, EINVAL, "a template has no Landlock domain and no seccomp filter "
+                                    "(each session applies its own)");
+  else if (securer_hostids_range (&tpl.first, &tpl.count, err) == 0)
+    rc = securer_launch_spawn (opts, &tpl, out, err);
+  if (rc < 0)
+    {
+      securer_error_prefix (err, "session template");
+      securer_error_set_status (err, SECURER_EXIT_SETUP);
+    }
+  return rc;
+}
