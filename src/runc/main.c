@@ -1321,6 +1321,17 @@ main (int argc, char **argv)
             usage (stdout);
             return 0;
           }
+        /* Only these put runtime processes into a container. */
+        if (strcmp (argv[i], "create") == 0 || strcmp (argv[i], "run") == 0
+            || strcmp (argv[i], "exec") == 0)
+          {
+            securer_err_t err = NULL;
+            if (oci_self_protect (argv, &err) < 0)
+              {
+                securer_error_set_status (&err, 125);
+                return fail (&err);
+              }
+          }
         return cmds[k].fn (argc - i, argv + i);
       }
   return usage_error (NULL, "unknown command \"%s\"", argv[i]);

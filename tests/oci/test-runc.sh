@@ -268,6 +268,53 @@ check "killed create: delete --force succeeds" 0 "$?"
 left=$(ls -d /sys/fs/cgroup/*/securer-runc-test/killed /sys/fs/cgroup/securer-runc-test/killed 2>/dev/null)
 check "killed create: cgroups removed" "" "$left"
 
+# ---- the runtime's binary cannot be rewritten from inside (CVE-2019-5736) --
+# A process that `exec` starts is the runtime until its execve; a script
+# whose interpreter is /proc/self/exe makes it run the runtime again inside
+# the container.  The container holds that executable open and, once no
+# runtime process runs, reopens it for writing.  A copy of the runtime is
+# used so that a failure damages nothing else.
+cp "$RUNC" "$WORK/runc-copy"
+RC () { "$WORK/runc-copy" --root "$ROOT" "$@"; }
+before=$(cksum <"$WORK/runc-copy")
+make_bundle "$WORK/b15" 'c["root"]["readonly"] = False' 'c["process"]["args"] = ["sh", "/hold.sh"]'
+# The runtime's shared libraries, so that it can run in the container.
+for lib in $(ldd "$WORK/runc-copy" | grep -o '/[^ ]*'); do
+  mkdir -p "$WORK/b15/rootfs${lib%/*}" && cp "$lib" "$WORK/b15/rootfs$lib"
+done
+printf '#!/proc/self/exe --log=/tmp/fifo\n' >"$WORK/b15/rootfs/evil"
+chmod 755 "$WORK/b15/rootfs/evil"
+cat >"$WORK/b15/rootfs/hold.sh" <<'SH'
+mkfifo /tmp/fifo
+# The runtime re-run as the interpreter blocks opening its log, the fifo.
+while :; do
+  for d in /proc/[0-9]*; do
+    exe=$(readlink $d/exe 2>/dev/null) || continue
+    case $exe in */busybox|"") ;; *) p=${d#/proc/}; break 2 ;; esac
+  done
+  sleep 0.02
+done
+exec 3<"/proc/$p/exe" || { echo noopen >/result; exit 0; }
+cat /tmp/fifo >/dev/null
+while [ -e "/proc/$p" ]; do sleep 0.02; done
+# Text-file-busy while a runtime process still runs it: retry.
+for _ in $(seq 200); do
+  if out=$(printf '#' 2>&1 >>/proc/self/fd/3); then echo WRITABLE >/result; exit 0; fi
+  case $out in *busy*) sleep 0.05 ;; *) echo "refused: $out" >/result; exit 0 ;; esac
+done
+echo "busy" >/result
+SH
+RC create --bundle "$WORK/b15" selfexe >/dev/null 2>&1 && RC start selfexe \
+  && RC exec --detach selfexe /evil >/dev/null 2>&1
+for _ in $(seq 200); do [ -s "$WORK/b15/rootfs/result" ] && break; sleep 0.05; done
+result=$(cat "$WORK/b15/rootfs/result" 2>/dev/null)
+case $result in
+  refused*|noopen) ok "runtime binary: not writable from the container ($result)" ;;
+  *) not_ok "runtime binary: writable from the container or test did not run: [$result]" ;;
+esac
+check "runtime binary: unchanged on the host" "$before" "$(cksum <"$WORK/runc-copy")"
+RC delete --force selfexe >/dev/null 2>&1
+
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {
   name=$1

@@ -288,4 +288,11 @@ uint64_t oci_proc_start_time_any (pid_t pid);
 int oci_hooks_run (const struct oci_spec *s, enum oci_hook_kind k, const char *state_json,
                    securer_err_t *err);
 
+/* ---- selfexe.c ------------------------------------------------------------ */
+/* Before a command starts container processes: re-executes argv from a
+ * sealed memfd copy of the runtime (returns only on failure or once
+ * running from one), then makes the process non-dumpable. */
+int oci_self_protect (char **argv, securer_err_t *err);
+bool oci_self_is_sealed (void);
+
 #endif
