@@ -204,12 +204,26 @@ write_pid_file (const char *path, pid_t pid, securer_err_t *err)
 {
   if (path == NULL)
     return 0;
+  /* The pid file's directory belongs to the engine, and what else can
+   * write there is not ours to judge: a fresh name made with O_EXCL
+   * follows no planted symlink, and rename replaces a link at path
+   * rather than writing through it. */
   char *tmp = malloc (strlen (path) + 8);
-  sprintf (tmp, "%s.tmpXX", path);
-  FILE *f = fopen (tmp, "we");
+  sprintf (tmp, "%s.XXXXXX", path);
+  int fd = mkostemp (tmp, O_CLOEXEC);
+  char text[16];
+  int len = snprintf (text, sizeof text, "%d", (int) pid);
   int rc = 0;
-  if (f == NULL || fprintf (f, "%d", (int) pid) < 0 || fclose (f) != 0 || rename (tmp, path) < 0)
-    rc = securer_error_set (err, errno, "write pid file %s", path);
+  bool written = fd >= 0 && fchmod (fd, 0644) == 0 && write (fd, text, (size_t) len) == len;
+  int e = errno;
+  if (fd >= 0 && close (fd) < 0 && written)
+    written = false, e = errno;
+  if (!written || rename (tmp, path) < 0)
+    {
+      rc = securer_error_set (err, written ? errno : e, "write pid file %s", path);
+      if (fd >= 0)
+        unlink (tmp);
+    }
   free (tmp);
   return rc;
 }

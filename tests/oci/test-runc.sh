@@ -315,6 +315,18 @@ esac
 check "runtime binary: unchanged on the host" "$before" "$(cksum <"$WORK/runc-copy")"
 RC delete --force selfexe >/dev/null 2>&1
 
+# ---- the pid file is written without following planted symlinks ----------
+# The engine's directory may hold links made by others: the temporary name
+# the pid file is written under must not write through one.
+echo victim >"$WORK/victim"
+for suffix in .tmpXX .tmp .new; do ln -sf "$WORK/victim" "$WORK/pf.pid$suffix"; done
+make_bundle "$WORK/b16" 'c["process"]["args"] = ["true"]'
+R create --bundle "$WORK/b16" --pid-file "$WORK/pf.pid" pidfile >/dev/null 2>&1
+check "pid file: a planted symlink is not written through" victim "$(cat "$WORK/victim")"
+[ -f "$WORK/pf.pid" ] && [ ! -L "$WORK/pf.pid" ] && ok "pid file: a regular file" || not_ok "pid file: not a regular file"
+check "pid file: the container's pid" "$(R state pidfile | json_field pid)" "$(cat "$WORK/pf.pid")"
+R delete --force pidfile >/dev/null 2>&1
+
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {
   name=$1
