@@ -196,9 +196,13 @@ check "delete --force of a paused container" 0 "$?"
 make_bundle "$WORK/b6" 'c["linux"]["namespaces"].append({"type": "user"})' \
   'c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 65536}]' \
   'c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 65536}]' \
-  'c["process"]["args"] = ["sh", "-c", "cat /proc/self/uid_map; id -u"]'
+  'c["process"]["args"] = ["sh", "-c", "cat /proc/self/uid_map; id -u; echo oom=$(cat /proc/self/oom_score_adj)"]' \
+  'c["process"]["oomScoreAdj"] = 123'
 out=$(R run --bundle "$WORK/b6" userns 2>&1)
 check_contains "user namespace: the spec's uid map" "200000" "$out"
+# The setup runs non-dumpable: its /proc files are the host root's, which
+# the container's root cannot write; the runtime writes the value.
+check_contains "user namespace: process.oomScoreAdj applied" "oom=123" "$out"
 
 # ---- tmpcopyup: a tmpfs that starts with what it covers --------------------
 make_bundle "$WORK/b12" \

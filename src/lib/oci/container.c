@@ -762,15 +762,24 @@ process_limits (const struct oci_process *p, securer_err_t *err)
       if (setrlimit (p->rlimits[i].resource, &r) < 0)
         return securer_error_set (err, errno, "process.rlimits[%zu]", i);
     }
-  if (p->has_oom_score_adj)
-    {
-      char v[16];
-      snprintf (v, sizeof v, "%d", p->oom_score_adj);
-      if (oci_write_file ("/proc/self/oom_score_adj", v, err) < 0)
-        return securer_error_prefix (err, "process.oomScoreAdj");
-    }
   if (p->has_umask)
     umask (p->umask);
+  return 0;
+}
+
+int
+oci_oom_score_adj (pid_t pid, const struct oci_process *p, securer_err_t *err)
+{
+  if (!p->has_oom_score_adj)
+    return 0;
+  char path[64], v[16];
+  if (pid == 0)
+    snprintf (path, sizeof path, "/proc/self/oom_score_adj");
+  else
+    snprintf (path, sizeof path, "/proc/%d/oom_score_adj", (int) pid);
+  snprintf (v, sizeof v, "%d", p->oom_score_adj);
+  if (oci_write_file (path, v, err) < 0)
+    return securer_error_prefix (err, "process.oomScoreAdj");
   return 0;
 }
 

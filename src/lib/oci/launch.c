@@ -241,6 +241,8 @@ oci_launch_container (const struct oci_launch *l, struct oci_cgroup *cg, const c
     goto kill;
   if (cg && oci_cgroup_add_pid (cg, pid, err) < 0)
     goto kill;
+  if (oci_oom_score_adj (pid, &s->proc, err) < 0)
+    goto kill;
   if (id)
     {
       char *state = NULL;
@@ -340,7 +342,9 @@ oci_launch_exec (const struct oci_exec_opts *o, pid_t *pid_out, securer_err_t *e
       securer_err_t e = NULL;
       close (rep[0]);
       child_signals ();
-      if (oci_cgroup_join_self (o->cg, &e) == 0 && join_namespaces (fds, &e) == 0)
+      /* Still in the host's namespaces: see oci_oom_score_adj. */
+      if (oci_oom_score_adj (0, o->proc, &e) == 0 && oci_cgroup_join_self (o->cg, &e) == 0
+          && join_namespaces (fds, &e) == 0)
         {
           if (!o->proc->terminal && setsid () < 0)
             securer_error_set (&e, errno, "setsid");

@@ -230,6 +230,13 @@ int oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), v
 int oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
                       const struct oci_layer *layer, int console_fd, securer_err_t *err);
 
+/* Writes process.oomScoreAdj for pid (0: the caller; a pid of another
+ * pid namespace than the caller's /proc would name someone else).  From the runtime's side, in the
+ * host's user namespace: the setup runs non-dumpable, so the process's
+ * own /proc files belong to the host's root, which a container root in a
+ * user namespace cannot write. */
+int oci_oom_score_adj (pid_t pid, const struct oci_process *p, securer_err_t *err);
+
 /* ---- launch.c ------------------------------------------------------------ */
 /* Clones the container's first process, writes its id maps, adds it to cg,
  * runs the prestart/createRuntime hooks (id given) and waits until it is
