@@ -1335,6 +1335,12 @@ main (int argc, char **argv)
             usage (stdout);
             return 0;
           }
+        if (strcmp (argv[i], "features") != 0 && strcmp (argv[i], "spec") != 0)
+          {
+            securer_err_t err = NULL;
+            if (oci_root_check (g.root, &err) < 0)
+              return fail (&err);
+          }
         /* Only these put runtime processes into a container. */
         if (strcmp (argv[i], "create") == 0 || strcmp (argv[i], "run") == 0
             || strcmp (argv[i], "exec") == 0)

@@ -331,6 +331,30 @@ check "pid file: a planted symlink is not written through" victim "$(cat "$WORK/
 check "pid file: the container's pid" "$(R state pidfile | json_field pid)" "$(cat "$WORK/pf.pid")"
 R delete --force pidfile >/dev/null 2>&1
 
+# ---- a state root others could write to is refused ------------------------
+# The state names pids to signal, cgroups to remove and bundles whose hooks
+# run as root.
+mkdir -p "$WORK/shared"
+chmod 1777 "$WORK/shared"
+make_bundle "$WORK/b17" 'c["process"]["args"] = ["true"]'
+"$RUNC" --root "$WORK/shared/state" create --bundle "$WORK/b17" sticky >/dev/null 2>&1
+check "state root: under a sticky directory: accepted" 0 "$?"
+"$RUNC" --root "$WORK/shared/state" delete --force sticky >/dev/null 2>&1
+chmod 0777 "$WORK/shared"
+# (Output to a file: a container that were created would hold a pipe open.)
+"$RUNC" --root "$WORK/shared/state" create --bundle "$WORK/b17" shared >"$WORK/b17.out" 2>&1
+rc=$?
+out=$(cat "$WORK/b17.out")
+check "state root: under a directory others can write: refused" 1 "$rc"
+check_contains "state root: the directory named" "$WORK/shared is writable by others" "$out"
+out=$("$RUNC" --root "$WORK/shared/state" list -q 2>&1); rc=$?
+check "state root: list refused too" 1 "$rc"
+chmod 0755 "$WORK/shared"
+mkdir -p "$WORK/shared/other"
+chown 65534 "$WORK/shared/other"
+out=$("$RUNC" --root "$WORK/shared/other" state x 2>&1)
+check_contains "state root: another user's directory refused" "belongs to uid 65534" "$out"
+
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {
   name=$1

@@ -280,6 +280,9 @@ struct oci_state {
 };
 /* Validates an id (no '/', not "." or "..", printable). */
 int oci_id_check (const char *id, securer_err_t *err);
+/* Refuses a state root (or a directory above it) that another user owns
+ * or that others may write to. */
+int oci_root_check (const char *root, securer_err_t *err);
 int oci_state_save (const struct oci_state *st, securer_err_t *err);
 int oci_state_load (const char *root, const char *id, struct oci_state **out, securer_err_t *err);
 enum oci_status oci_state_status (const struct oci_state *st);

@@ -30,6 +30,42 @@ oci_id_check (const char *id, securer_err_t *err)
   return 0;
 }
 
+int
+oci_root_check (const char *root, securer_err_t *err)
+{
+  /* The state names pids to signal, cgroups to remove and bundles whose
+   * hooks run as root: whoever can write the state directory, or any
+   * directory above it (the sticky bit aside: others cannot then rename
+   * what is ours), can make us do that.  Missing components are fine:
+   * create makes them 0700. */
+  char *p = strdup (root);
+  int rc = 0;
+  for (;;)
+    {
+      const char *name = *p ? p : "/";
+      struct stat st;
+      if (stat (name, &st) < 0)
+        {
+          if (errno != ENOENT)
+            rc = securer_error_set (err, errno, "--root %s: %s", root, name);
+        }
+      else if (!S_ISDIR (st.st_mode))
+        rc = securer_error_set (err, ENOTDIR, "--root %s: %s is not a directory", root, name);
+      else if (st.st_uid != 0 && st.st_uid != geteuid ())
+        rc = securer_error_set (err, EPERM, "--root %s: %s belongs to uid %u", root, name,
+                                (unsigned) st.st_uid);
+      else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        rc = securer_error_set (err, EPERM, "--root %s: %s is writable by others (mode %04o)", root,
+                                name, (unsigned) (st.st_mode & 07777));
+      char *slash = strrchr (p, '/');
+      if (rc < 0 || slash == NULL || *p == '\0')
+        break;
+      *slash = '\0';
+    }
+  free (p);
+  return rc;
+}
+
 static uint64_t
 start_time (pid_t pid, bool zombie_ok)
 {
