@@ -101,6 +101,9 @@ Test (oci_spec, unknown_and_unsupported_fields_are_named)
            "", "mounts[0].options");
   refused ("\"mounts\": [{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"/tmp\", \"options\": [\"tmpcopyup\"]}],",
            "", "mounts[0].options: tmpcopyup is for tmpfs");
+  /* The kernel drops a bind mount's data unread: rro would not hold. */
+  refused ("\"mounts\": [{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"/tmp\", \"options\": [\"rbind\", \"rro\"]}],",
+           "", "mounts[0].options: \"rro\" is not supported for a bind mount");
   refused ("", ", \"uidMappings\": [{\"containerID\": 0, \"hostID\": 1000, \"size\": 1}]", "linux.uidMappings");
 }
 

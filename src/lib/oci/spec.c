@@ -427,6 +427,10 @@ parse_mount (json_t *j, size_t idx, struct oci_mount *m, securer_err_t *err)
     return refuse (err, "%s.options: tmpcopyup is for tmpfs mounts only", where);
   if (m->bind && (m->source == NULL || m->source[0] != '/'))
     return refuse (err, "%s.source: a bind mount needs an absolute source", where);
+  /* A bind mount takes no filesystem options: the kernel would drop them
+   * unread, and "rro", "rnoexec" and the like would silently not hold. */
+  if (m->bind && m->data)
+    return refuse (err, "%s.options: \"%s\" is not supported for a bind mount", where, m->data);
   return 0;
 }
 
