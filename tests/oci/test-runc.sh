@@ -355,6 +355,35 @@ chown 65534 "$WORK/shared/other"
 out=$("$RUNC" --root "$WORK/shared/other" state x 2>&1)
 check_contains "state root: another user's directory refused" "belongs to uid 65534" "$out"
 
+# ---- masking binds only the real null device (runc CVE-2025-31133) -------
+# A /dev/null that is something else would be bound over every masked file.
+make_bundle "$WORK/b18" 'c["process"]["args"] = ["true"]' \
+  'c["linux"]["devices"] = [{"path": "/dev/null", "type": "c", "major": 1, "minor": 5}]'
+R create --bundle "$WORK/b18" fakenull >"$WORK/b18.out" 2>&1
+check "masking: a /dev/null that is not 1:3 is refused" 125 "$?"
+check_contains "masking: the reason named" "/dev/null is not the null device" "$(cat "$WORK/b18.out")"
+R delete --force fakenull >/dev/null 2>&1
+# A masked path that is a symlink in the image masks the link's target
+# inside the container, never a host path.
+make_bundle "$WORK/b19" 'c["root"]["readonly"] = False' \
+  'c["linux"]["maskedPaths"] = ["/etc/secret-link", "/etc/dirlink"]' \
+  'c["linux"]["readonlyPaths"] = ["/etc/rolink"]' \
+  'c["process"]["args"] = ["sh", "-c", "echo s=$(cat /etc/secret); echo entries=$(ls /etc/dir); echo x > /etc/ro/f || echo ro-ok"]'
+echo secret >"$WORK/b19/rootfs/etc/secret"
+ln -s /etc/secret "$WORK/b19/rootfs/etc/secret-link"
+mkdir -p "$WORK/b19/rootfs/etc/dir" "$WORK/b19/rootfs/etc/ro"
+touch "$WORK/b19/rootfs/etc/dir/file"
+ln -s ../../../../../../etc/dir "$WORK/b19/rootfs/etc/dirlink"
+ln -s /etc/ro "$WORK/b19/rootfs/etc/rolink"
+out=$(R run --bundle "$WORK/b19" masklinks 2>&1)
+check_contains "maskedPaths through a symlink: the target in the container masked" "s=
+" "$out
+"
+check_contains "maskedPaths through a relative symlink: the directory masked" "entries=
+" "$out
+"
+check_contains "readonlyPaths through a symlink: read-only" "ro-ok" "$out"
+
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {
   name=$1
@@ -377,6 +406,8 @@ refused "unknown annotation" "annotations.run.securer.bogus" 'c["annotations"] =
 refused "blockIO" "linux.resources.blockIO" 'c["linux"]["resources"]["blockIO"] = {"weight": 10}'
 refused "unknown capability" "process.capabilities.bounding[0]" 'c["process"]["capabilities"]["bounding"] = ["CAP_FLY"]'
 refused "mount type" "mounts[0].type" 'c["mounts"][0]["type"] = "overlay"'
+refused "recursive read-only bind" "rro" \
+  'c["mounts"].append({"destination": "/mnt", "type": "bind", "source": "/tmp", "options": ["rbind", "rro"]})'
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]

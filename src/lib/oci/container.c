@@ -509,36 +509,114 @@ apply_sysctls (const struct oci_spec *s, securer_err_t *err)
   return 0;
 }
 
+/* A masked or read-only path, after pivot_root: resolved without magic
+ * links and kept open, so that what is checked is what gets mounted on
+ * (through /proc/self/fd; nothing can be swapped in between).  -1 with
+ * errno ENOENT: not there, nothing to do. */
+static int
+open_target (const char *what, const char *p, struct stat *st, securer_err_t *err)
+{
+  int fd = sys_openat2 (AT_FDCWD, p, O_PATH | O_CLOEXEC, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+  if (fd < 0)
+    {
+      if (errno != ENOENT)
+        securer_error_set (err, errno, "%s: %s", what, p);
+      return -1;
+    }
+  if (fstat (fd, st) < 0)
+    {
+      securer_error_set (err, errno, "%s: %s", what, p);
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* The container's /dev/null, which masks files: it must be the null
+ * device (runc's CVE-2025-31133: a /dev/null replaced by anything else
+ * would be bound over the masked files, or a link to what it names). */
+static int
+open_null (securer_err_t *err)
+{
+  int fd = open ("/dev/null", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) < 0)
+    {
+      securer_error_set (err, errno, "maskedPaths: open /dev/null");
+      if (fd >= 0)
+        close (fd);
+      return -1;
+    }
+  if (!S_ISCHR (st.st_mode) || st.st_rdev != makedev (1, 3))
+    {
+      close (fd);
+      return securer_error_set (err, EPERM, "maskedPaths: /dev/null is not the null device (1:3)");
+    }
+  return fd;
+}
+
 static int
 mask_paths (const struct oci_spec *s, securer_err_t *err)
 {
+  int null = s->n_masked ? open_null (err) : -1;
+  if (s->n_masked && null < 0)
+    return -1;
+  char src[64], target[64];
+  fd_path (null, src);
   for (size_t i = 0; i < s->n_masked; i++)
     {
       const char *p = s->masked[i];
       struct stat st;
-      if (lstat (p, &st) < 0)
+      int fd = open_target ("maskedPaths", p, &st, err);
+      if (fd < 0)
         {
-          if (errno == ENOENT)
-            continue;
-          return securer_error_set (err, errno, "maskedPaths: %s", p);
+          if (err && *err)
+            {
+              close (null);
+              return -1;
+            }
+          continue;
         }
+      fd_path (fd, target);
       int rc = S_ISDIR (st.st_mode)
-                 ? mount ("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0")
-                 : mount ("/dev/null", p, NULL, MS_BIND, NULL);
+                 ? mount ("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0")
+                 : mount (src, target, NULL, MS_BIND, NULL);
+      int e = errno;
+      close (fd);
       if (rc < 0)
-        return securer_error_set (err, errno, "maskedPaths: %s", p);
+        {
+          close (null);
+          return securer_error_set (err, e, "maskedPaths: %s", p);
+        }
     }
+  if (null >= 0)
+    close (null);
   for (size_t i = 0; i < s->n_readonly; i++)
     {
       const char *p = s->readonly[i];
-      if (mount (p, p, NULL, MS_BIND | MS_REC, NULL) < 0)
+      struct stat st;
+      int fd = open_target ("readonlyPaths", p, &st, err);
+      if (fd < 0)
         {
-          if (errno == ENOENT)
-            continue;
-          return securer_error_set (err, errno, "readonlyPaths: %s", p);
+          if (err && *err)
+            return -1;
+          continue;
         }
-      if (bind_remount (p, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, err) < 0)
-        return securer_error_prefix (err, "readonlyPaths");
+      fd_path (fd, target);
+      int rc = mount (target, target, NULL, MS_BIND | MS_REC, NULL);
+      int e = errno;
+      close (fd);
+      if (rc < 0)
+        return securer_error_set (err, e, "readonlyPaths: %s", p);
+      /* The new mount is on top of what fd pointed at: reopen to reach it. */
+      fd = open_target ("readonlyPaths", p, &st, err);
+      if (fd < 0)
+        return err && *err ? -1 : securer_error_set (err, ENOENT, "readonlyPaths: %s", p);
+      fd_path (fd, target);
+      rc = bind_remount (target, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, err);
+      close (fd);
+      if (rc < 0)
+        return securer_error_prefix (err, "readonlyPaths: %s", p);
     }
   return 0;
 }
