@@ -251,7 +251,7 @@ connect_console (const char *path, securer_err_t *err)
 static void
 remove_state_dir (const char *dir)
 {
-  static const char *const files[] = { "state.json", "state.json.tmp", "exec.fifo", NULL };
+  static const char *const files[] = { "state.json", "state.json.tmp", "exec.fifo", "config.json", NULL };
   for (size_t i = 0; files[i]; i++)
     {
       char *p = malloc (strlen (dir) + strlen (files[i]) + 2);
@@ -307,6 +307,35 @@ report_fd_number (const struct oci_spec *s, int fd)
     return fd;
   close (fd);
   return high;
+}
+
+static char *
+saved_config_path (const struct oci_state *st)
+{
+  char *p = malloc (strlen (st->dir) + sizeof "/config.json");
+  sprintf (p, "%s/config.json", st->dir);
+  return p;
+}
+
+/* The spec as create read it, kept for exec, start and delete. */
+static int
+save_config (const struct oci_state *st, const struct oci_spec *s, securer_err_t *err)
+{
+  char *path = saved_config_path (st);
+  int rc = json_dump_file (s->json, path, JSON_COMPACT);
+  if (rc < 0)
+    securer_error_set (err, errno, "save %s", path);
+  free (path);
+  return rc;
+}
+
+static int
+load_saved_spec (const struct oci_state *st, struct oci_spec **out, securer_err_t *err)
+{
+  char *path = saved_config_path (st);
+  int rc = oci_spec_load_saved (path, st->bundle, out, err);
+  free (path);
+  return rc;
 }
 
 /* Everything of create; with wait_start the process waits on the fifo.
@@ -369,7 +398,8 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
   st->annotations = json_incref (json_object_get (s->json, "annotations"));
   /* Saved before anything is made, and again with each thing made, so a
    * create killed half-way leaves what `delete --force` needs. */
-  if (oci_state_save (st, err) < 0 || oci_cgroup_create (s, g.systemd_cgroup, id, &st->cg, err) < 0
+  if (oci_state_save (st, err) < 0 || save_config (st, s, err) < 0
+      || oci_cgroup_create (s, g.systemd_cgroup, id, &st->cg, err) < 0
       || oci_state_save (st, err) < 0)
     goto fail;
   if (wait_start)
@@ -474,7 +504,7 @@ run_hooks (const struct oci_state *st, enum oci_hook_kind k, securer_err_t *err)
 {
   struct oci_spec *s = NULL;
   securer_err_t ignore = NULL;
-  if (oci_spec_load (st->bundle, &s, &ignore) < 0)
+  if (load_saved_spec (st, &s, &ignore) < 0)
     {
       securer_error_free (&ignore);
       return 0;
@@ -958,7 +988,7 @@ cmd_exec (int argc, char **argv)
                          oci_status_name (oci_state_status (st)));
       goto out;
     }
-  if (oci_spec_load (st->bundle, &s, &err) < 0 || oci_spec_seccomp_policy (s, &sc, &err) < 0
+  if (load_saved_spec (st, &s, &err) < 0 || oci_spec_seccomp_policy (s, &sc, &err) < 0
       || oci_seccomp_prepare (sc, &prog, &err) < 0
       || (s->securer_policy && oci_layer_load (s->securer_policy, &layer, &err) < 0))
     goto out;

@@ -183,6 +183,16 @@ out=$(R exec ex true 2>&1)
 check_contains "exec into a paused container: refused" "is paused" "$out"
 R resume ex
 check "resume: state running" running "$(R state ex | json_field status)"
+# The bundle's config.json changed after create changes nothing: exec
+# takes the process defaults and filter from the spec create read.
+python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+for k in ("bounding", "effective", "permitted"):
+    c["process"]["capabilities"][k].append("CAP_SYS_ADMIN")
+json.dump(c, open(sys.argv[1], "w"))' "$WORK/b5/config.json"
+out=$(R exec ex grep CapEff /proc/self/status 2>&1)
+check_contains "exec: the spec as create read it, not the bundle's changed one" "CapEff:	0000000020000420" "$out"
 R exec --detach --pid-file "$WORK/ex.pid" ex sleep 1000
 check "exec --detach: exit status" 0 "$?"
 check "exec --detach: pid file" sleep "$(cat /proc/$(cat "$WORK/ex.pid")/comm)"

@@ -133,6 +133,12 @@ struct oci_spec {
 int oci_spec_load (const char *bundle, struct oci_spec **out, securer_err_t *err);
 /* The same from a config.json path (bundle = its directory). */
 int oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_t *err);
+/* The copy of config.json that create keeps in the state directory
+ * (bundle: the container's bundle directory, for relative paths).  exec,
+ * start and delete read this one: a bundle's config.json changed after
+ * create changes nothing of a container. */
+int oci_spec_load_saved (const char *config_path, const char *bundle, struct oci_spec **out,
+                         securer_err_t *err);
 /* Reads a process object alone (runc exec --process FILE) into *proc. */
 int oci_process_parse (json_t *j, const char *where, struct oci_process *proc, securer_err_t *err);
 void oci_process_clear (struct oci_process *p);

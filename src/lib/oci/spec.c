@@ -927,8 +927,9 @@ parse_spec (struct oci_spec *s, securer_err_t *err)
   return 0;
 }
 
-int
-oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_t *err)
+/* config_path read into *out; bundle NULL: config_path's directory. */
+static int
+load_spec (const char *config_path, const char *bundle, struct oci_spec **out, securer_err_t *err)
 {
   json_error_t je;
   json_t *j = json_load_file (config_path, 0, &je);
@@ -945,7 +946,9 @@ oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_
   char *slash = strrchr (dir, '/');
   if (slash)
     *slash = '\0';
-  s->bundle = realpath (slash ? (*dir ? dir : "/") : ".", NULL);
+  if (bundle == NULL)
+    bundle = slash ? (*dir ? dir : "/") : ".";
+  s->bundle = realpath (bundle, NULL);
   free (dir);
   if (s->bundle == NULL)
     {
@@ -961,6 +964,19 @@ oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_
     }
   *out = s;
   return 0;
+}
+
+int
+oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_t *err)
+{
+  return load_spec (config_path, NULL, out, err);
+}
+
+int
+oci_spec_load_saved (const char *config_path, const char *bundle, struct oci_spec **out,
+                     securer_err_t *err)
+{
+  return load_spec (config_path, bundle, out, err);
 }
 
 int
