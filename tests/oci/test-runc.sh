@@ -393,6 +393,16 @@ check_contains "maskedPaths through a relative symlink: the directory masked" "e
 " "$out
 "
 check_contains "readonlyPaths through a symlink: read-only" "ro-ok" "$out"
+# Without a proc mount, /proc/self/fd would be the image's to point anywhere.
+make_bundle "$WORK/b20" 'c["process"]["args"] = ["true"]' \
+  'c["mounts"] = [m for m in c["mounts"] if m["type"] != "proc"]' \
+  'c["linux"]["maskedPaths"] = ["/etc"]' 'c["linux"]["readonlyPaths"] = []'
+mkdir -p "$WORK/b20/rootfs/proc/self/fd"
+for n in $(seq 3 40); do ln -s /tmp "$WORK/b20/rootfs/proc/self/fd/$n"; done
+R create --bundle "$WORK/b20" noproc >"$WORK/b20.out" 2>&1
+check "maskedPaths without a proc mount: refused" 125 "$?"
+check_contains "maskedPaths without a proc mount: the reason" "needs a proc mount on /proc" "$(cat "$WORK/b20.out")"
+R delete --force noproc >/dev/null 2>&1
 
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {

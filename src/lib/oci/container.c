@@ -555,9 +555,29 @@ open_null (securer_err_t *err)
   return fd;
 }
 
+/* After pivot_root, /proc/self/fd is the container's: it must be a real
+ * procfs at /proc (not a directory or links of the image) before a mount
+ * goes through it. */
+static int
+check_proc (const char *what, securer_err_t *err)
+{
+  int fd = sys_openat2 (AT_FDCWD, "/proc", O_PATH | O_DIRECTORY | O_CLOEXEC,
+                        RESOLVE_NO_SYMLINKS);
+  struct statfs sf;
+  bool ok = fd >= 0 && fstatfs (fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+  if (fd >= 0)
+    close (fd);
+  if (!ok)
+    return securer_error_set (err, EINVAL, "%s: needs a proc mount on /proc", what);
+  return 0;
+}
+
 static int
 mask_paths (const struct oci_spec *s, securer_err_t *err)
 {
+  if ((s->n_masked || s->n_readonly)
+      && check_proc (s->n_masked ? "maskedPaths" : "readonlyPaths", err) < 0)
+    return -1;
   int null = s->n_masked ? open_null (err) : -1;
   if (s->n_masked && null < 0)
     return -1;
