@@ -403,6 +403,20 @@ R create --bundle "$WORK/b20" noproc >"$WORK/b20.out" 2>&1
 check "maskedPaths without a proc mount: refused" 125 "$?"
 check_contains "maskedPaths without a proc mount: the reason" "needs a proc mount on /proc" "$(cat "$WORK/b20.out")"
 R delete --force noproc >/dev/null 2>&1
+# A namespaced sysctl is written to the container's procfs, and refused
+# where /proc is the image's (it would land in an image file, silently).
+make_bundle "$WORK/b21" 'c["linux"]["sysctl"] = {"net.ipv4.ip_forward": "1"}' \
+  'c["process"]["args"] = ["cat", "/proc/sys/net/ipv4/ip_forward"]'
+check "sysctl: applied in the container's network namespace" 1 "$(R run --bundle "$WORK/b21" sysctl 2>&1)"
+make_bundle "$WORK/b21" 'c["linux"]["sysctl"] = {"net.ipv4.ip_forward": "1"}' \
+  'c["process"]["args"] = ["true"]' 'c["linux"]["maskedPaths"] = []' 'c["linux"]["readonlyPaths"] = []' \
+  'c["mounts"] = [m for m in c["mounts"] if m["type"] != "proc"]'
+mkdir -p "$WORK/b21/rootfs/proc/sys/net/ipv4"
+echo 0 >"$WORK/b21/rootfs/proc/sys/net/ipv4/ip_forward"
+R create --bundle "$WORK/b21" sysctlnoproc >"$WORK/b21.out" 2>&1
+check "sysctl without a proc mount: refused" 125 "$?"
+check_contains "sysctl without a proc mount: the reason" "linux.sysctl: needs a proc mount on /proc" "$(cat "$WORK/b21.out")"
+R delete --force sysctlnoproc >/dev/null 2>&1
 
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {

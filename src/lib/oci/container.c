@@ -493,9 +493,28 @@ pivot (const char *rootfs, securer_err_t *err)
   return 0;
 }
 
+/* After pivot_root, /proc is the container's: it must be a real procfs
+ * (not a directory or links of the image) before a mount goes through
+ * /proc/self/fd or a sysctl is written under /proc/sys. */
+static int
+check_proc (const char *what, securer_err_t *err)
+{
+  int fd = sys_openat2 (AT_FDCWD, "/proc", O_PATH | O_DIRECTORY | O_CLOEXEC,
+                        RESOLVE_NO_SYMLINKS);
+  struct statfs sf;
+  bool ok = fd >= 0 && fstatfs (fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+  if (fd >= 0)
+    close (fd);
+  if (!ok)
+    return securer_error_set (err, EINVAL, "%s: needs a proc mount on /proc", what);
+  return 0;
+}
+
 static int
 apply_sysctls (const struct oci_spec *s, securer_err_t *err)
 {
+  if (s->n_sysctl && check_proc ("linux.sysctl", err) < 0)
+    return -1;
   for (size_t i = 0; i < s->n_sysctl; i++)
     {
       char path[256];
@@ -553,23 +572,6 @@ open_null (securer_err_t *err)
       return securer_error_set (err, EPERM, "maskedPaths: /dev/null is not the null device (1:3)");
     }
   return fd;
-}
-
-/* After pivot_root, /proc/self/fd is the container's: it must be a real
- * procfs at /proc (not a directory or links of the image) before a mount
- * goes through it. */
-static int
-check_proc (const char *what, securer_err_t *err)
-{
-  int fd = sys_openat2 (AT_FDCWD, "/proc", O_PATH | O_DIRECTORY | O_CLOEXEC,
-                        RESOLVE_NO_SYMLINKS);
-  struct statfs sf;
-  bool ok = fd >= 0 && fstatfs (fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
-  if (fd >= 0)
-    close (fd);
-  if (!ok)
-    return securer_error_set (err, EINVAL, "%s: needs a proc mount on /proc", what);
-  return 0;
 }
 
 static int
