@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -597,9 +598,20 @@ kill_container (const struct oci_state *st, int sig, bool all, securer_err_t *er
     }
   if (oci_state_status (st) == OCI_STOPPED)
     return all ? 0 : securer_error_set (err, ESRCH, "container \"%s\" is not running", st->id);
-  /* start_time was checked just now: pid is still the container's. */
-  if (kill (st->pid, sig) < 0)
-    return securer_error_set (err, errno, "kill %d", (int) st->pid);
+  /* A pidfd names one process for good: once start_time matches after
+   * it is open, the signal cannot reach a process that reused the pid. */
+  int pfd = (int) syscall (SYS_pidfd_open, st->pid, 0);
+  if (pfd < 0 || oci_proc_start_time (st->pid) != st->start_time)
+    {
+      if (pfd >= 0)
+        close (pfd);
+      return all ? 0 : securer_error_set (err, ESRCH, "container \"%s\" is not running", st->id);
+    }
+  int rc = (int) syscall (SYS_pidfd_send_signal, pfd, sig, NULL, 0);
+  int e = errno;
+  close (pfd);
+  if (rc < 0)
+    return securer_error_set (err, e, "kill %d", (int) st->pid);
   return 0;
 }
 
@@ -1052,7 +1064,7 @@ cmd_exec (int argc, char **argv)
       securer_error_set (&err, 0, "a terminal needs --console-socket");
       goto out;
     }
-  struct oci_exec_opts eo = { .container_pid = st->pid, .cg = st->cg, .proc = &proc, .seccomp = prog,
+  struct oci_exec_opts eo = { .container_pid = st->pid, .start_time = st->start_time, .cg = st->cg, .proc = &proc, .seccomp = prog,
                               .layer = layer,
                               .console_fd = console };
   pid_t pid;

@@ -321,6 +321,14 @@ oci_launch_exec (const struct oci_exec_opts *o, pid_t *pid_out, securer_err_t *e
     fds[k] = -1;
   if (open_container_ns (o->container_pid, fds, err) < 0)
     goto fail;
+  /* The pid may have been reused since the state was checked: the
+   * namespaces opened are the container's only if its process is still
+   * the one that was started (else they could be a host process's). */
+  if (oci_proc_start_time (o->container_pid) != o->start_time)
+    {
+      securer_error_set (err, ESRCH, "the container's process %d has exited", (int) o->container_pid);
+      goto fail;
+    }
   if (pipe2 (rep, O_CLOEXEC) < 0)
     {
       securer_error_set (err, errno, "pipe");

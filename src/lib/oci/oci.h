@@ -253,6 +253,7 @@ int oci_launch_container (const struct oci_launch *l, struct oci_cgroup *cg, con
                           pid_t *pid_out, uint64_t *start_time, securer_err_t *err);
 struct oci_exec_opts {
   pid_t container_pid;
+  uint64_t start_time;     /* of container_pid, as saved in the state */
   const struct oci_cgroup *cg;
   const struct oci_process *proc;
   const struct securer_seccomp_prog *seccomp;
