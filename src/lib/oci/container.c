@@ -653,16 +653,24 @@ setup_console (int sock, const struct oci_process *p, securer_err_t *err)
     return securer_error_set (err, errno, "open /dev/ptmx");
   int unlock = 0;
   char name[64];
+  struct statfs sf;
+  if (fstatfs (master, &sf) < 0 || sf.f_type != DEVPTS_SUPER_MAGIC)
+    {
+      close (master);
+      return securer_error_set (err, EINVAL, "process.terminal: /dev/ptmx is not a devpts ptmx");
+    }
   if (ioctl (master, TIOCSPTLCK, &unlock) < 0 || ptsname_r (master, name, sizeof name) != 0)
     {
       close (master);
       return securer_error_set (err, errno, "unlock the pty");
     }
-  int slave = open (name, O_RDWR | O_NOCTTY);
+  /* The peer of this master, not whatever the container's /dev/pts/N
+   * names. */
+  int slave = ioctl (master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
   if (slave < 0)
     {
       close (master);
-      return securer_error_set (err, errno, "open %s", name);
+      return securer_error_set (err, errno, "open the pty's peer (%s)", name);
     }
   struct winsize ws = { .ws_row = p->rows, .ws_col = p->cols };
   if ((p->rows || p->cols) && ioctl (slave, TIOCSWINSZ, &ws) < 0)
