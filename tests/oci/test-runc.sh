@@ -251,6 +251,12 @@ R run --bundle "$WORK/b9" hooks >/dev/null 2>&1
 check "hooks: prestart got the state (creating)" creating "$(json_field status <"$WORK/prestart.json")"
 check "hooks: prestart got the id" hooks "$(json_field id <"$WORK/prestart.json")"
 check "hooks: poststop got the state (stopped)" stopped "$(json_field status <"$WORK/poststop.json")"
+# Hooks get the state on stdin, stdout and stderr, and no other descriptor
+# (fd 7: one the engine passed to the runtime).
+make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' \
+  "c['hooks'] = {'createRuntime': [{'path': '/bin/sh', 'args': ['sh', '-c', 'ls /proc/\$\$/fd']}]}"
+R run --bundle "$WORK/b9" hookfds >"$WORK/hookfds" 2>/dev/null 7>/dev/null
+check "hooks: only stdin, stdout and stderr open" "0 1 2" "$(echo $(cat "$WORK/hookfds"))"
 make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' 'c["root"]["readonly"] = False' \
   "c['hooks'] = {'createContainer': [{'path': '/bin/sh', 'args': ['sh', '-c', 'readlink /proc/self/ns/mnt > $WORK/cc.ns; cat > $WORK/cc.json']}], 'startContainer': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > /tmp/sc.json']}]}"
 R create --bundle "$WORK/b9" inside >/dev/null 2>&1

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -227,6 +228,10 @@ run_hook (const struct oci_hook *h, const char *state_json, securer_err_t *err)
   if (pid == 0)
     {
       dup2 (in[0], 0);
+      /* The state on stdin, the runtime's stdout and stderr, nothing else:
+       * not what the engine passed on for the container, nor any
+       * descriptor the runtime holds. */
+      syscall (SYS_close_range, 3, ~0u, 0);
       char *const def[] = { h->path, NULL };
       char *const empty[] = { NULL };
       execve (h->path, h->args ? h->args : def, h->env ? h->env : empty);
