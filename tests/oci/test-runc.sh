@@ -424,6 +424,47 @@ check "sysctl without a proc mount: refused" 125 "$?"
 check_contains "sysctl without a proc mount: the reason" "linux.sysctl: needs a proc mount on /proc" "$(cat "$WORK/b21.out")"
 R delete --force sysctlnoproc >/dev/null 2>&1
 
+# ---- symlinks in the image never lead a mount, device or id to the host ---
+# (runc CVE-2021-30465 and the like): each destination below goes through a
+# link to a host directory, absolute or with "..", and must land inside the
+# rootfs, the host directory untouched.
+mkdir -p "$WORK/host1" "$WORK/host2" "$WORK/host3" "$WORK/host4" "$WORK/bindsrc"
+echo from-host >"$WORK/host4/f"
+make_bundle "$WORK/b22" 'c["root"]["readonly"] = False' \
+  "c['mounts'].append({'destination': '/l1/sub', 'type': 'tmpfs', 'source': 'tmpfs'})" \
+  "c['mounts'].append({'destination': '/l2/sub', 'type': 'bind', 'source': '$WORK/bindsrc', 'options': ['rbind']})" \
+  "c['mounts'].append({'destination': '/l4', 'type': 'tmpfs', 'source': 'tmpfs', 'options': ['tmpcopyup']})" \
+  "c['linux']['devices'] = [{'path': '/l3/evilnull', 'type': 'c', 'major': 1, 'minor': 3}]" \
+  "c['process']['cwd'] = '/l1'" \
+  'c["process"]["args"] = ["sh", "-c", "pwd; ls /l4; grep host /proc/self/mountinfo; test -c /l3/evilnull && echo dev-ok"]'
+# The same paths inside the rootfs: where the links lead once resolved in it.
+for d in host1 host2 host3 host4; do mkdir -p "$WORK/b22/rootfs$WORK/$d"; done
+echo from-rootfs >"$WORK/b22/rootfs$WORK/host4/g"
+ln -s "$WORK/host1" "$WORK/b22/rootfs/l1"
+ln -s "../../../../../../../../../../$WORK/host2" "$WORK/b22/rootfs/l2"
+ln -s "$WORK/host3" "$WORK/b22/rootfs/l3"
+ln -s "$WORK/host4" "$WORK/b22/rootfs/l4"
+out=$(R run --bundle "$WORK/b22" links 2>&1)
+check "symlinked destinations: nothing made in the host directories" "" \
+  "$(ls -A "$WORK/host1" "$WORK/host2" "$WORK/host3" | grep -v ':$' | grep -v '^$')"
+check "symlinked tmpcopyup: the host directory untouched" "f" "$(ls -A "$WORK/host4")"
+case $out in *"
+f"*) not_ok "symlinked tmpcopyup: copied the host's files [$out]" ;; *) ok "symlinked tmpcopyup: nothing of the host copied" ;; esac
+check_contains "symlinked tmpcopyup: the rootfs's files copied" "
+g" "$out"
+check_contains "symlinked device path: made inside the rootfs" "dev-ok" "$out"
+check_contains "symlinked cwd: resolved inside the container" "$WORK/host1" "$out"
+check_contains "symlinked destinations: the tmpfs is inside the container" " $WORK/host1/sub " "$out"
+check_contains "symlinked destinations: the bind mount is inside the container" " $WORK/host2/sub " "$out"
+[ -d "$WORK/b22/rootfs$WORK/host1/sub" ] && ok "symlinked destinations: created inside the rootfs" \
+  || not_ok "symlinked destinations: not created inside the rootfs"
+for bad in ../escape a/b . ..; do
+  out=$(R create --bundle "$WORK/b22" "$bad" 2>&1); rc=$?
+  check "container id \"$bad\": refused" 1 "$rc"
+  check_contains "container id \"$bad\": named" "invalid container id" "$out"
+done
+[ ! -e "$WORK/escape" ] && ok "container id ../escape: nothing made beside the root" || not_ok "container id ../escape: made $WORK/escape"
+
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {
   name=$1
