@@ -425,7 +425,8 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
       goto fail;
     }
   struct oci_launch l = { .id = id, .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
-                          .seccomp = prog, .layer = layer, .notify_fd = report[1] };
+                          .seccomp = prog, .layer = layer, .notify_fd = report[1],
+                          .keep_keyring = a->no_new_keyring };
   if (oci_launch_container (&l, st->cg, id, &st->pid, &st->start_time, err) < 0)
     goto fail;
   if (oci_state_save (st, err) < 0 || write_pid_file (a->pid_file, st->pid, err) < 0
@@ -1302,7 +1303,8 @@ usage (FILE *out)
            "securer (see securer-runc(8) and docs/oci.md).\n"
            "\n"
            "Commands:\n"
-           "  create --bundle DIR [--pid-file F] [--console-socket S] [--preserve-fds N] ID\n"
+           "  create --bundle DIR [--pid-file F] [--console-socket S] [--preserve-fds N]\n"
+           "         [--no-new-keyring] ID\n"
            "  start ID                  let a created container exec its process\n"
            "  run [-d] --bundle DIR ID  create + start (+ wait and delete unless -d)\n"
            "  state ID                  print the OCI state JSON\n"

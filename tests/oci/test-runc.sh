@@ -465,6 +465,48 @@ for bad in ../escape a/b . ..; do
 done
 [ ! -e "$WORK/escape" ] && ok "container id ../escape: nothing made beside the root" || not_ok "container id ../escape: made $WORK/escape"
 
+# ---- a session keyring of the container's own -----------------------------
+# Keyrings are not namespaced: the caller's session keyring (here one with a
+# key in it) must not be the container's, unless --no-new-keyring.
+cat >"$WORK/keyls.c" <<'C'
+#include <linux/keyctl.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main (void)
+{
+  long n = syscall (SYS_keyctl, KEYCTL_READ, KEY_SPEC_SESSION_KEYRING, NULL, 0);
+  printf ("keys=%ld\n", n < 0 ? -1 : n / 4);
+  return 0;
+}
+C
+if cc -static -o "$WORK/keyls" "$WORK/keyls.c" 2>/dev/null; then
+  make_bundle "$WORK/b23" 'c["process"]["args"] = ["/keyls"]' 'c["linux"].pop("seccomp", None)'
+  cp "$WORK/keyls" "$WORK/b23/rootfs/keyls"
+  # A fresh session keyring holding one key, for what is started from here.
+  in_keyring () {
+    python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+assert libc.syscall(250, 1, b"securer-test") > 0             # keyctl JOIN_SESSION_KEYRING
+assert libc.syscall(248, b"user", b"securer-test-key", b"secret", 6, -3) > 0  # add_key to @s
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+  }
+  check "keyring: the caller's session keyring has a key" "keys=1" "$(in_keyring "$WORK/keyls")"
+  check "keyring: the container's session keyring is its own" "keys=0" \
+    "$(in_keyring "$RUNC" --root "$ROOT" run --bundle "$WORK/b23" keyring 2>&1)"
+  check "keyring: --no-new-keyring keeps the caller's" "keys=1" \
+    "$(in_keyring "$RUNC" --root "$ROOT" run --no-new-keyring --bundle "$WORK/b23" keyring 2>&1)"
+  make_bundle "$WORK/b23" 'c["process"]["args"] = ["sleep", "1000"]' 'c["linux"].pop("seccomp", None)'
+  R run -d --bundle "$WORK/b23" keyexec
+  check "keyring: an exec'd process's session keyring is its own" "keys=0" \
+    "$(in_keyring "$RUNC" --root "$ROOT" exec keyexec /keyls 2>&1)"
+  R delete --force keyexec
+else
+  echo "# keyring: no static C compiler, skipped"
+fi
+
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {
   name=$1

@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/keyctl.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
@@ -872,6 +873,14 @@ process_limits (const struct oci_process *p, securer_err_t *err)
     }
   if (p->has_umask)
     umask (p->umask);
+  return 0;
+}
+
+int
+oci_new_session_keyring (securer_err_t *err)
+{
+  if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
+    return securer_error_set (err, errno, "join a new session keyring");
   return 0;
 }
 

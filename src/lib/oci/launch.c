@@ -170,6 +170,8 @@ container_child (const struct oci_launch *l, int fds[OCI_NS_COUNT], int go, int 
       securer_error_set (&err, errno, "become root in the new user namespace");
       goto fail;
     }
+  if (!l->keep_keyring && oci_new_session_keyring (&err) < 0)
+    goto fail;
   /* After the cgroup was joined, so that it is the namespace's root. */
   if (s->ns_wanted[OCI_NS_CGROUP] && !s->ns_path[OCI_NS_CGROUP] && unshare (CLONE_NEWCGROUP) < 0)
     {
@@ -352,7 +354,7 @@ oci_launch_exec (const struct oci_exec_opts *o, pid_t *pid_out, securer_err_t *e
       child_signals ();
       /* Still in the host's namespaces: see oci_oom_score_adj. */
       if (oci_oom_score_adj (0, o->proc, &e) == 0 && oci_cgroup_join_self (o->cg, &e) == 0
-          && join_namespaces (fds, &e) == 0)
+          && join_namespaces (fds, &e) == 0 && oci_new_session_keyring (&e) == 0)
         {
           if (!o->proc->terminal && setsid () < 0)
             securer_error_set (&e, errno, "setsid");

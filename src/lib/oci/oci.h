@@ -225,6 +225,7 @@ struct oci_launch {
   const struct securer_seccomp_prog *seccomp;  /* NULL: no filter */
   const struct oci_layer *layer;  /* run.securer.policy, or NULL */
   int notify_fd;           /* report-denials: where the listener goes, or -1 */
+  bool keep_keyring;       /* --no-new-keyring: stay in the caller's session keyring */
 };
 /* Sets up mounts, devices, hostname, sysctls and the process, and waits on
  * the exec fifo; calls ready(ctx) once only exec remains.  Returns only on
@@ -242,6 +243,11 @@ int oci_process_exec (const struct oci_process *p, const struct securer_seccomp_
  * own /proc files belong to the host's root, which a container root in a
  * user namespace cannot write. */
 int oci_oom_score_adj (pid_t pid, const struct oci_process *p, securer_err_t *err);
+
+/* Joins a new anonymous session keyring: keyrings are not namespaced, and
+ * the caller's (the engine's, the host root's) must not be the
+ * container's. */
+int oci_new_session_keyring (securer_err_t *err);
 
 /* ---- launch.c ------------------------------------------------------------ */
 /* Clones the container's first process, writes its id maps, adds it to cg,
