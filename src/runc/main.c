@@ -229,6 +229,23 @@ write_pid_file (const char *path, pid_t pid, securer_err_t *err)
   return rc;
 }
 
+/* --preserve-fds N: a count of descriptors after stdio, refused unless it
+ * is one (a misread count would hand the container more than meant). */
+static int
+parse_preserve_fds (const char *text, unsigned *out, securer_err_t *err)
+{
+  if (text == NULL)
+    return 0;
+  char *end;
+  errno = 0;
+  unsigned long n = strtoul (text, &end, 10);
+  if (*text < '0' || *text > '9' || *end != '\0' || errno != 0 || n > 65536)
+    return securer_error_set (err, EINVAL, "--preserve-fds \"%s\": not a count of descriptors",
+                              text);
+  *out = (unsigned) n;
+  return 0;
+}
+
 static int
 connect_console (const char *path, securer_err_t *err)
 {
@@ -388,8 +405,8 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
     goto out;
   if (s->securer_policy && oci_layer_load (s->securer_policy, &layer, err) < 0)
     goto out;
-  if (a->preserve_fds)
-    s->proc.preserve_fds = (unsigned) strtoul (a->preserve_fds, NULL, 10);
+  if (parse_preserve_fds (a->preserve_fds, &s->proc.preserve_fds, err) < 0)
+    goto out;
   struct oci_state *st = calloc (1, sizeof *st);
   st->id = strdup (id);
   st->dir = dir;
@@ -1055,8 +1072,8 @@ cmd_exec (int argc, char **argv)
   json_decref (pj);
   if (prc < 0)
     goto out;
-  if (preserve)
-    proc.preserve_fds = (unsigned) strtoul (preserve, NULL, 10);
+  if (parse_preserve_fds (preserve, &proc.preserve_fds, &err) < 0)
+    goto out;
   console = connect_console (console_socket, &err);
   if (console == -2)
     goto out;

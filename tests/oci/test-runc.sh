@@ -518,6 +518,16 @@ refused () {
   check_contains "refused: $name names $field" "$field" "$out"
   [ ! -e "$ROOT/refused" ] && ok "refused: $name leaves no state" || not_ok "refused: $name left state"
 }
+make_bundle "$WORK/bx" 'c["process"]["args"] = ["true"]'
+for bad in abc -1 3x 99999999999; do
+  R create --preserve-fds "$bad" --bundle "$WORK/bx" preserve >"$WORK/bx.out" 2>&1
+  rc=$?
+  out=$(cat "$WORK/bx.out")
+  check "--preserve-fds $bad: refused" 1 "$rc"
+  check_contains "--preserve-fds $bad: named" "--preserve-fds \"$bad\"" "$out"
+  [ ! -e "$ROOT/preserve" ] && ok "--preserve-fds $bad: no state left" || not_ok "--preserve-fds $bad: state left"
+  R delete --force preserve >/dev/null 2>&1
+done
 refused "intelRdt" "linux.intelRdt" 'c["linux"]["intelRdt"] = {"closID": "x"}'
 refused "host sysctl" "linux.sysctl.kernel.randomize_va_space" 'c["linux"]["sysctl"] = {"kernel.randomize_va_space": "0"}'
 refused "AppArmor label" "process.apparmorProfile" 'c["process"]["apparmorProfile"] = "docker-default"'

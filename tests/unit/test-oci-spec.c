@@ -208,3 +208,19 @@ Test (oci_spec, partial_negations_are_not_folded)
   securer_policy_free (p);
   oci_spec_free (s);
 }
+
+/* A malformed additionalGids was skipped, leaving the runtime's own
+ * supplementary groups' replacement empty without a word. */
+Test (oci_spec, additional_gids_not_an_array_is_refused)
+{
+  json_t *j = json_loads ("{\"args\": [\"true\"], \"cwd\": \"/\","
+                          " \"user\": {\"uid\": 0, \"gid\": 0, \"additionalGids\": 5}}", 0, NULL);
+  cr_assert_not_null (j);
+  struct oci_process p;
+  securer_err_t err = NULL;
+  cr_assert_eq (oci_process_parse (j, "process", &p, &err), -1);
+  cr_assert (strstr (securer_error_message (err), "process.user.additionalGids: not an array"), "%s",
+             securer_error_message (err));
+  securer_error_free (&err);
+  json_decref (j);
+}

@@ -232,6 +232,8 @@ oci_process_parse (json_t *j, const char *where, struct oci_process *p, securer_
           p->umask = (mode_t) (m & 0777);
         }
       json_t *g = json_object_get (u, "additionalGids");
+      if (g && !json_is_array (g) && !json_is_null (g))
+        return refuse (err, "%s.additionalGids: not an array", w);
       if (g && json_is_array (g))
         {
           p->groups = calloc (json_array_size (g) + 1, sizeof *p->groups);
