@@ -334,6 +334,16 @@ case $result in
 esac
 check "runtime binary: unchanged on the host" "$before" "$(cksum <"$WORK/runc-copy")"
 RC delete --force selfexe >/dev/null 2>&1
+# Run from the build tree, a policy named (not a path) is still found in
+# the source tree once the runtime runs from its memfd copy.
+if [ -z "${SECURER_RUNC_BIN:-}" ]; then
+  make_bundle "$WORK/b24" "c['annotations'] = {'run.securer.policy': 'minimal'}" 'c["process"]["args"] = ["true"]'
+  out=$(R run --bundle "$WORK/b24" byname 2>&1)
+  case $out in
+    *"not found"*) not_ok "memfd copy: a policy by name still found from the build tree [$out]" ;;
+    *) ok "memfd copy: a policy by name still found from the build tree" ;;
+  esac
+fi
 
 # ---- the pid file is written without following planted symlinks ----------
 # The engine's directory may hold links made by others: the temporary name

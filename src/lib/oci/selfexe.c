@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -89,6 +90,22 @@ sealed_copy (securer_err_t *err)
   return mfd;
 }
 
+/* Run from the build tree, the data search (src/lib/paths.c) also looks
+ * in the source tree, which it tells from /proc/self/exe; from the memfd
+ * it no longer can, so the source tree is named the way it reads. */
+static void
+keep_build_tree_data (void)
+{
+  char exe[PATH_MAX];
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  size_t bl = strlen (SECURER_ABS_BUILDDIR);
+  if (n <= 0 || getenv ("SECURER_DATADIR") != NULL)
+    return;
+  exe[n] = '\0';
+  if (strncmp (exe, SECURER_ABS_BUILDDIR, bl) == 0 && exe[bl] == '/')
+    setenv ("SECURER_DATADIR", SECURER_ABS_SRCDIR, 0);
+}
+
 int
 oci_self_protect (char **argv, securer_err_t *err)
 {
@@ -97,6 +114,7 @@ oci_self_protect (char **argv, securer_err_t *err)
       int mfd = sealed_copy (err);
       if (mfd < 0)
         return securer_error_prefix (err, "protect the runtime binary");
+      keep_build_tree_data ();
       extern char **environ;
       fexecve (mfd, argv, environ);
       int e = errno;
