@@ -608,11 +608,16 @@ kill_container (const struct oci_state *st, int sig, bool all, securer_err_t *er
 {
   if (all)
     {
+      /* Frozen, the listed processes cannot exit and have their pids
+       * reused by someone else's before the signal reaches them. */
+      bool froze = !oci_cgroup_frozen (st->cg) && oci_cgroup_freeze (st->cg, true, NULL) == 0;
       size_t n;
       pid_t *pids = oci_cgroup_pids (st->cg, &n);
       for (size_t k = 0; k < n; k++)
         kill (pids[k], sig);
       free (pids);
+      if (froze)
+        oci_cgroup_freeze (st->cg, false, NULL);
     }
   if (oci_state_status (st) == OCI_STOPPED)
     return all ? 0 : securer_error_set (err, ESRCH, "container \"%s\" is not running", st->id);

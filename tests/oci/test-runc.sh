@@ -202,6 +202,18 @@ check "delete --force of a paused container" 0 "$?"
 [ ! -e "/proc/$(cat "$WORK/ex.pid")/comm" ] || [ "$(cat /proc/$(cat "$WORK/ex.pid")/stat | cut -d' ' -f3)" = Z ] \
   && ok "delete --force: the exec'd process is gone too" || not_ok "delete --force: exec'd process left"
 
+# ---- kill --all: every process of the container, nothing left frozen ------
+make_bundle "$WORK/b25" 'c["process"]["args"] = ["sh", "-c", "sleep 1000 & sleep 1000 & trap \"\" TERM; wait; wait; exec sleep 1000"]'
+R run -d --bundle "$WORK/b25" killall
+for _ in $(seq 100); do [ "$(R ps --format json killall | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" -ge 3 ] && break; sleep 0.05; done
+R kill --all killall TERM
+check "kill --all: the container is not left paused" running "$(R state killall | json_field status)"
+for _ in $(seq 100); do [ "$(R ps --format json killall)" = "[1]" ] || [ "$(R ps --format json killall | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 1 ] && break; sleep 0.05; done
+check "kill --all: every process but the one ignoring it is gone" 1 \
+  "$(R ps --format json killall | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
+R delete --force killall
+check "kill --all: delete --force ends the rest" 0 "$?"
+
 # ---- user namespace with the spec's mappings ----------------------------
 make_bundle "$WORK/b6" 'c["linux"]["namespaces"].append({"type": "user"})' \
   'c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 65536}]' \
