@@ -123,6 +123,19 @@ check_contains "report-denials: the container id" '"id":"report"' "$rep"
 for _ in $(seq 100); do pgrep -f "run --bundle $WORK/b13" >/dev/null || break; sleep 0.05; done
 pgrep -f "run --bundle $WORK/b13" >/dev/null && not_ok "report-denials: the reporter outlived the container" \
   || ok "report-denials: the reporter ended with the container"
+# The reporter writes as root on the host: a symlink planted at the log's
+# path (say in a volume the container writes) is not followed.
+echo victim >"$WORK/victim13"
+ln -s "$WORK/victim13" "$WORK/denials-link.log"
+make_bundle "$WORK/b13" 'c["root"]["readonly"] = False' \
+  'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["chroot"], "action": "SCMP_ACT_KILL_PROCESS"}]}' \
+  "c['annotations'] = {'run.securer.report-denials': '$WORK/denials-link.log'}" \
+  'c["process"]["args"] = ["sh", "-c", "chroot / true"]'
+R run --bundle "$WORK/b13" reportlink >"$WORK/b13.out" 2>&1
+check "report-denials: a symlink at the log's path is refused" 1 "$?"
+check_contains "report-denials: the refusal named" "report-denials: open $WORK/denials-link.log" "$(cat "$WORK/b13.out")"
+sleep 0.2
+check "report-denials: the link's target untouched" victim "$(cat "$WORK/victim13")"
 # ---- what an operator reads: securer policy show --oci-config ------------
 SECURER=${SECURER_BIN:-$SECURER_BUILDDIR/securer}
 out=$("$SECURER" policy show --oci-config "$WORK/b3/config.json" 2>&1)
