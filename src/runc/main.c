@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -204,14 +205,45 @@ write_pid_file (const char *path, pid_t pid, securer_err_t *err)
 {
   if (path == NULL)
     return 0;
+  /* The pid file's directory belongs to the engine, and what else can
+   * write there is not ours to judge: a fresh name made with O_EXCL
+   * follows no planted symlink, and rename replaces a link at path
+   * rather than writing through it. */
   char *tmp = malloc (strlen (path) + 8);
-  sprintf (tmp, "%s.tmpXX", path);
-  FILE *f = fopen (tmp, "we");
+  sprintf (tmp, "%s.XXXXXX", path);
+  int fd = mkostemp (tmp, O_CLOEXEC);
+  char text[16];
+  int len = snprintf (text, sizeof text, "%d", (int) pid);
   int rc = 0;
-  if (f == NULL || fprintf (f, "%d", (int) pid) < 0 || fclose (f) != 0 || rename (tmp, path) < 0)
-    rc = securer_error_set (err, errno, "write pid file %s", path);
+  bool written = fd >= 0 && fchmod (fd, 0644) == 0 && write (fd, text, (size_t) len) == len;
+  int e = errno;
+  if (fd >= 0 && close (fd) < 0 && written)
+    written = false, e = errno;
+  if (!written || rename (tmp, path) < 0)
+    {
+      rc = securer_error_set (err, written ? errno : e, "write pid file %s", path);
+      if (fd >= 0)
+        unlink (tmp);
+    }
   free (tmp);
   return rc;
+}
+
+/* --preserve-fds N: a count of descriptors after stdio, refused unless it
+ * is one (a misread count would hand the container more than meant). */
+static int
+parse_preserve_fds (const char *text, unsigned *out, securer_err_t *err)
+{
+  if (text == NULL)
+    return 0;
+  char *end;
+  errno = 0;
+  unsigned long n = strtoul (text, &end, 10);
+  if (*text < '0' || *text > '9' || *end != '\0' || errno != 0 || n > 65536)
+    return securer_error_set (err, EINVAL, "--preserve-fds \"%s\": not a count of descriptors",
+                              text);
+  *out = (unsigned) n;
+  return 0;
 }
 
 static int
@@ -237,7 +269,7 @@ connect_console (const char *path, securer_err_t *err)
 static void
 remove_state_dir (const char *dir)
 {
-  static const char *const files[] = { "state.json", "state.json.tmp", "exec.fifo", NULL };
+  static const char *const files[] = { "state.json", "state.json.tmp", "exec.fifo", "config.json", NULL };
   for (size_t i = 0; files[i]; i++)
     {
       char *p = malloc (strlen (dir) + strlen (files[i]) + 2);
@@ -295,6 +327,35 @@ report_fd_number (const struct oci_spec *s, int fd)
   return high;
 }
 
+static char *
+saved_config_path (const struct oci_state *st)
+{
+  char *p = malloc (strlen (st->dir) + sizeof "/config.json");
+  sprintf (p, "%s/config.json", st->dir);
+  return p;
+}
+
+/* The spec as create read it, kept for exec, start and delete. */
+static int
+save_config (const struct oci_state *st, const struct oci_spec *s, securer_err_t *err)
+{
+  char *path = saved_config_path (st);
+  int rc = json_dump_file (s->json, path, JSON_COMPACT);
+  if (rc < 0)
+    securer_error_set (err, errno, "save %s", path);
+  free (path);
+  return rc;
+}
+
+static int
+load_saved_spec (const struct oci_state *st, struct oci_spec **out, securer_err_t *err)
+{
+  char *path = saved_config_path (st);
+  int rc = oci_spec_load_saved (path, st->bundle, out, err);
+  free (path);
+  return rc;
+}
+
 /* Everything of create; with wait_start the process waits on the fifo.
  * On success *st is the saved state (the caller frees it). */
 static int
@@ -344,8 +405,8 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
     goto out;
   if (s->securer_policy && oci_layer_load (s->securer_policy, &layer, err) < 0)
     goto out;
-  if (a->preserve_fds)
-    s->proc.preserve_fds = (unsigned) strtoul (a->preserve_fds, NULL, 10);
+  if (parse_preserve_fds (a->preserve_fds, &s->proc.preserve_fds, err) < 0)
+    goto out;
   struct oci_state *st = calloc (1, sizeof *st);
   st->id = strdup (id);
   st->dir = dir;
@@ -355,7 +416,8 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
   st->annotations = json_incref (json_object_get (s->json, "annotations"));
   /* Saved before anything is made, and again with each thing made, so a
    * create killed half-way leaves what `delete --force` needs. */
-  if (oci_state_save (st, err) < 0 || oci_cgroup_create (s, g.systemd_cgroup, id, &st->cg, err) < 0
+  if (oci_state_save (st, err) < 0 || save_config (st, s, err) < 0
+      || oci_cgroup_create (s, g.systemd_cgroup, id, &st->cg, err) < 0
       || oci_state_save (st, err) < 0)
     goto fail;
   if (wait_start)
@@ -380,7 +442,8 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
       goto fail;
     }
   struct oci_launch l = { .id = id, .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
-                          .seccomp = prog, .layer = layer, .notify_fd = report[1] };
+                          .seccomp = prog, .layer = layer, .notify_fd = report[1],
+                          .keep_keyring = a->no_new_keyring };
   if (oci_launch_container (&l, st->cg, id, &st->pid, &st->start_time, err) < 0)
     goto fail;
   if (oci_state_save (st, err) < 0 || write_pid_file (a->pid_file, st->pid, err) < 0
@@ -460,7 +523,7 @@ run_hooks (const struct oci_state *st, enum oci_hook_kind k, securer_err_t *err)
 {
   struct oci_spec *s = NULL;
   securer_err_t ignore = NULL;
-  if (oci_spec_load (st->bundle, &s, &ignore) < 0)
+  if (load_saved_spec (st, &s, &ignore) < 0)
     {
       securer_error_free (&ignore);
       return 0;
@@ -545,17 +608,33 @@ kill_container (const struct oci_state *st, int sig, bool all, securer_err_t *er
 {
   if (all)
     {
+      /* Frozen, the listed processes cannot exit and have their pids
+       * reused by someone else's before the signal reaches them. */
+      bool froze = !oci_cgroup_frozen (st->cg) && oci_cgroup_freeze (st->cg, true, NULL) == 0;
       size_t n;
       pid_t *pids = oci_cgroup_pids (st->cg, &n);
       for (size_t k = 0; k < n; k++)
         kill (pids[k], sig);
       free (pids);
+      if (froze)
+        oci_cgroup_freeze (st->cg, false, NULL);
     }
   if (oci_state_status (st) == OCI_STOPPED)
     return all ? 0 : securer_error_set (err, ESRCH, "container \"%s\" is not running", st->id);
-  /* start_time was checked just now: pid is still the container's. */
-  if (kill (st->pid, sig) < 0)
-    return securer_error_set (err, errno, "kill %d", (int) st->pid);
+  /* A pidfd names one process for good: once start_time matches after
+   * it is open, the signal cannot reach a process that reused the pid. */
+  int pfd = (int) syscall (SYS_pidfd_open, st->pid, 0);
+  if (pfd < 0 || oci_proc_start_time (st->pid) != st->start_time)
+    {
+      if (pfd >= 0)
+        close (pfd);
+      return all ? 0 : securer_error_set (err, ESRCH, "container \"%s\" is not running", st->id);
+    }
+  int rc = (int) syscall (SYS_pidfd_send_signal, pfd, sig, NULL, 0);
+  int e = errno;
+  close (pfd);
+  if (rc < 0)
+    return securer_error_set (err, e, "kill %d", (int) st->pid);
   return 0;
 }
 
@@ -944,7 +1023,7 @@ cmd_exec (int argc, char **argv)
                          oci_status_name (oci_state_status (st)));
       goto out;
     }
-  if (oci_spec_load (st->bundle, &s, &err) < 0 || oci_spec_seccomp_policy (s, &sc, &err) < 0
+  if (load_saved_spec (st, &s, &err) < 0 || oci_spec_seccomp_policy (s, &sc, &err) < 0
       || oci_seccomp_prepare (sc, &prog, &err) < 0
       || (s->securer_policy && oci_layer_load (s->securer_policy, &layer, &err) < 0))
     goto out;
@@ -998,8 +1077,8 @@ cmd_exec (int argc, char **argv)
   json_decref (pj);
   if (prc < 0)
     goto out;
-  if (preserve)
-    proc.preserve_fds = (unsigned) strtoul (preserve, NULL, 10);
+  if (parse_preserve_fds (preserve, &proc.preserve_fds, &err) < 0)
+    goto out;
   console = connect_console (console_socket, &err);
   if (console == -2)
     goto out;
@@ -1008,7 +1087,7 @@ cmd_exec (int argc, char **argv)
       securer_error_set (&err, 0, "a terminal needs --console-socket");
       goto out;
     }
-  struct oci_exec_opts eo = { .container_pid = st->pid, .cg = st->cg, .proc = &proc, .seccomp = prog,
+  struct oci_exec_opts eo = { .container_pid = st->pid, .start_time = st->start_time, .cg = st->cg, .proc = &proc, .seccomp = prog,
                               .layer = layer,
                               .console_fd = console };
   pid_t pid;
@@ -1246,7 +1325,8 @@ usage (FILE *out)
            "securer (see securer-runc(8) and docs/oci.md).\n"
            "\n"
            "Commands:\n"
-           "  create --bundle DIR [--pid-file F] [--console-socket S] [--preserve-fds N] ID\n"
+           "  create --bundle DIR [--pid-file F] [--console-socket S] [--preserve-fds N]\n"
+           "         [--no-new-keyring] ID\n"
            "  start ID                  let a created container exec its process\n"
            "  run [-d] --bundle DIR ID  create + start (+ wait and delete unless -d)\n"
            "  state ID                  print the OCI state JSON\n"
@@ -1320,6 +1400,23 @@ main (int argc, char **argv)
           {
             usage (stdout);
             return 0;
+          }
+        if (strcmp (argv[i], "features") != 0 && strcmp (argv[i], "spec") != 0)
+          {
+            securer_err_t err = NULL;
+            if (oci_root_check (g.root, &err) < 0)
+              return fail (&err);
+          }
+        /* Only these put runtime processes into a container. */
+        if (strcmp (argv[i], "create") == 0 || strcmp (argv[i], "run") == 0
+            || strcmp (argv[i], "exec") == 0)
+          {
+            securer_err_t err = NULL;
+            if (oci_self_protect (argv, &err) < 0)
+              {
+                securer_error_set_status (&err, 125);
+                return fail (&err);
+              }
           }
         return cmds[k].fn (argc - i, argv + i);
       }

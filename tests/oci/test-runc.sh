@@ -123,6 +123,19 @@ check_contains "report-denials: the container id" '"id":"report"' "$rep"
 for _ in $(seq 100); do pgrep -f "run --bundle $WORK/b13" >/dev/null || break; sleep 0.05; done
 pgrep -f "run --bundle $WORK/b13" >/dev/null && not_ok "report-denials: the reporter outlived the container" \
   || ok "report-denials: the reporter ended with the container"
+# The reporter writes as root on the host: a symlink planted at the log's
+# path (say in a volume the container writes) is not followed.
+echo victim >"$WORK/victim13"
+ln -s "$WORK/victim13" "$WORK/denials-link.log"
+make_bundle "$WORK/b13" 'c["root"]["readonly"] = False' \
+  'c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["chroot"], "action": "SCMP_ACT_KILL_PROCESS"}]}' \
+  "c['annotations'] = {'run.securer.report-denials': '$WORK/denials-link.log'}" \
+  'c["process"]["args"] = ["sh", "-c", "chroot / true"]'
+R run --bundle "$WORK/b13" reportlink >"$WORK/b13.out" 2>&1
+check "report-denials: a symlink at the log's path is refused" 1 "$?"
+check_contains "report-denials: the refusal named" "report-denials: open $WORK/denials-link.log" "$(cat "$WORK/b13.out")"
+sleep 0.2
+check "report-denials: the link's target untouched" victim "$(cat "$WORK/victim13")"
 # ---- what an operator reads: securer policy show --oci-config ------------
 SECURER=${SECURER_BIN:-$SECURER_BUILDDIR/securer}
 out=$("$SECURER" policy show --oci-config "$WORK/b3/config.json" 2>&1)
@@ -183,6 +196,16 @@ out=$(R exec ex true 2>&1)
 check_contains "exec into a paused container: refused" "is paused" "$out"
 R resume ex
 check "resume: state running" running "$(R state ex | json_field status)"
+# The bundle's config.json changed after create changes nothing: exec
+# takes the process defaults and filter from the spec create read.
+python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+for k in ("bounding", "effective", "permitted"):
+    c["process"]["capabilities"][k].append("CAP_SYS_ADMIN")
+json.dump(c, open(sys.argv[1], "w"))' "$WORK/b5/config.json"
+out=$(R exec ex grep CapEff /proc/self/status 2>&1)
+check_contains "exec: the spec as create read it, not the bundle's changed one" "CapEff:	0000000020000420" "$out"
 R exec --detach --pid-file "$WORK/ex.pid" ex sleep 1000
 check "exec --detach: exit status" 0 "$?"
 check "exec --detach: pid file" sleep "$(cat /proc/$(cat "$WORK/ex.pid")/comm)"
@@ -192,13 +215,29 @@ check "delete --force of a paused container" 0 "$?"
 [ ! -e "/proc/$(cat "$WORK/ex.pid")/comm" ] || [ "$(cat /proc/$(cat "$WORK/ex.pid")/stat | cut -d' ' -f3)" = Z ] \
   && ok "delete --force: the exec'd process is gone too" || not_ok "delete --force: exec'd process left"
 
+# ---- kill --all: every process of the container, nothing left frozen ------
+make_bundle "$WORK/b25" 'c["process"]["args"] = ["sh", "-c", "sleep 1000 & sleep 1000 & trap \"\" TERM; wait; wait; exec sleep 1000"]'
+R run -d --bundle "$WORK/b25" killall
+for _ in $(seq 100); do [ "$(R ps --format json killall | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" -ge 3 ] && break; sleep 0.05; done
+R kill --all killall TERM
+check "kill --all: the container is not left paused" running "$(R state killall | json_field status)"
+for _ in $(seq 100); do [ "$(R ps --format json killall)" = "[1]" ] || [ "$(R ps --format json killall | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 1 ] && break; sleep 0.05; done
+check "kill --all: every process but the one ignoring it is gone" 1 \
+  "$(R ps --format json killall | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
+R delete --force killall
+check "kill --all: delete --force ends the rest" 0 "$?"
+
 # ---- user namespace with the spec's mappings ----------------------------
 make_bundle "$WORK/b6" 'c["linux"]["namespaces"].append({"type": "user"})' \
   'c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 65536}]' \
   'c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 65536}]' \
-  'c["process"]["args"] = ["sh", "-c", "cat /proc/self/uid_map; id -u"]'
+  'c["process"]["args"] = ["sh", "-c", "cat /proc/self/uid_map; id -u; echo oom=$(cat /proc/self/oom_score_adj)"]' \
+  'c["process"]["oomScoreAdj"] = 123'
 out=$(R run --bundle "$WORK/b6" userns 2>&1)
 check_contains "user namespace: the spec's uid map" "200000" "$out"
+# The setup runs non-dumpable: its /proc files are the host root's, which
+# the container's root cannot write; the runtime writes the value.
+check_contains "user namespace: process.oomScoreAdj applied" "oom=123" "$out"
 
 # ---- tmpcopyup: a tmpfs that starts with what it covers --------------------
 make_bundle "$WORK/b12" \
@@ -237,6 +276,12 @@ R run --bundle "$WORK/b9" hooks >/dev/null 2>&1
 check "hooks: prestart got the state (creating)" creating "$(json_field status <"$WORK/prestart.json")"
 check "hooks: prestart got the id" hooks "$(json_field id <"$WORK/prestart.json")"
 check "hooks: poststop got the state (stopped)" stopped "$(json_field status <"$WORK/poststop.json")"
+# Hooks get the state on stdin, stdout and stderr, and no other descriptor
+# (fd 7: one the engine passed to the runtime).
+make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' \
+  "c['hooks'] = {'createRuntime': [{'path': '/bin/sh', 'args': ['sh', '-c', 'ls /proc/\$\$/fd']}]}"
+R run --bundle "$WORK/b9" hookfds >"$WORK/hookfds" 2>/dev/null 7>/dev/null
+check "hooks: only stdin, stdout and stderr open" "0 1 2" "$(echo $(cat "$WORK/hookfds"))"
 make_bundle "$WORK/b9" 'c["process"]["args"] = ["true"]' 'c["root"]["readonly"] = False' \
   "c['hooks'] = {'createContainer': [{'path': '/bin/sh', 'args': ['sh', '-c', 'readlink /proc/self/ns/mnt > $WORK/cc.ns; cat > $WORK/cc.json']}], 'startContainer': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > /tmp/sc.json']}]}"
 R create --bundle "$WORK/b9" inside >/dev/null 2>&1
@@ -268,6 +313,235 @@ check "killed create: delete --force succeeds" 0 "$?"
 left=$(ls -d /sys/fs/cgroup/*/securer-runc-test/killed /sys/fs/cgroup/securer-runc-test/killed 2>/dev/null)
 check "killed create: cgroups removed" "" "$left"
 
+# ---- the runtime's binary cannot be rewritten from inside (CVE-2019-5736) --
+# A process that `exec` starts is the runtime until its execve; a script
+# whose interpreter is /proc/self/exe makes it run the runtime again inside
+# the container.  The container holds that executable open and, once no
+# runtime process runs, reopens it for writing.  A copy of the runtime is
+# used so that a failure damages nothing else.
+cp "$RUNC" "$WORK/runc-copy"
+RC () { "$WORK/runc-copy" --root "$ROOT" "$@"; }
+before=$(cksum <"$WORK/runc-copy")
+make_bundle "$WORK/b15" 'c["root"]["readonly"] = False' 'c["process"]["args"] = ["sh", "/hold.sh"]'
+# The runtime's shared libraries, so that it can run in the container.
+for lib in $(ldd "$WORK/runc-copy" | grep -o '/[^ ]*'); do
+  mkdir -p "$WORK/b15/rootfs${lib%/*}" && cp "$lib" "$WORK/b15/rootfs$lib"
+done
+printf '#!/proc/self/exe --log=/tmp/fifo\n' >"$WORK/b15/rootfs/evil"
+chmod 755 "$WORK/b15/rootfs/evil"
+cat >"$WORK/b15/rootfs/hold.sh" <<'SH'
+mkfifo /tmp/fifo
+# The runtime re-run as the interpreter blocks opening its log, the fifo.
+while :; do
+  for d in /proc/[0-9]*; do
+    exe=$(readlink $d/exe 2>/dev/null) || continue
+    case $exe in */busybox|"") ;; *) p=${d#/proc/}; break 2 ;; esac
+  done
+  sleep 0.02
+done
+exec 3<"/proc/$p/exe" || { echo noopen >/result; exit 0; }
+cat /tmp/fifo >/dev/null
+while [ -e "/proc/$p" ]; do sleep 0.02; done
+# Text-file-busy while a runtime process still runs it: retry.
+for _ in $(seq 200); do
+  if out=$(printf '#' 2>&1 >>/proc/self/fd/3); then echo WRITABLE >/result; exit 0; fi
+  case $out in *busy*) sleep 0.05 ;; *) echo "refused: $out" >/result; exit 0 ;; esac
+done
+echo "busy" >/result
+SH
+RC create --bundle "$WORK/b15" selfexe >/dev/null 2>&1 && RC start selfexe \
+  && RC exec --detach selfexe /evil >/dev/null 2>&1
+for _ in $(seq 200); do [ -s "$WORK/b15/rootfs/result" ] && break; sleep 0.05; done
+result=$(cat "$WORK/b15/rootfs/result" 2>/dev/null)
+case $result in
+  refused*|noopen) ok "runtime binary: not writable from the container ($result)" ;;
+  *) not_ok "runtime binary: writable from the container or test did not run: [$result]" ;;
+esac
+check "runtime binary: unchanged on the host" "$before" "$(cksum <"$WORK/runc-copy")"
+RC delete --force selfexe >/dev/null 2>&1
+# Run from the build tree, a policy named (not a path) is still found in
+# the source tree once the runtime runs from its memfd copy.
+if [ -z "${SECURER_RUNC_BIN:-}" ]; then
+  make_bundle "$WORK/b24" "c['annotations'] = {'run.securer.policy': 'minimal'}" 'c["process"]["args"] = ["true"]'
+  out=$(R run --bundle "$WORK/b24" byname 2>&1)
+  case $out in
+    *"not found"*) not_ok "memfd copy: a policy by name still found from the build tree [$out]" ;;
+    *) ok "memfd copy: a policy by name still found from the build tree" ;;
+  esac
+fi
+
+# ---- the pid file is written without following planted symlinks ----------
+# The engine's directory may hold links made by others: the temporary name
+# the pid file is written under must not write through one.
+echo victim >"$WORK/victim"
+for suffix in .tmpXX .tmp .new; do ln -sf "$WORK/victim" "$WORK/pf.pid$suffix"; done
+make_bundle "$WORK/b16" 'c["process"]["args"] = ["true"]'
+R create --bundle "$WORK/b16" --pid-file "$WORK/pf.pid" pidfile >/dev/null 2>&1
+check "pid file: a planted symlink is not written through" victim "$(cat "$WORK/victim")"
+[ -f "$WORK/pf.pid" ] && [ ! -L "$WORK/pf.pid" ] && ok "pid file: a regular file" || not_ok "pid file: not a regular file"
+check "pid file: the container's pid" "$(R state pidfile | json_field pid)" "$(cat "$WORK/pf.pid")"
+R delete --force pidfile >/dev/null 2>&1
+
+# ---- a state root others could write to is refused ------------------------
+# The state names pids to signal, cgroups to remove and bundles whose hooks
+# run as root.
+mkdir -p "$WORK/shared"
+chmod 1777 "$WORK/shared"
+make_bundle "$WORK/b17" 'c["process"]["args"] = ["true"]'
+"$RUNC" --root "$WORK/shared/state" create --bundle "$WORK/b17" sticky >/dev/null 2>&1
+check "state root: under a sticky directory: accepted" 0 "$?"
+"$RUNC" --root "$WORK/shared/state" delete --force sticky >/dev/null 2>&1
+chmod 0777 "$WORK/shared"
+# (Output to a file: a container that were created would hold a pipe open.)
+"$RUNC" --root "$WORK/shared/state" create --bundle "$WORK/b17" shared >"$WORK/b17.out" 2>&1
+rc=$?
+out=$(cat "$WORK/b17.out")
+check "state root: under a directory others can write: refused" 1 "$rc"
+check_contains "state root: the directory named" "$WORK/shared is writable by others" "$out"
+out=$("$RUNC" --root "$WORK/shared/state" list -q 2>&1); rc=$?
+check "state root: list refused too" 1 "$rc"
+chmod 0755 "$WORK/shared"
+mkdir -p "$WORK/shared/other"
+chown 65534 "$WORK/shared/other"
+out=$("$RUNC" --root "$WORK/shared/other" state x 2>&1)
+check_contains "state root: another user's directory refused" "belongs to uid 65534" "$out"
+
+# ---- masking binds only the real null device (runc CVE-2025-31133) -------
+# A /dev/null that is something else would be bound over every masked file.
+make_bundle "$WORK/b18" 'c["process"]["args"] = ["true"]' \
+  'c["linux"]["devices"] = [{"path": "/dev/null", "type": "c", "major": 1, "minor": 5}]'
+R create --bundle "$WORK/b18" fakenull >"$WORK/b18.out" 2>&1
+check "masking: a /dev/null that is not 1:3 is refused" 125 "$?"
+check_contains "masking: the reason named" "/dev/null is not the null device" "$(cat "$WORK/b18.out")"
+R delete --force fakenull >/dev/null 2>&1
+# A masked path that is a symlink in the image masks the link's target
+# inside the container, never a host path.
+make_bundle "$WORK/b19" 'c["root"]["readonly"] = False' \
+  'c["linux"]["maskedPaths"] = ["/etc/secret-link", "/etc/dirlink"]' \
+  'c["linux"]["readonlyPaths"] = ["/etc/rolink"]' \
+  'c["process"]["args"] = ["sh", "-c", "echo s=$(cat /etc/secret); echo entries=$(ls /etc/dir); echo x > /etc/ro/f || echo ro-ok"]'
+echo secret >"$WORK/b19/rootfs/etc/secret"
+ln -s /etc/secret "$WORK/b19/rootfs/etc/secret-link"
+mkdir -p "$WORK/b19/rootfs/etc/dir" "$WORK/b19/rootfs/etc/ro"
+touch "$WORK/b19/rootfs/etc/dir/file"
+ln -s ../../../../../../etc/dir "$WORK/b19/rootfs/etc/dirlink"
+ln -s /etc/ro "$WORK/b19/rootfs/etc/rolink"
+out=$(R run --bundle "$WORK/b19" masklinks 2>&1)
+check_contains "maskedPaths through a symlink: the target in the container masked" "s=
+" "$out
+"
+check_contains "maskedPaths through a relative symlink: the directory masked" "entries=
+" "$out
+"
+check_contains "readonlyPaths through a symlink: read-only" "ro-ok" "$out"
+# Without a proc mount, /proc/self/fd would be the image's to point anywhere.
+make_bundle "$WORK/b20" 'c["process"]["args"] = ["true"]' \
+  'c["mounts"] = [m for m in c["mounts"] if m["type"] != "proc"]' \
+  'c["linux"]["maskedPaths"] = ["/etc"]' 'c["linux"]["readonlyPaths"] = []'
+mkdir -p "$WORK/b20/rootfs/proc/self/fd"
+for n in $(seq 3 40); do ln -s /tmp "$WORK/b20/rootfs/proc/self/fd/$n"; done
+R create --bundle "$WORK/b20" noproc >"$WORK/b20.out" 2>&1
+check "maskedPaths without a proc mount: refused" 125 "$?"
+check_contains "maskedPaths without a proc mount: the reason" "needs a proc mount on /proc" "$(cat "$WORK/b20.out")"
+R delete --force noproc >/dev/null 2>&1
+# A namespaced sysctl is written to the container's procfs, and refused
+# where /proc is the image's (it would land in an image file, silently).
+make_bundle "$WORK/b21" 'c["linux"]["sysctl"] = {"net.ipv4.ip_forward": "1"}' \
+  'c["process"]["args"] = ["cat", "/proc/sys/net/ipv4/ip_forward"]'
+check "sysctl: applied in the container's network namespace" 1 "$(R run --bundle "$WORK/b21" sysctl 2>&1)"
+make_bundle "$WORK/b21" 'c["linux"]["sysctl"] = {"net.ipv4.ip_forward": "1"}' \
+  'c["process"]["args"] = ["true"]' 'c["linux"]["maskedPaths"] = []' 'c["linux"]["readonlyPaths"] = []' \
+  'c["mounts"] = [m for m in c["mounts"] if m["type"] != "proc"]'
+mkdir -p "$WORK/b21/rootfs/proc/sys/net/ipv4"
+echo 0 >"$WORK/b21/rootfs/proc/sys/net/ipv4/ip_forward"
+R create --bundle "$WORK/b21" sysctlnoproc >"$WORK/b21.out" 2>&1
+check "sysctl without a proc mount: refused" 125 "$?"
+check_contains "sysctl without a proc mount: the reason" "linux.sysctl: needs a proc mount on /proc" "$(cat "$WORK/b21.out")"
+R delete --force sysctlnoproc >/dev/null 2>&1
+
+# ---- symlinks in the image never lead a mount, device or id to the host ---
+# (runc CVE-2021-30465 and the like): each destination below goes through a
+# link to a host directory, absolute or with "..", and must land inside the
+# rootfs, the host directory untouched.
+mkdir -p "$WORK/host1" "$WORK/host2" "$WORK/host3" "$WORK/host4" "$WORK/bindsrc"
+echo from-host >"$WORK/host4/f"
+make_bundle "$WORK/b22" 'c["root"]["readonly"] = False' \
+  "c['mounts'].append({'destination': '/l1/sub', 'type': 'tmpfs', 'source': 'tmpfs'})" \
+  "c['mounts'].append({'destination': '/l2/sub', 'type': 'bind', 'source': '$WORK/bindsrc', 'options': ['rbind']})" \
+  "c['mounts'].append({'destination': '/l4', 'type': 'tmpfs', 'source': 'tmpfs', 'options': ['tmpcopyup']})" \
+  "c['linux']['devices'] = [{'path': '/l3/evilnull', 'type': 'c', 'major': 1, 'minor': 3}]" \
+  "c['process']['cwd'] = '/l1'" \
+  'c["process"]["args"] = ["sh", "-c", "pwd; ls /l4; grep host /proc/self/mountinfo; test -c /l3/evilnull && echo dev-ok"]'
+# The same paths inside the rootfs: where the links lead once resolved in it.
+for d in host1 host2 host3 host4; do mkdir -p "$WORK/b22/rootfs$WORK/$d"; done
+echo from-rootfs >"$WORK/b22/rootfs$WORK/host4/g"
+ln -s "$WORK/host1" "$WORK/b22/rootfs/l1"
+ln -s "../../../../../../../../../../$WORK/host2" "$WORK/b22/rootfs/l2"
+ln -s "$WORK/host3" "$WORK/b22/rootfs/l3"
+ln -s "$WORK/host4" "$WORK/b22/rootfs/l4"
+out=$(R run --bundle "$WORK/b22" links 2>&1)
+check "symlinked destinations: nothing made in the host directories" "" \
+  "$(ls -A "$WORK/host1" "$WORK/host2" "$WORK/host3" | grep -v ':$' | grep -v '^$')"
+check "symlinked tmpcopyup: the host directory untouched" "f" "$(ls -A "$WORK/host4")"
+case $out in *"
+f"*) not_ok "symlinked tmpcopyup: copied the host's files [$out]" ;; *) ok "symlinked tmpcopyup: nothing of the host copied" ;; esac
+check_contains "symlinked tmpcopyup: the rootfs's files copied" "
+g" "$out"
+check_contains "symlinked device path: made inside the rootfs" "dev-ok" "$out"
+check_contains "symlinked cwd: resolved inside the container" "$WORK/host1" "$out"
+check_contains "symlinked destinations: the tmpfs is inside the container" " $WORK/host1/sub " "$out"
+check_contains "symlinked destinations: the bind mount is inside the container" " $WORK/host2/sub " "$out"
+[ -d "$WORK/b22/rootfs$WORK/host1/sub" ] && ok "symlinked destinations: created inside the rootfs" \
+  || not_ok "symlinked destinations: not created inside the rootfs"
+for bad in ../escape a/b . ..; do
+  out=$(R create --bundle "$WORK/b22" "$bad" 2>&1); rc=$?
+  check "container id \"$bad\": refused" 1 "$rc"
+  check_contains "container id \"$bad\": named" "invalid container id" "$out"
+done
+[ ! -e "$WORK/escape" ] && ok "container id ../escape: nothing made beside the root" || not_ok "container id ../escape: made $WORK/escape"
+
+# ---- a session keyring of the container's own -----------------------------
+# Keyrings are not namespaced: the caller's session keyring (here one with a
+# key in it) must not be the container's, unless --no-new-keyring.
+cat >"$WORK/keyls.c" <<'C'
+#include <linux/keyctl.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main (void)
+{
+  long n = syscall (SYS_keyctl, KEYCTL_READ, KEY_SPEC_SESSION_KEYRING, NULL, 0);
+  printf ("keys=%ld\n", n < 0 ? -1 : n / 4);
+  return 0;
+}
+C
+if cc -static -o "$WORK/keyls" "$WORK/keyls.c" 2>/dev/null; then
+  make_bundle "$WORK/b23" 'c["process"]["args"] = ["/keyls"]' 'c["linux"].pop("seccomp", None)'
+  cp "$WORK/keyls" "$WORK/b23/rootfs/keyls"
+  # A fresh session keyring holding one key, for what is started from here.
+  in_keyring () {
+    python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+assert libc.syscall(250, 1, b"securer-test") > 0             # keyctl JOIN_SESSION_KEYRING
+assert libc.syscall(248, b"user", b"securer-test-key", b"secret", 6, -3) > 0  # add_key to @s
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+  }
+  check "keyring: the caller's session keyring has a key" "keys=1" "$(in_keyring "$WORK/keyls")"
+  check "keyring: the container's session keyring is its own" "keys=0" \
+    "$(in_keyring "$RUNC" --root "$ROOT" run --bundle "$WORK/b23" keyring 2>&1)"
+  check "keyring: --no-new-keyring keeps the caller's" "keys=1" \
+    "$(in_keyring "$RUNC" --root "$ROOT" run --no-new-keyring --bundle "$WORK/b23" keyring 2>&1)"
+  make_bundle "$WORK/b23" 'c["process"]["args"] = ["sleep", "1000"]' 'c["linux"].pop("seccomp", None)'
+  R run -d --bundle "$WORK/b23" keyexec
+  check "keyring: an exec'd process's session keyring is its own" "keys=0" \
+    "$(in_keyring "$RUNC" --root "$ROOT" exec keyexec /keyls 2>&1)"
+  R delete --force keyexec
+else
+  echo "# keyring: no static C compiler, skipped"
+fi
+
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {
   name=$1
@@ -279,6 +553,16 @@ refused () {
   check_contains "refused: $name names $field" "$field" "$out"
   [ ! -e "$ROOT/refused" ] && ok "refused: $name leaves no state" || not_ok "refused: $name left state"
 }
+make_bundle "$WORK/bx" 'c["process"]["args"] = ["true"]'
+for bad in abc -1 3x 99999999999; do
+  R create --preserve-fds "$bad" --bundle "$WORK/bx" preserve >"$WORK/bx.out" 2>&1
+  rc=$?
+  out=$(cat "$WORK/bx.out")
+  check "--preserve-fds $bad: refused" 1 "$rc"
+  check_contains "--preserve-fds $bad: named" "--preserve-fds \"$bad\"" "$out"
+  [ ! -e "$ROOT/preserve" ] && ok "--preserve-fds $bad: no state left" || not_ok "--preserve-fds $bad: state left"
+  R delete --force preserve >/dev/null 2>&1
+done
 refused "intelRdt" "linux.intelRdt" 'c["linux"]["intelRdt"] = {"closID": "x"}'
 refused "host sysctl" "linux.sysctl.kernel.randomize_va_space" 'c["linux"]["sysctl"] = {"kernel.randomize_va_space": "0"}'
 refused "AppArmor label" "process.apparmorProfile" 'c["process"]["apparmorProfile"] = "docker-default"'
@@ -290,6 +574,8 @@ refused "unknown annotation" "annotations.run.securer.bogus" 'c["annotations"] =
 refused "blockIO" "linux.resources.blockIO" 'c["linux"]["resources"]["blockIO"] = {"weight": 10}'
 refused "unknown capability" "process.capabilities.bounding[0]" 'c["process"]["capabilities"]["bounding"] = ["CAP_FLY"]'
 refused "mount type" "mounts[0].type" 'c["mounts"][0]["type"] = "overlay"'
+refused "recursive read-only bind" "rro" \
+  'c["mounts"].append({"destination": "/mnt", "type": "bind", "source": "/tmp", "options": ["rbind", "rro"]})'
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]

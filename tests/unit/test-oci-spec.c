@@ -101,6 +101,9 @@ Test (oci_spec, unknown_and_unsupported_fields_are_named)
            "", "mounts[0].options");
   refused ("\"mounts\": [{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"/tmp\", \"options\": [\"tmpcopyup\"]}],",
            "", "mounts[0].options: tmpcopyup is for tmpfs");
+  /* The kernel drops a bind mount's data unread: rro would not hold. */
+  refused ("\"mounts\": [{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"/tmp\", \"options\": [\"rbind\", \"rro\"]}],",
+           "", "mounts[0].options: \"rro\" is not supported for a bind mount");
   refused ("", ", \"uidMappings\": [{\"containerID\": 0, \"hostID\": 1000, \"size\": 1}]", "linux.uidMappings");
 }
 
@@ -204,4 +207,20 @@ Test (oci_spec, partial_negations_are_not_folded)
   securer_error_free (&err);
   securer_policy_free (p);
   oci_spec_free (s);
+}
+
+/* A malformed additionalGids was skipped, leaving the runtime's own
+ * supplementary groups' replacement empty without a word. */
+Test (oci_spec, additional_gids_not_an_array_is_refused)
+{
+  json_t *j = json_loads ("{\"args\": [\"true\"], \"cwd\": \"/\","
+                          " \"user\": {\"uid\": 0, \"gid\": 0, \"additionalGids\": 5}}", 0, NULL);
+  cr_assert_not_null (j);
+  struct oci_process p;
+  securer_err_t err = NULL;
+  cr_assert_eq (oci_process_parse (j, "process", &p, &err), -1);
+  cr_assert (strstr (securer_error_message (err), "process.user.additionalGids: not an array"), "%s",
+             securer_error_message (err));
+  securer_error_free (&err);
+  json_decref (j);
 }

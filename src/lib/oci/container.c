@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/keyctl.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
@@ -493,9 +494,28 @@ pivot (const char *rootfs, securer_err_t *err)
   return 0;
 }
 
+/* After pivot_root, /proc is the container's: it must be a real procfs
+ * (not a directory or links of the image) before a mount goes through
+ * /proc/self/fd or a sysctl is written under /proc/sys. */
+static int
+check_proc (const char *what, securer_err_t *err)
+{
+  int fd = sys_openat2 (AT_FDCWD, "/proc", O_PATH | O_DIRECTORY | O_CLOEXEC,
+                        RESOLVE_NO_SYMLINKS);
+  struct statfs sf;
+  bool ok = fd >= 0 && fstatfs (fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+  if (fd >= 0)
+    close (fd);
+  if (!ok)
+    return securer_error_set (err, EINVAL, "%s: needs a proc mount on /proc", what);
+  return 0;
+}
+
 static int
 apply_sysctls (const struct oci_spec *s, securer_err_t *err)
 {
+  if (s->n_sysctl && check_proc ("linux.sysctl", err) < 0)
+    return -1;
   for (size_t i = 0; i < s->n_sysctl; i++)
     {
       char path[256];
@@ -509,36 +529,117 @@ apply_sysctls (const struct oci_spec *s, securer_err_t *err)
   return 0;
 }
 
+/* A masked or read-only path, after pivot_root: resolved without magic
+ * links and kept open, so that what is checked is what gets mounted on
+ * (through /proc/self/fd; nothing can be swapped in between).  -1 with
+ * errno ENOENT: not there, nothing to do. */
+static int
+open_target (const char *what, const char *p, struct stat *st, securer_err_t *err)
+{
+  int fd = sys_openat2 (AT_FDCWD, p, O_PATH | O_CLOEXEC, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+  if (fd < 0)
+    {
+      if (errno != ENOENT)
+        securer_error_set (err, errno, "%s: %s", what, p);
+      return -1;
+    }
+  if (fstat (fd, st) < 0)
+    {
+      securer_error_set (err, errno, "%s: %s", what, p);
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* The container's /dev/null, which masks files: it must be the null
+ * device (runc's CVE-2025-31133: a /dev/null replaced by anything else
+ * would be bound over the masked files, or a link to what it names). */
+static int
+open_null (securer_err_t *err)
+{
+  int fd = open ("/dev/null", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) < 0)
+    {
+      securer_error_set (err, errno, "maskedPaths: open /dev/null");
+      if (fd >= 0)
+        close (fd);
+      return -1;
+    }
+  if (!S_ISCHR (st.st_mode) || st.st_rdev != makedev (1, 3))
+    {
+      close (fd);
+      return securer_error_set (err, EPERM, "maskedPaths: /dev/null is not the null device (1:3)");
+    }
+  return fd;
+}
+
 static int
 mask_paths (const struct oci_spec *s, securer_err_t *err)
 {
+  if ((s->n_masked || s->n_readonly)
+      && check_proc (s->n_masked ? "maskedPaths" : "readonlyPaths", err) < 0)
+    return -1;
+  int null = s->n_masked ? open_null (err) : -1;
+  if (s->n_masked && null < 0)
+    return -1;
+  char src[64], target[64];
+  fd_path (null, src);
   for (size_t i = 0; i < s->n_masked; i++)
     {
       const char *p = s->masked[i];
       struct stat st;
-      if (lstat (p, &st) < 0)
+      int fd = open_target ("maskedPaths", p, &st, err);
+      if (fd < 0)
         {
-          if (errno == ENOENT)
-            continue;
-          return securer_error_set (err, errno, "maskedPaths: %s", p);
+          if (err && *err)
+            {
+              close (null);
+              return -1;
+            }
+          continue;
         }
+      fd_path (fd, target);
       int rc = S_ISDIR (st.st_mode)
-                 ? mount ("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0")
-                 : mount ("/dev/null", p, NULL, MS_BIND, NULL);
+                 ? mount ("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0")
+                 : mount (src, target, NULL, MS_BIND, NULL);
+      int e = errno;
+      close (fd);
       if (rc < 0)
-        return securer_error_set (err, errno, "maskedPaths: %s", p);
+        {
+          close (null);
+          return securer_error_set (err, e, "maskedPaths: %s", p);
+        }
     }
+  if (null >= 0)
+    close (null);
   for (size_t i = 0; i < s->n_readonly; i++)
     {
       const char *p = s->readonly[i];
-      if (mount (p, p, NULL, MS_BIND | MS_REC, NULL) < 0)
+      struct stat st;
+      int fd = open_target ("readonlyPaths", p, &st, err);
+      if (fd < 0)
         {
-          if (errno == ENOENT)
-            continue;
-          return securer_error_set (err, errno, "readonlyPaths: %s", p);
+          if (err && *err)
+            return -1;
+          continue;
         }
-      if (bind_remount (p, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, err) < 0)
-        return securer_error_prefix (err, "readonlyPaths");
+      fd_path (fd, target);
+      int rc = mount (target, target, NULL, MS_BIND | MS_REC, NULL);
+      int e = errno;
+      close (fd);
+      if (rc < 0)
+        return securer_error_set (err, e, "readonlyPaths: %s", p);
+      /* The new mount is on top of what fd pointed at: reopen to reach it. */
+      fd = open_target ("readonlyPaths", p, &st, err);
+      if (fd < 0)
+        return err && *err ? -1 : securer_error_set (err, ENOENT, "readonlyPaths: %s", p);
+      fd_path (fd, target);
+      rc = bind_remount (target, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, err);
+      close (fd);
+      if (rc < 0)
+        return securer_error_prefix (err, "readonlyPaths: %s", p);
     }
   return 0;
 }
@@ -553,16 +654,24 @@ setup_console (int sock, const struct oci_process *p, securer_err_t *err)
     return securer_error_set (err, errno, "open /dev/ptmx");
   int unlock = 0;
   char name[64];
+  struct statfs sf;
+  if (fstatfs (master, &sf) < 0 || sf.f_type != DEVPTS_SUPER_MAGIC)
+    {
+      close (master);
+      return securer_error_set (err, EINVAL, "process.terminal: /dev/ptmx is not a devpts ptmx");
+    }
   if (ioctl (master, TIOCSPTLCK, &unlock) < 0 || ptsname_r (master, name, sizeof name) != 0)
     {
       close (master);
       return securer_error_set (err, errno, "unlock the pty");
     }
-  int slave = open (name, O_RDWR | O_NOCTTY);
+  /* The peer of this master, not whatever the container's /dev/pts/N
+   * names. */
+  int slave = ioctl (master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
   if (slave < 0)
     {
       close (master);
-      return securer_error_set (err, errno, "open %s", name);
+      return securer_error_set (err, errno, "open the pty's peer (%s)", name);
     }
   struct winsize ws = { .ws_row = p->rows, .ws_col = p->cols };
   if ((p->rows || p->cols) && ioctl (slave, TIOCSWINSZ, &ws) < 0)
@@ -762,15 +871,32 @@ process_limits (const struct oci_process *p, securer_err_t *err)
       if (setrlimit (p->rlimits[i].resource, &r) < 0)
         return securer_error_set (err, errno, "process.rlimits[%zu]", i);
     }
-  if (p->has_oom_score_adj)
-    {
-      char v[16];
-      snprintf (v, sizeof v, "%d", p->oom_score_adj);
-      if (oci_write_file ("/proc/self/oom_score_adj", v, err) < 0)
-        return securer_error_prefix (err, "process.oomScoreAdj");
-    }
   if (p->has_umask)
     umask (p->umask);
+  return 0;
+}
+
+int
+oci_new_session_keyring (securer_err_t *err)
+{
+  if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
+    return securer_error_set (err, errno, "join a new session keyring");
+  return 0;
+}
+
+int
+oci_oom_score_adj (pid_t pid, const struct oci_process *p, securer_err_t *err)
+{
+  if (!p->has_oom_score_adj)
+    return 0;
+  char path[64], v[16];
+  if (pid == 0)
+    snprintf (path, sizeof path, "/proc/self/oom_score_adj");
+  else
+    snprintf (path, sizeof path, "/proc/%d/oom_score_adj", (int) pid);
+  snprintf (v, sizeof v, "%d", p->oom_score_adj);
+  if (oci_write_file (path, v, err) < 0)
+    return securer_error_prefix (err, "process.oomScoreAdj");
   return 0;
 }
 

@@ -170,6 +170,8 @@ container_child (const struct oci_launch *l, int fds[OCI_NS_COUNT], int go, int 
       securer_error_set (&err, errno, "become root in the new user namespace");
       goto fail;
     }
+  if (!l->keep_keyring && oci_new_session_keyring (&err) < 0)
+    goto fail;
   /* After the cgroup was joined, so that it is the namespace's root. */
   if (s->ns_wanted[OCI_NS_CGROUP] && !s->ns_path[OCI_NS_CGROUP] && unshare (CLONE_NEWCGROUP) < 0)
     {
@@ -240,6 +242,8 @@ oci_launch_container (const struct oci_launch *l, struct oci_cgroup *cg, const c
           || write_map (pid, "gid_map", s->gid_maps, s->n_gid_maps, err) < 0))
     goto kill;
   if (cg && oci_cgroup_add_pid (cg, pid, err) < 0)
+    goto kill;
+  if (oci_oom_score_adj (pid, &s->proc, err) < 0)
     goto kill;
   if (id)
     {
@@ -319,6 +323,14 @@ oci_launch_exec (const struct oci_exec_opts *o, pid_t *pid_out, securer_err_t *e
     fds[k] = -1;
   if (open_container_ns (o->container_pid, fds, err) < 0)
     goto fail;
+  /* The pid may have been reused since the state was checked: the
+   * namespaces opened are the container's only if its process is still
+   * the one that was started (else they could be a host process's). */
+  if (oci_proc_start_time (o->container_pid) != o->start_time)
+    {
+      securer_error_set (err, ESRCH, "the container's process %d has exited", (int) o->container_pid);
+      goto fail;
+    }
   if (pipe2 (rep, O_CLOEXEC) < 0)
     {
       securer_error_set (err, errno, "pipe");
@@ -340,7 +352,9 @@ oci_launch_exec (const struct oci_exec_opts *o, pid_t *pid_out, securer_err_t *e
       securer_err_t e = NULL;
       close (rep[0]);
       child_signals ();
-      if (oci_cgroup_join_self (o->cg, &e) == 0 && join_namespaces (fds, &e) == 0)
+      /* Still in the host's namespaces: see oci_oom_score_adj. */
+      if (oci_oom_score_adj (0, o->proc, &e) == 0 && oci_cgroup_join_self (o->cg, &e) == 0
+          && join_namespaces (fds, &e) == 0 && oci_new_session_keyring (&e) == 0)
         {
           if (!o->proc->terminal && setsid () < 0)
             securer_error_set (&e, errno, "setsid");

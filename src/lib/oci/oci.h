@@ -133,6 +133,12 @@ struct oci_spec {
 int oci_spec_load (const char *bundle, struct oci_spec **out, securer_err_t *err);
 /* The same from a config.json path (bundle = its directory). */
 int oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_t *err);
+/* The copy of config.json that create keeps in the state directory
+ * (bundle: the container's bundle directory, for relative paths).  exec,
+ * start and delete read this one: a bundle's config.json changed after
+ * create changes nothing of a container. */
+int oci_spec_load_saved (const char *config_path, const char *bundle, struct oci_spec **out,
+                         securer_err_t *err);
 /* Reads a process object alone (runc exec --process FILE) into *proc. */
 int oci_process_parse (json_t *j, const char *where, struct oci_process *proc, securer_err_t *err);
 void oci_process_clear (struct oci_process *p);
@@ -219,6 +225,7 @@ struct oci_launch {
   const struct securer_seccomp_prog *seccomp;  /* NULL: no filter */
   const struct oci_layer *layer;  /* run.securer.policy, or NULL */
   int notify_fd;           /* report-denials: where the listener goes, or -1 */
+  bool keep_keyring;       /* --no-new-keyring: stay in the caller's session keyring */
 };
 /* Sets up mounts, devices, hostname, sysctls and the process, and waits on
  * the exec fifo; calls ready(ctx) once only exec remains.  Returns only on
@@ -230,6 +237,18 @@ int oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), v
 int oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
                       const struct oci_layer *layer, int console_fd, securer_err_t *err);
 
+/* Writes process.oomScoreAdj for pid (0: the caller; a pid of another
+ * pid namespace than the caller's /proc would name someone else).  From the runtime's side, in the
+ * host's user namespace: the setup runs non-dumpable, so the process's
+ * own /proc files belong to the host's root, which a container root in a
+ * user namespace cannot write. */
+int oci_oom_score_adj (pid_t pid, const struct oci_process *p, securer_err_t *err);
+
+/* Joins a new anonymous session keyring: keyrings are not namespaced, and
+ * the caller's (the engine's, the host root's) must not be the
+ * container's. */
+int oci_new_session_keyring (securer_err_t *err);
+
 /* ---- launch.c ------------------------------------------------------------ */
 /* Clones the container's first process, writes its id maps, adds it to cg,
  * runs the prestart/createRuntime hooks (id given) and waits until it is
@@ -240,6 +259,7 @@ int oci_launch_container (const struct oci_launch *l, struct oci_cgroup *cg, con
                           pid_t *pid_out, uint64_t *start_time, securer_err_t *err);
 struct oci_exec_opts {
   pid_t container_pid;
+  uint64_t start_time;     /* of container_pid, as saved in the state */
   const struct oci_cgroup *cg;
   const struct oci_process *proc;
   const struct securer_seccomp_prog *seccomp;
@@ -273,6 +293,9 @@ struct oci_state {
 };
 /* Validates an id (no '/', not "." or "..", printable). */
 int oci_id_check (const char *id, securer_err_t *err);
+/* Refuses a state root (or a directory above it) that another user owns
+ * or that others may write to. */
+int oci_root_check (const char *root, securer_err_t *err);
 int oci_state_save (const struct oci_state *st, securer_err_t *err);
 int oci_state_load (const char *root, const char *id, struct oci_state **out, securer_err_t *err);
 enum oci_status oci_state_status (const struct oci_state *st);
@@ -287,5 +310,12 @@ uint64_t oci_proc_start_time_any (pid_t pid);
 /* Runs the hooks of one kind with the state JSON on their stdin. */
 int oci_hooks_run (const struct oci_spec *s, enum oci_hook_kind k, const char *state_json,
                    securer_err_t *err);
+
+/* ---- selfexe.c ------------------------------------------------------------ */
+/* Before a command starts container processes: re-executes argv from a
+ * sealed memfd copy of the runtime (returns only on failure or once
+ * running from one), then makes the process non-dumpable. */
+int oci_self_protect (char **argv, securer_err_t *err);
+bool oci_self_is_sealed (void);
 
 #endif

@@ -9,7 +9,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/oci/policy.c \
 	src/lib/oci/layer.c \
 	src/lib/oci/report.c \
-	src/lib/oci/devices.c
+	src/lib/oci/devices.c \
+	src/lib/oci/selfexe.c
 
 bin_PROGRAMS += securer-runc
 securer_runc_SOURCES = src/runc/main.c

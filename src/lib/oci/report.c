@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "oci/oci.h"
@@ -87,9 +88,21 @@ int
 oci_reporter_start (const struct securer_seccomp_prog *prog, int sock, const char *log_path,
                     const char *id, securer_err_t *err)
 {
-  int logfd = open (log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (logfd < 0)
-    return securer_error_set (err, errno, "annotations.run.securer.report-denials: open %s", log_path);
+  /* Written by root on the host, maybe in a directory a container can
+   * write to: a symlink planted there is not followed, and only a regular
+   * file takes the reports. */
+  int logfd = open (log_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+  struct stat st;
+  if (logfd < 0 || fstat (logfd, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      int e = logfd < 0 ? errno : EINVAL;
+      if (logfd >= 0)
+        close (logfd);
+      return securer_error_set (err, e,
+                                "annotations.run.securer.report-denials: open %s (a regular file, "
+                                "not a symlink)",
+                                log_path);
+    }
   pid_t pid = fork ();
   if (pid < 0)
     {

@@ -232,6 +232,8 @@ oci_process_parse (json_t *j, const char *where, struct oci_process *p, securer_
           p->umask = (mode_t) (m & 0777);
         }
       json_t *g = json_object_get (u, "additionalGids");
+      if (g && !json_is_array (g) && !json_is_null (g))
+        return refuse (err, "%s.additionalGids: not an array", w);
       if (g && json_is_array (g))
         {
           p->groups = calloc (json_array_size (g) + 1, sizeof *p->groups);
@@ -427,6 +429,10 @@ parse_mount (json_t *j, size_t idx, struct oci_mount *m, securer_err_t *err)
     return refuse (err, "%s.options: tmpcopyup is for tmpfs mounts only", where);
   if (m->bind && (m->source == NULL || m->source[0] != '/'))
     return refuse (err, "%s.source: a bind mount needs an absolute source", where);
+  /* A bind mount takes no filesystem options: the kernel would drop them
+   * unread, and "rro", "rnoexec" and the like would silently not hold. */
+  if (m->bind && m->data)
+    return refuse (err, "%s.options: \"%s\" is not supported for a bind mount", where, m->data);
   return 0;
 }
 
@@ -923,8 +929,9 @@ parse_spec (struct oci_spec *s, securer_err_t *err)
   return 0;
 }
 
-int
-oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_t *err)
+/* config_path read into *out; bundle NULL: config_path's directory. */
+static int
+load_spec (const char *config_path, const char *bundle, struct oci_spec **out, securer_err_t *err)
 {
   json_error_t je;
   json_t *j = json_load_file (config_path, 0, &je);
@@ -941,7 +948,9 @@ oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_
   char *slash = strrchr (dir, '/');
   if (slash)
     *slash = '\0';
-  s->bundle = realpath (slash ? (*dir ? dir : "/") : ".", NULL);
+  if (bundle == NULL)
+    bundle = slash ? (*dir ? dir : "/") : ".";
+  s->bundle = realpath (bundle, NULL);
   free (dir);
   if (s->bundle == NULL)
     {
@@ -957,6 +966,19 @@ oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_
     }
   *out = s;
   return 0;
+}
+
+int
+oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_err_t *err)
+{
+  return load_spec (config_path, NULL, out, err);
+}
+
+int
+oci_spec_load_saved (const char *config_path, const char *bundle, struct oci_spec **out,
+                     securer_err_t *err)
+{
+  return load_spec (config_path, bundle, out, err);
 }
 
 int

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,42 @@ oci_id_check (const char *id, securer_err_t *err)
       return -1;
     }
   return 0;
+}
+
+int
+oci_root_check (const char *root, securer_err_t *err)
+{
+  /* The state names pids to signal, cgroups to remove and bundles whose
+   * hooks run as root: whoever can write the state directory, or any
+   * directory above it (the sticky bit aside: others cannot then rename
+   * what is ours), can make us do that.  Missing components are fine:
+   * create makes them 0700. */
+  char *p = strdup (root);
+  int rc = 0;
+  for (;;)
+    {
+      const char *name = *p ? p : "/";
+      struct stat st;
+      if (stat (name, &st) < 0)
+        {
+          if (errno != ENOENT)
+            rc = securer_error_set (err, errno, "--root %s: %s", root, name);
+        }
+      else if (!S_ISDIR (st.st_mode))
+        rc = securer_error_set (err, ENOTDIR, "--root %s: %s is not a directory", root, name);
+      else if (st.st_uid != 0 && st.st_uid != geteuid ())
+        rc = securer_error_set (err, EPERM, "--root %s: %s belongs to uid %u", root, name,
+                                (unsigned) st.st_uid);
+      else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        rc = securer_error_set (err, EPERM, "--root %s: %s is writable by others (mode %04o)", root,
+                                name, (unsigned) (st.st_mode & 07777));
+      char *slash = strrchr (p, '/');
+      if (rc < 0 || slash == NULL || *p == '\0')
+        break;
+      *slash = '\0';
+    }
+  free (p);
+  return rc;
 }
 
 static uint64_t
@@ -191,6 +228,10 @@ run_hook (const struct oci_hook *h, const char *state_json, securer_err_t *err)
   if (pid == 0)
     {
       dup2 (in[0], 0);
+      /* The state on stdin, the runtime's stdout and stderr, nothing else:
+       * not what the engine passed on for the container, nor any
+       * descriptor the runtime holds. */
+      syscall (SYS_close_range, 3, ~0u, 0);
       char *const def[] = { h->path, NULL };
       char *const empty[] = { NULL };
       execve (h->path, h->args ? h->args : def, h->env ? h->env : empty);
