@@ -73,7 +73,7 @@ tests_integration_test_tenants_SOURCES = tests/integration/test-tenants.c tests/
 tests_integration_test_tenants_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_tenants_LDADD = $(TEST_LIBS)
 endif
-libsecurer_core_la_SOURCES += src/lib/linux/zygote.h src/lib/linux/zygote.c src/lib/linux/zygote-confine.c
+libsecurer_core_la_SOURCES += src/lib/linux/zygote.h src/lib/linux/zygote.c src/lib/linux/zygote-confine.c src/lib/linux/template.h src/lib/linux/template.c
 if ENABLE_TESTS
 check_PROGRAMS += tests/integration/test-zygote
 TESTS += tests/integration/test-zygote
