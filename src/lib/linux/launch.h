@@ -27,6 +27,7 @@ enum sync_msg_type {
   SYNC_FILTER,      /* parent -> payload, right after GO (read after READY): the seccomp BPF program */
   SYNC_SESSION_HELLO,  /* a template's fork -> parent: place me (pid by credentials) in the cgroup */
   SYNC_SESSION_INIT,   /* a template session's pid 1 -> parent: its pid, by credentials */
+  SYNC_JOIN,        /* parent -> a template's fork, before GO: a v1 cgroup's "tasks" to write "0" to */
 };
 
 #define SYNC_TEXT_MAX 2048

@@ -407,16 +407,29 @@ securer_template_spawn (struct securer_template *t, const struct securer_spawn_o
       securer_error_set (err, EPROTO, "the template's fork did not say hello (message %u)", m.type);
       goto fail;
     }
-  /* Everything the session makes from here is counted in its own cgroup. */
-  if (sb->cg != NULL && securer_cgroup_add_pid (sb->cg, fork_pid, err) < 0)
+  /* Everything the session makes from here is counted in its own cgroup.
+   * The fork joins its v1 groups itself: moving another process takes the
+   * kernel's global threadgroup lock and waits for an RCU grace period
+   * (~8 ms here), a thread moving itself does not. */
+  int join[3];
+  unsigned n_join = 0;
+  if (securer_cgroup_hand_over (sb->cg, fork_pid, join, &n_join, err) < 0)
     {
       securer_error_prefix (err, "cgroup");
       goto fail;
     }
   struct sync_msg go;
   memset (&go, 0, offsetof (struct sync_msg, text) + 1);
+  int sent = 0;
+  for (unsigned i = 0; i < n_join; i++)
+    {
+      go.type = SYNC_JOIN;
+      if (sent == 0)
+        sent = sync_send (setup[0], &go, join[i]);
+      close (join[i]);
+    }
   go.type = SYNC_GO;
-  if (sync_send (setup[0], &go, -1) < 0)
+  if (sent < 0 || sync_send (setup[0], &go, -1) < 0)
     {
       securer_error_set (err, errno, "release the session");
       goto fail;

@@ -310,9 +310,27 @@ securer_zygote_fork_session (const struct securer_zygote_program *z, const struc
   struct sync_msg m;
   if (session_hello (setup, SYNC_SESSION_HELLO) < 0)
     _exit (SECURER_EXIT_SETUP);
-  int r = sync_recv (setup, &m, NULL, NULL, false);
-  if (r <= 0 || m.type != SYNC_GO)
-    _exit (SECURER_EXIT_SETUP);
+  for (;;)
+    {
+      int fd = -1;
+      int r = sync_recv (setup, &m, &fd, NULL, false);
+      if (r <= 0)
+        _exit (SECURER_EXIT_SETUP);
+      if (m.type == SYNC_GO)
+        break;
+      if (m.type != SYNC_JOIN || fd < 0)
+        _exit (SECURER_EXIT_SETUP);
+      /* Into one of the session's v1 groups: this process alone, before it
+       * makes any other (see template.c). */
+      ssize_t w = write (fd, "0", 1);
+      int saved = errno;
+      close (fd);
+      if (w != 1)
+        {
+          securer_error_set (&e, w < 0 ? saved : EIO, "join the session's cgroup");
+          session_fail (setup, &e);
+        }
+    }
   struct securer_zygote_session s = { .index = rq->index, .inside = p->uid, .inside_gid = p->gid,
                                       .hostname = (p->namespaces & SECURER_NS_UTS) ? p->hostname : NULL,
                                       .policy = p, .policy_tmpfs = true };
