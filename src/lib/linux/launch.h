@@ -167,7 +167,9 @@ struct launch_plan {
  * mounts are bare.  The caller passes a policy without Landlock and seccomp:
  * each session applies its own. */
 struct launch_template {
-  uint32_t first, count;
+  uint32_t first, count;   /* count 0: an unprivileged caller's template, which maps
+                              its own id alone, keeps no capability, and whose
+                              sessions stay that id */
 };
 int securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch_template *tpl,
                           struct securer_sandbox **out, securer_err_t *err);
