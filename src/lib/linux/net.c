@@ -30,10 +30,17 @@ struct up_request {
 /* 1: the ACK for seq arrived; 0: not yet; -1 with errno: refused, or an
  * answer that is not ours. */
 static int
-read_answer (char *buf, int len, unsigned seq, unsigned portid)
+read_answer (const char *buf, size_t len, unsigned seq, unsigned portid)
 {
-  for (struct nlmsghdr *h = (struct nlmsghdr *) buf; NLMSG_OK (h, len); h = NLMSG_NEXT (h, len))
+  const struct nlmsghdr *h;
+  for (size_t off = 0; off < len && len - off >= sizeof *h; off += NLMSG_ALIGN (h->nlmsg_len))
     {
+      h = (const struct nlmsghdr *) (const void *) (buf + off);
+      if (h->nlmsg_len < sizeof *h || h->nlmsg_len > len - off)
+        {
+          errno = EBADMSG;
+          return -1;
+        }
       if (h->nlmsg_seq != seq || (h->nlmsg_pid != 0 && h->nlmsg_pid != portid))
         {
           errno = EPROTO;
@@ -68,7 +75,7 @@ securer_linux_setup_network (const struct securer_policy *p, securer_err_t *err)
 
   /* On the stack: this runs in the sandbox's child, which allocates
    * nothing. */
-  char buf[8192];
+  _Alignas (struct nlmsghdr) char buf[8192];
   int nl = socket (AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
   if (nl < 0)
     return securer_error_set (err, errno, "bring up lo: open rtnetlink socket");
@@ -117,7 +124,7 @@ securer_linux_setup_network (const struct securer_policy *p, securer_err_t *err)
           securer_error_set (err, errno, "bring up lo: receive the answer");
           goto out;
         }
-      int r = read_answer (buf, (int) n, seq, portid);
+      int r = read_answer (buf, (size_t) n, seq, portid);
       if (r < 0)
         {
           securer_error_set (err, errno, "bring up lo: RTM_NEWLINK refused");
