@@ -38,7 +38,7 @@ const char *const *securer_linux_proc_readonly (size_t *n);
 void securer_linux_child_log (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 /* ---- net.c: runs in the child, inside the new net namespace ---- */
-/* SECURER_NET_LOOPBACK: brings lo up over rtnetlink (libmnl).  NONE: nothing. */
+/* SECURER_NET_LOOPBACK: brings lo up over rtnetlink.  NONE: nothing. */
 int securer_linux_setup_network (const struct securer_policy *p, securer_err_t *err);
 
 /* ---- cgroup.c: runs in the parent ---- */
