@@ -72,7 +72,7 @@ noinst_PROGRAMS += bench/zygote-bench
 bench_zygote_bench_SOURCES = bench/zygote-bench.c
 bench_zygote_bench_LDADD = libsecurer-core.la
 .PHONY: bench-zygote
-bench-zygote: bench/zygote-bench securer-init src/runtime/zygote/securer-zygote.la
+bench-zygote: bench/zygote-bench securer-init securer-zygote.la
 	hyperfine -N --warmup 3 --runs 30 \
 	  '$(abs_top_builddir)/bench/zygote-bench cold 1' '$(abs_top_builddir)/bench/zygote-bench cold 20' \
 	  '$(abs_top_builddir)/bench/zygote-bench template 1' '$(abs_top_builddir)/bench/zygote-bench template 20'

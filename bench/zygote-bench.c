@@ -38,6 +38,7 @@
 
 #include "linux/landlock-internal.h"
 #include "linux/launch.h"
+#include "linux/template.h"
 #include "linux/zygote.h"
 #include "seccomp/seccomp.h"
 #include "securer.h"
@@ -273,7 +274,7 @@ r_cold (unsigned n)
 }
 
 static int
-template (unsigned n, const char *self, bool r)
+template (unsigned n, const char *self)
 {
   securer_err_t err = NULL;
   struct securer_policy *p = load_r ();
@@ -293,21 +294,7 @@ template (unsigned n, const char *self, bool r)
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     fail ("socketpair", NULL);
   char *argv[] = { (char *) self, (char *) "--serve", NULL };
-  char script[4096], datadir[4096];
-  snprintf (script, sizeof script,
-            "dyn.load('%s/src/runtime/zygote/.libs/securer-zygote.so');"
-            "stopifnot(.C('securer_zygote_r_prepare', '%s/policies/r.policy', ok = 0L)$ok == 1L);"
-            "Sys.unsetenv('SECURER_DATADIR');"
-            "repeat { if (.C('securer_zygote_r_serve', r = 0L)$r != 1L) quit(save = 'no');"
-            "invisible(tempdir(check = TRUE)); " R_EVAL_ONE " }",
-            SECURER_ABS_BUILDDIR, SECURER_ABS_SRCDIR);
-  char *r_argv[] = { (char *) R_BIN, (char *) "--vanilla", (char *) "--no-echo", (char *) "--no-restore",
-                     (char *) "-e", script, NULL };
-  /* R is not in the build tree: where the policy's syscall groups are. */
-  snprintf (datadir, sizeof datadir, "SECURER_DATADIR=%s", SECURER_ABS_SRCDIR);
-  r_env[4] = datadir;
-  struct securer_spawn_opts so = { .policy = p, .argv = r ? r_argv : argv, .extra_env = r ? r_env : NULL,
-                                   .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+  struct securer_spawn_opts so = { .policy = p, .argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
                                    .pass_fds = &sv[1], .n_pass_fds = 1 };
   struct securer_sandbox *sb;
   if (securer_zygote_template_start (&so, &sb, &err) < 0)
@@ -325,12 +312,11 @@ template (unsigned n, const char *self, bool r)
       if (securer_hostids_acquire (&lease, &err) < 0 || securer_zygote_index (lease.id, first, count, &index, &err) < 0)
         fail ("lease", err);
       int sp[2];
-      if (socketpair (AF_UNIX, r ? SOCK_STREAM | SOCK_CLOEXEC : SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
         fail ("socketpair", NULL);
-      /* The R module takes the channel, stdout and stderr (the bench's). */
-      int fds[3] = { sp[1], 1, 2 };
-      unsigned nfds = r ? 3 : 1;
-      union { char b[CMSG_SPACE (3 * sizeof (int))]; struct cmsghdr a; } u;
+      int fds[1] = { sp[1] };
+      unsigned nfds = 1;
+      union { char b[CMSG_SPACE (sizeof (int))]; struct cmsghdr a; } u;
       struct iovec iov = { &index, sizeof index };
       struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
                            .msg_controllen = CMSG_SPACE (nfds * sizeof (int)) };
@@ -343,9 +329,7 @@ template (unsigned n, const char *self, bool r)
         fail ("request a session", NULL);
       close (sp[1]);
       char c = 0;
-      if (r)
-        r_ask (sp[0]);
-      else if (recv (sp[0], &c, 1, 0) != 1 || c != 'R')
+      if (recv (sp[0], &c, 1, 0) != 1 || c != 'R')
         fail ("session did not confine itself", NULL);
       if (pss_mode)
         {
@@ -377,6 +361,69 @@ template (unsigned n, const char *self, bool r)
   close (sv[0]);
   securer_sandbox_kill (sb, &err);
   securer_sandbox_free (sb);
+  securer_policy_free (p);
+  return 0;
+}
+
+/* R sessions through the library's template (src/lib/linux/template.c):
+ * what a session of `securer serve` costs when started from a template. */
+static int
+r_template (unsigned n)
+{
+  securer_err_t err = NULL;
+  struct securer_policy *p = load_r ();
+  char script[] = "dyn.load('/proc/self/fd/4');"
+                  "repeat { if (.C('securer_zygote_r_serve', r = 0L)$r != 1L) quit(save = 'no');"
+                  "invisible(tempdir(check = TRUE)); " R_EVAL_ONE " }";
+  char *r_argv[] = { (char *) R_BIN, (char *) "--vanilla", (char *) "--no-echo", (char *) "--no-restore",
+                     (char *) "-e", script, NULL };
+  struct securer_template_opts o = { .policy = p, .argv = r_argv, .extra_env = r_env, .stdin_fd = -1,
+                                     .stderr_fd = -1 };
+  struct securer_template *t;
+  if (securer_template_start (&o, &t, &err) < 0)
+    fail ("template", err);
+  struct securer_sandbox **sbs = calloc (n, sizeof *sbs);
+  int *socks = calloc (n, sizeof *socks);
+  uid_t *uids = calloc (n, sizeof *uids);
+  if (sbs == NULL || socks == NULL || uids == NULL)
+    fail ("calloc", NULL);
+  for (unsigned i = 0; i < n; i++)
+    {
+      int sp[2];
+      if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+        fail ("socketpair", NULL);
+      struct securer_spawn_opts so = { .stdin_fd = sp[1], .stdout_fd = 1, .stderr_fd = 2 };
+      if (securer_template_spawn (t, &so, &sbs[i], &err) < 0)
+        fail ("session", err);
+      close (sp[1]);
+      r_ask (sp[0]);
+      socks[i] = sp[0];
+      char proc[32];
+      struct stat st;
+      snprintf (proc, sizeof proc, "/proc/%d", (int) securer_sandbox_pid (sbs[i]));
+      uids[i] = stat (proc, &st) == 0 ? st.st_uid : 0;
+      if (pss_mode)
+        continue;
+      close (socks[i]);
+      struct securer_status status;
+      if (securer_sandbox_wait (sbs[i], &status, &err) < 0)
+        fail ("wait", err);
+      securer_status_clear (&status);
+      securer_sandbox_free (sbs[i]);
+    }
+  if (pss_mode)
+    {
+      pss_report ("template sessions", uids, n);
+      for (unsigned i = 0; i < n; i++)
+        {
+          close (socks[i]);
+          securer_sandbox_free (sbs[i]);
+        }
+    }
+  free (sbs);
+  free (socks);
+  free (uids);
+  securer_template_free (t);
   securer_policy_free (p);
   return 0;
 }
@@ -418,6 +465,6 @@ main (int argc, char **argv)
     case 2:
       return r_cold (n);
     default:
-      return template (n, self, mode == 3);
+      return mode == 3 ? r_template (n) : template (n, self);
     }
 }

@@ -100,12 +100,3 @@ tests_integration_test_threaded_SOURCES = tests/integration/test-threaded.c test
 tests_integration_test_threaded_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_threaded_LDADD = $(TEST_LIBS) -lpthread
 endif
-# The fork loop of a session template's R, loaded with dyn.load() (not
-# installed, not used by sessions yet; tested by test-zygote).
-if ENABLE_TESTS
-check_LTLIBRARIES += src/runtime/zygote/securer-zygote.la
-src_runtime_zygote_securer_zygote_la_SOURCES = src/runtime/zygote/zygote-r.c
-src_runtime_zygote_securer_zygote_la_CFLAGS = $(AM_CFLAGS)
-src_runtime_zygote_securer_zygote_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
-src_runtime_zygote_securer_zygote_la_LIBADD = libsecurer-core.la
-endif

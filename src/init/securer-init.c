@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -51,13 +52,20 @@ main (int argc, char **argv)
    * process that has neither its Landlock domain nor its seccomp filter. */
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
     return SECURER_EXIT_SETUP;
-  if (argc != 2)
+  /* In a session forked from a template, pid 1's parent is a fork of the
+   * template that exits once this process exists: a death signal armed
+   * while that fork is still exiting would kill the session.  Its
+   * lifetime is bound instead by the template's pid namespace, which
+   * contains it and ends with the template (whose own pid 1 has the death
+   * signal of the supervisor). */
+  bool in_template = argc == 3 && strcmp (argv[2], "--in-template") == 0;
+  if (argc != 2 && !in_template)
     return SECURER_EXIT_SETUP;
   char *end;
   long payload = strtol (argv[1], &end, 10);
   if (*end != '\0' || payload <= 0)
     return SECURER_EXIT_SETUP;
-  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || !supervisor_alive ())
+  if ((!in_template && prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) || !supervisor_alive ())
     return SECURER_EXIT_SETUP;
   close (GATE_FD);
 

@@ -36,6 +36,7 @@
 #include "../helpers/zygote-wire.h"
 #include "linux/landlock-internal.h"
 #include "linux/launch.h"
+#include "linux/template.h"
 #include "linux/zygote.h"
 #include "run-util.h"
 
@@ -481,7 +482,7 @@ r_ask (int sock, const char *expr, char *out, size_t cap)
       struct pollfd pfd = { sock, POLLIN, 0 };
       cr_assert_eq (poll (&pfd, 1, 60000), 1, "no answer to %s (got '%.*s')", expr, (int) len, out);
       ssize_t n = read (sock, out + len, cap - 1 - len);
-      cr_assert_geq (n, 0);
+      cr_assert_geq (n, 0, "read the answer to %s: %s", expr, strerror (errno));
       if (n == 0)
         break;
       len += (size_t) n;
@@ -518,84 +519,79 @@ r_cold (struct securer_policy *p, char answers[][512])
     }
 }
 
+/* The template's R: loads the module from fd 4 and forks on request; each
+ * session answers one expression. */
+#define R_TEMPLATE_SCRIPT                                                                             \
+  "dyn.load('/proc/self/fd/4');"                                                                    \
+  "repeat { if (.C('securer_zygote_r_serve', r = 0L)$r != 1L) quit(save = 'no');"                   \
+  "invisible(tempdir(check = TRUE)); " R_EVAL_ONE " }"
+
+static struct securer_template *
+r_template_start (const struct securer_policy *p)
+{
+  char script[] = R_TEMPLATE_SCRIPT;
+  char *argv[] = { (char *) R_BIN, (char *) "--vanilla", (char *) "--no-echo", (char *) "--no-restore",
+                   (char *) "-e", script, NULL };
+  struct securer_template_opts o = { .policy = p, .argv = argv, .extra_env = r_env, .stdin_fd = -1,
+                                     .stderr_fd = -1 };
+  securer_err_t err = NULL;
+  struct securer_template *t;
+  cr_assert_eq (securer_template_start (&o, &t, &err), 0, "%s", securer_error_message (err));
+  return t;
+}
+
+/* A session from t with its channel (returned) and stdout on *out_r. */
+static struct securer_sandbox *
+r_template_session (struct securer_template *t, int *chan, int *out_r, uint64_t timeout_ms)
+{
+  int sp[2], out[2];
+  cr_assert_eq (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+  cr_assert_eq (pipe2 (out, O_CLOEXEC), 0);
+  struct securer_spawn_opts so = { .stdin_fd = sp[1], .stdout_fd = out[1], .stderr_fd = 2, .timeout_ms = timeout_ms };
+  securer_err_t err = NULL;
+  struct securer_sandbox *sb;
+  cr_assert_eq (securer_template_spawn (t, &so, &sb, &err), 0, "%s", securer_error_message (err));
+  close (sp[1]);
+  close (out[1]);
+  *chan = sp[0];
+  *out_r = out[0];
+  return sb;
+}
+
 static void
 r_template (const char *policy_path, char answers[][512])
 {
   securer_err_t err = NULL;
-  struct securer_policy *tp;
-  cr_assert_eq (securer_policy_load_file (policy_path, &tp, NULL, &err), 0, "%s", securer_error_message (err));
-  tp->landlock.mode = SECURER_ENFORCE_OFF;
-  tp->seccomp.enabled = false;
-  /* The module (build tree) and the policy with its groups (source tree),
-   * read-only, for the template alone: sessions are under Landlock. */
-  const char *dirs[] = { SECURER_ABS_BUILDDIR, SECURER_ABS_SRCDIR };
-  tp->mounts = realloc (tp->mounts, (tp->n_mounts + 2) * sizeof *tp->mounts);
-  for (int i = 0; i < 2; i++)
-    tp->mounts[tp->n_mounts++] = (struct securer_mount){ .type = SECURER_MOUNT_RO, .source = xstrdup (dirs[i]),
-                                                         .dest = xstrdup (dirs[i]) };
-  char script[8192];
-  snprintf (script, sizeof script,
-            "dyn.load('%s/src/runtime/zygote/.libs/securer-zygote.so');"
-            "stopifnot(.C('securer_zygote_r_prepare', '%s', ok = 0L)$ok == 1L);"
-            "Sys.unsetenv('SECURER_DATADIR');"
-            "repeat { if (.C('securer_zygote_r_serve', r = 0L)$r != 1L) quit(save = 'no');"
-            "invisible(tempdir(check = TRUE)); " R_EVAL_ONE " }",
-            SECURER_ABS_BUILDDIR, policy_path);
-  char *argv[] = { (char *) R_BIN, (char *) "--vanilla", (char *) "--no-echo", (char *) "--no-restore",
-                   (char *) "-e", script, NULL };
-  int ctl[2];
-  cr_assert_eq (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl), 0);
-  /* Where the policy's syscall groups are (R is not in the build tree);
-   * unset again once the policy is loaded. */
-  char *tenv[8], datadir[PATH_MAX + 32];
-  size_t ne = 0;
-  for (char *const *e = r_env; *e; e++)
-    tenv[ne++] = *e;
-  snprintf (datadir, sizeof datadir, "SECURER_DATADIR=%s", SECURER_ABS_SRCDIR);
-  tenv[ne++] = datadir;
-  tenv[ne] = NULL;
-  struct securer_sandbox *sb;
-  struct securer_spawn_opts so = { .policy = tp, .argv = argv, .extra_env = tenv, .stdin_fd = -1,
-                                   .stdout_fd = -1, .stderr_fd = -1, .pass_fds = &ctl[1], .n_pass_fds = 1 };
-  cr_assert_eq (securer_zygote_template_start (&so, &sb, &err), 0, "%s", securer_error_message (err));
-  close (ctl[1]);
-  uint32_t first, count;
-  cr_assert_eq (securer_hostids_range (&first, &count, &err), 0);
+  struct securer_policy *p;
+  cr_assert_eq (securer_policy_load_file (policy_path, &p, NULL, &err), 0, "%s", securer_error_message (err));
+  struct securer_template *t = r_template_start (p);
   for (size_t i = 0; i < N_EXPRS; i++)
     {
-      struct host_id_lease lease = { .fd = -1 };
-      uint32_t index;
-      cr_assert_eq (securer_hostids_acquire (&lease, &err), 0, "%s", securer_error_message (err));
-      cr_assert_eq (securer_zygote_index (lease.id, first, count, &index, &err), 0);
-      int sp[2], out[2];
-      cr_assert_eq (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
-      cr_assert_eq (pipe2 (out, O_CLOEXEC), 0);
-      /* Its own stdout, and stderr where the test's goes. */
-      int fds[3] = { sp[1], out[1], 2 };
-      send_fds (ctl[0], &index, sizeof index, fds, 3);
-      close (sp[1]);
-      close (out[1]);
-      r_ask (sp[0], r_exprs[i], answers[i], 512);
-      close (sp[0]);
+      int chan, out;
+      struct securer_sandbox *sb = r_template_session (t, &chan, &out, 0);
+      r_ask (chan, r_exprs[i], answers[i], 512);
+      close (chan);
       /* What the session printed is in its own pipe, and only there: the
        * write end closes when it ends (nothing else holds it). */
       char printed[256];
       size_t len = 0;
       ssize_t n;
-      while (len + 1 < sizeof printed && (n = read (out[0], printed + len, sizeof printed - 1 - len)) > 0)
+      while (len + 1 < sizeof printed && (n = read (out, printed + len, sizeof printed - 1 - len)) > 0)
         len += (size_t) n;
       printed[len] = '\0';
-      close (out[0]);
+      close (out);
       if (strstr (r_exprs[i], "its own stdout") != NULL)
         cr_expect_str_eq (printed, "to its own stdout\n");
       else
         cr_expect_str_eq (printed, "", "%s printed '%s'", r_exprs[i], printed);
-      securer_hostids_release (&lease);
+      struct securer_status st;
+      cr_assert_eq (securer_sandbox_wait (sb, &st, &err), 1, "%s", securer_error_message (err));
+      cr_expect_eq (securer_status_exit_code (&st), 0, "template session for %s", r_exprs[i]);
+      securer_status_clear (&st);
+      securer_sandbox_free (sb);
     }
-  close (ctl[0]);
-  securer_sandbox_kill (sb, &err);
-  securer_sandbox_free (sb);
-  securer_policy_free (tp);
+  securer_template_free (t);
+  securer_policy_free (p);
 }
 
 /* An R session forked from a template R (src/runtime/zygote) answers a

@@ -103,7 +103,7 @@ exec_init (struct launch_plan *lp, pid_t payload, int gate_w)
         close (fd);
   char pid[24];
   snprintf (pid, sizeof pid, "%d", (int) payload);
-  char *argv[] = { (char *) "securer-init", pid, NULL };
+  char *argv[] = { (char *) "securer-init", pid, lp->resume ? (char *) "--in-template" : NULL, NULL };
   char *envp[] = { NULL };
   syscall (SYS_execveat, prog, "", argv, envp, AT_EMPTY_PATH);
   securer_error_set (&err, errno, "execute securer-init");
@@ -165,6 +165,15 @@ securer_init_main (struct launch_plan *lp)
         fail (lp, &err);
     }
 
+  pid_t self;
+  securer_init_fork_payload (lp, &self);
+  securer_payload_main (lp, self);
+}
+
+void
+securer_init_fork_payload (struct launch_plan *lp, pid_t *init_pid)
+{
+  securer_err_t err = NULL;
   /* Every signal is blocked before the fork and stays blocked across the
    * exec below: securer-init takes them with sigwaitinfo, pid 1 gets no
    * default actions, and nothing is lost in between. */
@@ -194,7 +203,8 @@ securer_init_main (struct launch_plan *lp)
     {
       close (gate[1]);
       lp->gate_fd = gate[0];
-      securer_payload_main (lp, self);
+      *init_pid = self;
+      return;
     }
   close (gate[0]);
   exec_init (lp, payload, gate[1]);

@@ -25,6 +25,8 @@ enum sync_msg_type {
   SYNC_NOTIFY_OFFER,  /* payload -> parent: the listener's fd number (status), to take with pidfd_getfd */
   SYNC_EXIT,        /* init -> parent: how the payload ended (exit code or signal) */
   SYNC_FILTER,      /* parent -> payload, right after GO (read after READY): the seccomp BPF program */
+  SYNC_SESSION_HELLO,  /* a template's fork -> parent: place me (pid by credentials) in the cgroup */
+  SYNC_SESSION_INIT,   /* a template session's pid 1 -> parent: its pid, by credentials */
 };
 
 #define SYNC_TEXT_MAX 2048
@@ -153,6 +155,9 @@ struct launch_plan {
   int init_fd;              /* securer-init, opened (O_PATH) before clone */
   int gate_fd;              /* payload: EOF once securer-init is undumpable */
   const struct launch_template *tpl;  /* a session template (zygote.c), or NULL */
+  bool want_filter;         /* the payload receives a seccomp program after READY */
+  bool resume;              /* a session from a template: the payload returns into the
+                               template's program instead of executing argv */
 };
 
 /* A session template's launch (docs/architecture.md, "Sessions from a
@@ -167,7 +172,26 @@ int securer_launch_spawn (const struct securer_spawn_opts *opts, const struct la
                           struct securer_sandbox **out, securer_err_t *err);
 
 /* ---- spawn.c: the payload ------------------------------------------------ */
+/* Every step of the payload up to and including the seccomp filter;
+ * returns with the setup socket still open (on lp->setup_sock). */
+void securer_payload_confine (struct launch_plan *lp, pid_t init_pid);
+/* securer_payload_confine, then execve. */
 __attribute__ ((noreturn)) void securer_payload_main (struct launch_plan *lp, pid_t init_pid);
+
+/* ---- init.c ---------------------------------------------------------------- */
+/* pid 1's last steps: forks the payload and becomes securer-init.  Returns
+ * only in the payload, with *init_pid the pid of its parent (as the payload
+ * sees it) and lp->gate_fd its gate. */
+void securer_init_fork_payload (struct launch_plan *lp, pid_t *init_pid);
+
+/* ---- spawn.c: parent side, shared with template.c ------------------------ */
+int launch_await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_err_t *err);
+int launch_start_supervision (struct securer_sandbox *sb, uint64_t timeout_ms, securer_err_t *err);
+bool launch_policy_can_kill (const struct securer_seccomp *sc);
+int launch_sync_fd_number (const struct securer_policy *p, unsigned n_pass, int *out, securer_err_t *err);
+int launch_open_init (int *out, securer_err_t *err);
+void launch_abort_child (struct securer_sandbox *sb);
+void launch_sandbox_destroy (struct securer_sandbox *sb);
 
 /* ---- the handle (spawn.c; status.c reads it for the JSON record) ------- */
 struct securer_sandbox {
@@ -188,6 +212,8 @@ struct securer_sandbox {
   void (*on_syscall) (void *ctx, const struct securer_syscall_event *ev);
   void *on_syscall_ctx;
   struct securer_status final;
+  bool foreign;                     /* a session of a template: init_pid is not our child */
+  bool prog_borrowed;               /* prog belongs to the template */
 };
 
 uint64_t launch_now_ns (void);

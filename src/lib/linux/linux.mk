@@ -82,6 +82,21 @@ tests_integration_test_zygote_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_zygote_LDADD = $(TEST_LIBS)
 endif
 if ENABLE_TESTS
+check_PROGRAMS += tests/integration/test-template
+TESTS += tests/integration/test-template
+tests_integration_test_template_SOURCES = tests/integration/test-template.c
+tests_integration_test_template_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_template_LDADD = $(TEST_LIBS)
+endif
+if ENABLE_TESTS
+# Without the sanitizers: it runs in a sandbox that is not prepared for
+# their runtime, and loads the (uninstrumented) template module.
+check_PROGRAMS += tests/helpers/template-prog
+tests_helpers_template_prog_SOURCES = tests/helpers/template-prog.c
+tests_helpers_template_prog_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+tests_helpers_template_prog_LDADD = -ldl
+endif
+if ENABLE_TESTS
 check_PROGRAMS += tests/helpers/zygote-template
 tests_helpers_zygote_template_SOURCES = tests/helpers/zygote-template.c tests/helpers/zygote-wire.h
 tests_helpers_zygote_template_CFLAGS = $(AM_CFLAGS)

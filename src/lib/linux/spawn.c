@@ -98,7 +98,7 @@ reset_signals (void)
 }
 
 void
-securer_payload_main (struct launch_plan *lp, pid_t init_pid)
+securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
 {
   securer_err_t err = NULL;
   const struct securer_policy *p = lp->p;
@@ -106,7 +106,16 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
   if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid () != init_pid)
     _exit (SECURER_EXIT_SETUP);
   close (lp->status_sock);
-  reset_signals ();
+  if (lp->resume)
+    {
+      /* A session forked from a template keeps R's own handlers (R set
+       * them up in the template); only the mask init blocked is undone. */
+      sigset_t none;
+      sigemptyset (&none);
+      sigprocmask (SIG_SETMASK, &none, NULL);
+    }
+  else
+    reset_signals ();
 
   /* A new session has no controlling terminal, so TIOCSTI cannot push
    * input into the caller's terminal. */
@@ -184,7 +193,7 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
   static struct sock_filter filter[BPF_MAXINSNS];
   unsigned n_insns = 0;
   unsigned long filter_flags = 0;
-  if (lp->seccomp != NULL)
+  if (lp->want_filter)
     {
       int r = sync_recv_filter (sock, filter, &n_insns, &filter_flags);
       if (r == 0)
@@ -204,7 +213,7 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
 
   /* seccomp last: after it, only what the filter allows can run, and the
    * steps above need syscalls the command should not have. */
-  if (lp->seccomp != NULL)
+  if (lp->want_filter)
     {
       int nfd = -1;
       rc = securer_seccomp_install_bpf (filter, n_insns, filter_flags, &nfd);
@@ -223,7 +232,12 @@ securer_payload_main (struct launch_plan *lp, pid_t init_pid)
           close (nfd);
         }
     }
+}
 
+void
+securer_payload_main (struct launch_plan *lp, pid_t init_pid)
+{
+  securer_payload_confine (lp, init_pid);
   int e = ENOENT;
   bool denied = false;
   for (char **c = lp->exec_paths; *c != NULL; c++)
@@ -372,18 +386,19 @@ kill_everything (struct securer_sandbox *sb)
 }
 
 /* Kills and reaps a child that never got to exec. */
-static void
-abort_child (struct securer_sandbox *sb)
+void
+launch_abort_child (struct securer_sandbox *sb)
 {
   kill_everything (sb);
-  if (sb->init_pid > 0)
+  /* A session forked from a template is reaped by the template's init. */
+  if (sb->init_pid > 0 && !sb->foreign)
     while (waitpid (sb->init_pid, NULL, __WALL) < 0 && errno == EINTR)
       ;
   sb->init_pid = 0;
 }
 
-static void
-sandbox_destroy (struct securer_sandbox *sb)
+void
+launch_sandbox_destroy (struct securer_sandbox *sb)
 {
   sandbox_release (sb);
   if (sb->cg != NULL)
@@ -392,7 +407,7 @@ sandbox_destroy (struct securer_sandbox *sb)
    * get its host ids. */
   securer_hostids_release (&sb->host_ids);
   free (sb->cg_report);
-  if (sb->prog != NULL)
+  if (sb->prog != NULL && !sb->prog_borrowed)
     securer_seccomp_free (sb->prog);
   securer_landlock_report_clear (&sb->ll);
   free (sb->detail);
@@ -467,8 +482,8 @@ answer_listener_offer (struct securer_sandbox *sb, int sock, int fdnum)
 /* Blocks until the payload has exec'd (EOF on the setup socket) or a step
  * failed (an ERROR message).  Seccomp notifications are answered meanwhile:
  * a denial between loading the filter and exec would otherwise deadlock. */
-static int
-await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_err_t *err)
+int
+launch_await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_err_t *err)
 {
   /* The timeout counts from clone: a setup step that hangs (a bind of a
    * path on a dead network filesystem) must not hang the caller. */
@@ -568,8 +583,8 @@ epoll_add (int epfd, int fd, securer_err_t *err)
   return 0;
 }
 
-static int
-start_supervision (struct securer_sandbox *sb, uint64_t timeout_ms, securer_err_t *err)
+int
+launch_start_supervision (struct securer_sandbox *sb, uint64_t timeout_ms, securer_err_t *err)
 {
   sb->epfd = epoll_create1 (EPOLL_CLOEXEC);
   if (sb->epfd < 0)
@@ -612,8 +627,8 @@ is_kill (const struct securer_action *a)
  * too: without the sendmsg exception it brings, handing the listener over
  * would itself wait for an answer from the supervisor that has no listener
  * yet. */
-static bool
-policy_can_kill (const struct securer_seccomp *sc)
+bool
+launch_policy_can_kill (const struct securer_seccomp *sc)
 {
   if (is_kill (&sc->default_action) || sc->default_action.type == SECURER_ACT_NOTIFY)
     return true;
@@ -625,8 +640,8 @@ policy_can_kill (const struct securer_seccomp *sc)
 
 /* Where the payload keeps its sync socket: at its final NOFILE hard limit
  * (the policy's, or one below the caller's so it can be placed at all). */
-static int
-sync_fd_number (const struct securer_policy *p, unsigned n_pass, int *out, securer_err_t *err)
+int
+launch_sync_fd_number (const struct securer_policy *p, unsigned n_pass, int *out, securer_err_t *err)
 {
   struct rlimit cur;
   if (getrlimit (RLIMIT_NOFILE, &cur) < 0)
@@ -649,8 +664,8 @@ sync_fd_number (const struct securer_policy *p, unsigned n_pass, int *out, secur
  * exist in the sandbox's root, and the descriptor cannot be redirected.
  * Whoever could write it would run code as the sandbox's pid 1, outside
  * its Landlock domain and filter, so it must be as trusted as the caller. */
-static int
-open_init (int *out, securer_err_t *err)
+int
+launch_open_init (int *out, securer_err_t *err)
 {
   char path[PATH_MAX];
   snprintf (path, sizeof path, "%s/securer-init", securer_libexec_dir ());
@@ -773,7 +788,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
       lp.landlock = &ll_plan;
     }
 
-  if (sync_fd_number (p, opts->n_pass_fds, &lp.setup_sock_at, err) < 0
+  if (launch_sync_fd_number (p, opts->n_pass_fds, &lp.setup_sock_at, err) < 0
       || securer_linux_plan_rlimits (p, lp.setup_sock_at, &lp.rlimits, err) < 0)
     goto fail;
   /* Checked here, before clone, so a bad rule is reported before anything
@@ -785,7 +800,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
     {
       if (opts->verbose)
         fprintf (stderr, "securer: compile the seccomp filter\n");
-      lp.seccomp_flags = policy_can_kill (&p->seccomp) ? SECURER_SECCOMP_REPORT_DENIALS : 0;
+      lp.seccomp_flags = launch_policy_can_kill (&p->seccomp) ? SECURER_SECCOMP_REPORT_DENIALS : 0;
       unsigned cache = opts->no_seccomp_cache ? 0 : SECURER_SECCOMP_CACHE;
       if (securer_seccomp_compile (p, lp.seccomp_flags | SECURER_SECCOMP_DEFER_BPF | cache, lp.setup_sock_at,
                                    &sb->prog, err) < 0)
@@ -794,6 +809,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
           goto fail;
         }
       lp.seccomp = sb->prog;
+      lp.want_filter = true;
     }
   if (securer_cgroup_create (p, &sb->cg, &sb->cg_report, err) < 0)
     {
@@ -809,7 +825,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
     }
   lp.cg = sb->cg;
 
-  if (open_init (&lp.init_fd, err) < 0)
+  if (launch_open_init (&lp.init_fd, err) < 0)
     goto fail;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_setup) < 0
       || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks_status) < 0)
@@ -905,12 +921,12 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
         }
     }
   uint64_t timeout_ms = opts->timeout_ms ? opts->timeout_ms : p->limits.timeout_ms;
-  if (await_exec (sb, socks_setup[0], timeout_ms, err) < 0)
+  if (launch_await_exec (sb, socks_setup[0], timeout_ms, err) < 0)
     goto fail_child;
   close (socks_setup[0]);
   socks_setup[0] = -1;
 
-  if (start_supervision (sb, timeout_ms, err) < 0)
+  if (launch_start_supervision (sb, timeout_ms, err) < 0)
     goto fail_child;
 
   strv_free (lp.envp);
@@ -921,7 +937,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
   return 0;
 
 fail_child:
-  abort_child (sb);
+  launch_abort_child (sb);
 fail:
   if (lp.init_fd >= 0)
     close (lp.init_fd);
@@ -938,7 +954,7 @@ fail:
   strv_free (lp.exec_paths);
   free (lp.pass_scratch);
   securer_landlock_plan_clear (&ll_plan);
-  sandbox_destroy (sb);
+  launch_sandbox_destroy (sb);
   return -1;
 }
 
@@ -971,13 +987,23 @@ reap (struct securer_sandbox *sb, securer_err_t *err)
   int ws;
   struct rusage ru;
   pid_t r;
-  do
-    r = wait4 (sb->init_pid, &ws, __WALL | WNOHANG, &ru);
-  while (r < 0 && errno == EINTR);
-  if (r < 0)
-    return securer_error_set (err, errno, "wait for the sandbox");
-  if (r == 0)
-    return 0;
+  if (sb->foreign)
+    {
+      /* Not our child (the template's init reaps it): the pidfd said it
+       * ended; how is in securer-init's message, or it was killed. */
+      memset (&ru, 0, sizeof ru);
+      ws = SIGKILL;
+    }
+  else
+    {
+      do
+        r = wait4 (sb->init_pid, &ws, __WALL | WNOHANG, &ru);
+      while (r < 0 && errno == EINTR);
+      if (r < 0)
+        return securer_error_set (err, errno, "wait for the sandbox");
+      if (r == 0)
+        return 0;
+    }
   uint64_t end = launch_now_ns ();
   struct securer_status *st = &sb->final;
   memset (st, 0, sizeof *st);
@@ -994,7 +1020,13 @@ reap (struct securer_sandbox *sb, securer_err_t *err)
   if (sb->status_sock >= 0 && sync_recv (sb->status_sock, &m, NULL, NULL, true) == 1
       && m.type == SYNC_EXIT)
     have_exit = true;
-  if (WIFSIGNALED (ws))
+  if (sb->foreign && have_exit)
+    {
+      st->exited = m.signal == 0;
+      st->signal = m.signal;
+      st->exit_code = m.status;
+    }
+  else if (WIFSIGNALED (ws))
     {
       st->exited = false;
       st->signal = WTERMSIG (ws);
@@ -1136,8 +1168,8 @@ securer_sandbox_free (struct securer_sandbox *sb)
   if (!sb->finished && sb->init_pid > 0)
     {
       kill_everything (sb);
-      while (waitpid (sb->init_pid, NULL, __WALL) < 0 && errno == EINTR)
+      while (!sb->foreign && waitpid (sb->init_pid, NULL, __WALL) < 0 && errno == EINTR)
         ;
     }
-  sandbox_destroy (sb);
+  launch_sandbox_destroy (sb);
 }

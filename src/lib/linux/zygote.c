@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -16,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "linux/landlock-internal.h"
 #include "linux/launch.h"
 #include "linux/linux.h"
 #include "linux/zygote.h"
@@ -139,6 +142,21 @@ session_pid1 (const struct securer_zygote_session *s, securer_err_t *err)
     return securer_error_set (err, errno, "mount the session's /proc");
   if (mask_proc (s->policy, err) < 0)
     return -1;
+  /* The policy's tmpfs mounts again, with their sizes and modes: the
+   * template's are shared by every session. */
+  for (size_t i = 0; s->policy_tmpfs && s->policy != NULL && i < s->policy->n_mounts; i++)
+    {
+      const struct securer_mount *m = &s->policy->mounts[i];
+      if (m->type != SECURER_MOUNT_TMPFS)
+        continue;
+      char opts[64];
+      if (m->size)
+        snprintf (opts, sizeof opts, "mode=%o,size=%llu", (unsigned) m->mode, (unsigned long long) m->size);
+      else
+        snprintf (opts, sizeof opts, "mode=%o", (unsigned) m->mode);
+      if (mount ("tmpfs", m->dest, "tmpfs", MS_NOSUID | MS_NODEV | (m->noexec ? MS_NOEXEC : 0), opts) < 0)
+        return securer_error_set (err, errno, "mount a fresh tmpfs on %s", m->dest);
+    }
   for (const char *const *t = s->tmpfs; t && *t; t++)
     {
       char opts[64] = "mode=1777";
@@ -173,14 +191,15 @@ securer_zygote_enter (const struct securer_zygote_session *s, securer_err_t *err
   /* Only the namespace or its parent may write these maps, and the host is
    * two levels up: the session maps its own single id, which needs no
    * privilege. */
-  char map[48];
+  uint32_t gid = s->inside_gid ? s->inside_gid : s->inside;
+  char map[48], gmap[48];
   snprintf (map, sizeof map, "%u %u 1\n", s->inside, s->index);
+  snprintf (gmap, sizeof gmap, "%u %u 1\n", gid, s->index);
   if (write_at ("/proc/self/uid_map", map, err) < 0 || write_at ("/proc/self/setgroups", "deny", err) < 0
-      || write_at ("/proc/self/gid_map", map, err) < 0)
+      || write_at ("/proc/self/gid_map", gmap, err) < 0)
     return securer_error_prefix (err, "map the session's id");
-  if (syscall (SYS_setresgid, s->inside, s->inside, s->inside) < 0
-      || syscall (SYS_setresuid, s->inside, s->inside, s->inside) < 0)
-    return securer_error_set (err, errno, "become %u in the session", s->inside);
+  if (syscall (SYS_setresgid, gid, gid, gid) < 0 || syscall (SYS_setresuid, s->inside, s->inside, s->inside) < 0)
+    return securer_error_set (err, errno, "become %u:%u in the session", s->inside, gid);
   if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
     return securer_error_set (err, errno, "make the session's mounts private");
   /* A process cannot enter the pid namespace it unshared; its next child
@@ -218,4 +237,127 @@ securer_zygote_template_start (const struct securer_spawn_opts *opts, struct sec
       securer_error_set_status (err, SECURER_EXIT_SETUP);
     }
   return rc;
+}
+
+/* ---- a template's program: one session per request ----------------------- */
+
+int
+securer_zygote_program_init (struct securer_zygote_program *z, int policy_fd, int init_fd, securer_err_t *err)
+{
+  memset (z, 0, sizeof *z);
+  z->init_fd = init_fd;
+  struct stat st;
+  if (fstat (policy_fd, &st) < 0)
+    return securer_error_set (err, errno, "stat the template's policy");
+  if (st.st_size <= 0 || st.st_size > (64 << 20))
+    return securer_error_set (err, EINVAL, "the template's policy has %lld bytes", (long long) st.st_size);
+  char *text = malloc ((size_t) st.st_size);
+  if (text == NULL)
+    return securer_error_set (err, ENOMEM, "the template's policy");
+  ssize_t n = pread (policy_fd, text, (size_t) st.st_size, 0);
+  int rc = -1;
+  if (n != st.st_size)
+    securer_error_set (err, n < 0 ? errno : EIO, "read the template's policy");
+  else if (securer_policy_from_json_text ("template", text, (size_t) n, &z->p, err) == 0)
+    rc = 0;
+  free (text);
+  if (rc < 0)
+    return -1;
+  if (z->p->landlock.mode != SECURER_ENFORCE_OFF)
+    {
+      z->landlock = calloc (1, sizeof *z->landlock);
+      if (z->landlock == NULL)
+        return securer_error_set (err, ENOMEM, "landlock plan");
+      if (securer_landlock_plan_build (z->p, z->landlock, err) < 0)
+        return securer_error_prefix (err, "landlock");
+    }
+  return 0;
+}
+
+/* Only the first failure of a session's setup is told (the host reports
+ * it and kills the rest). */
+static __attribute__ ((noreturn)) void
+session_fail (int sock, securer_err_t *err)
+{
+  sync_send_error (sock, SECURER_EXIT_SETUP, *err);
+  _exit (SECURER_EXIT_SETUP);
+}
+
+static int
+session_hello (int sock, enum sync_msg_type type)
+{
+  struct sync_msg m;
+  memset (&m, 0, offsetof (struct sync_msg, text) + 1);
+  m.type = type;
+  return sync_send (sock, &m, -1);
+}
+
+int
+securer_zygote_fork_session (const struct securer_zygote_program *z, const struct securer_zygote_request *rq,
+                             const int fds[SECURER_ZYGOTE_REQUEST_FDS], securer_err_t *err)
+{
+  const struct securer_policy *p = z->p;
+  int setup = fds[3], status = fds[4];
+  pid_t c = fork ();
+  if (c < 0)
+    return securer_error_set (err, errno, "fork a session");
+  if (c > 0)
+    return 0;
+
+  /* C: told to the host by its credentials, which places it in the
+   * session's cgroup before anything of the session exists. */
+  securer_err_t e = NULL;
+  struct sync_msg m;
+  if (session_hello (setup, SYNC_SESSION_HELLO) < 0)
+    _exit (SECURER_EXIT_SETUP);
+  int r = sync_recv (setup, &m, NULL, NULL, false);
+  if (r <= 0 || m.type != SYNC_GO)
+    _exit (SECURER_EXIT_SETUP);
+  struct securer_zygote_session s = { .index = rq->index, .inside = p->uid, .inside_gid = p->gid,
+                                      .hostname = (p->namespaces & SECURER_NS_UTS) ? p->hostname : NULL,
+                                      .policy = p, .policy_tmpfs = true };
+  pid_t g = securer_zygote_enter (&s, &e);
+  if (g > 0)
+    _exit (0);   /* G is now the template's init's to reap */
+  if (g < 0)
+    session_fail (setup, &e);
+
+  /* G: pid 1 of the session. */
+  if ((p->namespaces & SECURER_NS_NET) && securer_linux_setup_network (p, &e) < 0)
+    session_fail (setup, &e);
+  if ((p->namespaces & SECURER_NS_CGROUP) && unshare (CLONE_NEWCGROUP) < 0)
+    {
+      securer_error_set (&e, errno, "unshare cgroup namespace");
+      session_fail (setup, &e);
+    }
+  if (session_hello (setup, SYNC_SESSION_INIT) < 0)
+    _exit (SECURER_EXIT_SETUP);
+
+  static int scratch[1];
+  struct launch_plan lp;
+  memset (&lp, 0, sizeof lp);
+  lp.p = p;
+  lp.setup_sock = setup;
+  lp.status_sock = status;
+  lp.parent_setup_sock = lp.parent_status_sock = -1;
+  lp.stdin_fd = fds[0];
+  lp.stdout_fd = fds[1];
+  lp.stderr_fd = fds[2];
+  lp.pass_scratch = scratch;
+  lp.landlock = z->landlock;
+  lp.setup_sock_at = rq->sock_at;
+  lp.want_filter = p->seccomp.enabled;
+  lp.resume = true;
+  lp.verbose = rq->verbose != 0;
+  lp.init_fd = z->init_fd;
+  lp.gate_fd = -1;
+  if (securer_linux_plan_rlimits (p, rq->sock_at, &lp.rlimits, &e) < 0)
+    session_fail (setup, &e);
+  pid_t init_pid;
+  securer_init_fork_payload (&lp, &init_pid);
+  /* The session's payload: confined as a cold one, then back into the
+   * template's program instead of an exec. */
+  securer_payload_confine (&lp, init_pid);
+  close (lp.setup_sock);
+  return 1;
 }

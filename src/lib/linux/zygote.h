@@ -4,6 +4,7 @@
 #ifndef SECURER_ZYGOTE_H
 #define SECURER_ZYGOTE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -35,6 +36,8 @@ struct securer_zygote_session {
   const char *const *tmpfs;    /* fresh tmpfs mounts over the template's, NULL-terminated; may be NULL */
   uint64_t tmpfs_size;         /* bytes, each; 0: the kernel's default */
   const struct securer_policy *policy;  /* its masks below /proc are applied again; may be NULL */
+  uint32_t inside_gid;         /* the gid it maps; 0: inside */
+  bool policy_tmpfs;           /* the policy's tmpfs mounts fresh, with their sizes and modes */
 };
 
 /* Runs in a fresh fork of the template (single-threaded, uid 0 of the
@@ -97,5 +100,40 @@ struct securer_zygote_plans {
   struct securer_seccomp_prog *prog;
 };
 int securer_zygote_plan (const struct securer_policy *p, struct securer_zygote_plans *out, securer_err_t *err);
+
+/* ---- a template's program (the module its R loads) ----------------------- */
+
+/* What the template was told once, at its start. */
+struct securer_zygote_program {
+  struct securer_policy *p;                 /* the sessions' policy */
+  struct securer_landlock_plan *landlock;   /* built once (NULL: Landlock off); paths opened in each session */
+  int init_fd;                              /* securer-init, O_PATH */
+};
+
+/* One request on the control socket, with SECURER_ZYGOTE_REQUEST_FDS
+ * descriptors: the session's channel, stdout, stderr, setup socket and
+ * status socket. */
+#define SECURER_ZYGOTE_REQUEST_FDS 5
+#define SECURER_ZYGOTE_MAGIC 0x5a594731u   /* "ZYG1" */
+struct securer_zygote_request {
+  uint32_t magic;
+  uint32_t index;       /* the session's host id in the template's namespace */
+  int32_t sock_at;      /* the setup socket's fd number in the payload (its seccomp exception) */
+  uint32_t verbose;
+};
+
+/* Reads the sessions' policy (its exact JSON form, securer_policy_to_json_text)
+ * from policy_fd and prepares what every session applies. */
+int securer_zygote_program_init (struct securer_zygote_program *z, int policy_fd, int init_fd, securer_err_t *err);
+
+/* Forks the session a request asks for.  Returns 0 in the template; 1 in
+ * the session's payload, on its way back into the template's program:
+ * its channel, stdout and stderr on fds 0-2 and no other descriptor, its
+ * own namespaces, host id, /proc, /tmp and cgroup, confined (Landlock,
+ * rlimits, seccomp) exactly as a cold payload before its exec, with
+ * securer-init as its pid 1; -1 with *err in the template when it cannot
+ * fork.  Failures inside the session go to the host on its setup socket. */
+int securer_zygote_fork_session (const struct securer_zygote_program *z, const struct securer_zygote_request *rq,
+                                 const int fds[SECURER_ZYGOTE_REQUEST_FDS], securer_err_t *err);
 
 #endif

@@ -1,133 +1,108 @@
-/* The fork loop of a session template's R, as .C entry points for
- * dyn.load() (docs/architecture.md, "Sessions from a template").  R calls
- * securer_zygote_r_prepare once with a policy file, then
- * securer_zygote_r_serve, which returns in each session's payload (result
- * 1: fds 0-2 are now the session's channel, stdout and stderr, the session
- * confined as the policy says) and in the template only when its control
- * socket (fd 3) ends or carries a malformed request (result 0).  Requests
- * are parsed here, never evaluated. */
+/* The fork loop of a session template's R, loaded with
+ * dyn.load("/proc/self/fd/4") (docs/architecture.md, "Sessions from a
+ * template").  R calls securer_zygote_r_serve in a loop: it returns with
+ * result 1 in each new session's payload — fds 0-2 are then the session's
+ * channel, stdout and stderr, and the session is confined as the policy
+ * says — and with result 0 in the template only when the control socket
+ * ends or carries a malformed request.  Requests are parsed here, never
+ * evaluated.
+ *
+ * Descriptors the host gives the template (src/lib/linux/template.c):
+ * 3 the control socket, 4 this module, 5 the sessions' policy (JSON),
+ * 6 securer-init (O_PATH). */
 #include <config.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "linux/linux.h"
+#include "linux/launch.h"
+#include "linux/template.h"
 #include "linux/zygote.h"
 
-#define CTL_FD 3
+#define POLICY_FD 5
+#define INIT_FD 6
 
-static struct securer_zygote_plans plans;
+static struct securer_zygote_program program;
+static int prepared;
 
-/* .C: prepares the session's confinement once, from the policy file. */
-void securer_zygote_r_prepare (char **path, int *ok);
-void
-securer_zygote_r_prepare (char **path, int *ok)
-{
-  securer_err_t err = NULL;
-  struct securer_policy *p;
-  *ok = 0;
-  if (securer_policy_load_file (path[0], &p, NULL, &err) < 0 || securer_zygote_plan (p, &plans, &err) < 0)
-    {
-      fprintf (stderr, "securer zygote: %s\n", securer_error_message (err));
-      return;
-    }
-  *ok = 1;
-}
-
-/* One request: the session's index in the template's id range, with its
- * channel, stdout and stderr (exactly three descriptors; anything else
- * ends the template). */
+/* One request with exactly its descriptors; anything else ends the
+ * template (the host is the only writer). */
 static int
-next_request (uint32_t *index, int fds[3])
+next_request (struct securer_zygote_request *rq, int fds[SECURER_ZYGOTE_REQUEST_FDS])
 {
-  union { char b[CMSG_SPACE (3 * sizeof (int))]; struct cmsghdr a; } u;
-  struct iovec iov = { index, sizeof *index };
+  union { char b[CMSG_SPACE (SECURER_ZYGOTE_REQUEST_FDS * sizeof (int))]; struct cmsghdr a; } u;
+  struct iovec iov = { rq, sizeof *rq };
   struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
-  if (recvmsg (CTL_FD, &mh, MSG_CMSG_CLOEXEC) != sizeof *index || (mh.msg_flags & MSG_CTRUNC))
+  ssize_t n;
+  do
+    n = recvmsg (SECURER_TEMPLATE_CTL_FD, &mh, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR (&mh) : NULL;
+  if (h == NULL || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS
+      || h->cmsg_len != CMSG_LEN (SECURER_ZYGOTE_REQUEST_FDS * sizeof (int)))
     return -1;
-  struct cmsghdr *h = CMSG_FIRSTHDR (&mh);
-  if (h == NULL || h->cmsg_type != SCM_RIGHTS || h->cmsg_len != CMSG_LEN (3 * sizeof (int)))
-    return -1;
-  memcpy (fds, CMSG_DATA (h), 3 * sizeof (int));
+  memcpy (fds, CMSG_DATA (h), SECURER_ZYGOTE_REQUEST_FDS * sizeof (int));
+  if (n != sizeof *rq || (mh.msg_flags & MSG_CTRUNC) || rq->magic != SECURER_ZYGOTE_MAGIC)
+    {
+      for (int i = 0; i < SECURER_ZYGOTE_REQUEST_FDS; i++)
+        close (fds[i]);
+      return -1;
+    }
   return 0;
 }
 
-static void
-close_all (const int fds[3])
+static int
+prepare (void)
 {
-  for (int i = 0; i < 3; i++)
-    close (fds[i]);
+  securer_err_t err = NULL;
+  if (securer_zygote_program_init (&program, POLICY_FD, INIT_FD, &err) < 0)
+    {
+      fprintf (stderr, "securer template: %s\n", securer_error_message (err));
+      securer_error_free (&err);
+      return -1;
+    }
+  close (POLICY_FD);
+  close (SECURER_TEMPLATE_MODULE_FD);
+  uint32_t ready = SECURER_ZYGOTE_MAGIC;
+  if (send (SECURER_TEMPLATE_CTL_FD, &ready, sizeof ready, MSG_NOSIGNAL) != sizeof ready)
+    return -1;
+  prepared = 1;
+  return 0;
 }
 
-/* A session's failure goes to its channel, which the host reads. */
-__attribute__ ((noreturn)) static void
-session_fail (int chan, securer_err_t err)
-{
-  dprintf (chan, "securer zygote: %s\n", securer_error_message (err));
-  _exit (125);
-}
-
-/* .C: the fork loop. */
+/* .C entry point. */
 void securer_zygote_r_serve (int *result);
 void
 securer_zygote_r_serve (int *result)
 {
-  static const char *const tmpfs[] = { "/tmp", "/dev/shm", NULL };
-  uint32_t index;
-  int fds[3];
   *result = 0;
-  if (plans.confinement.p == NULL)
+  if (!prepared && prepare () < 0)
     return;
-  while (next_request (&index, fds) == 0)
+  struct securer_zygote_request rq;
+  int fds[SECURER_ZYGOTE_REQUEST_FDS];
+  while (next_request (&rq, fds) == 0)
     {
+      /* The forks of earlier sessions, which exit once their session's
+       * pid 1 exists. */
       while (waitpid (-1, NULL, WNOHANG) > 0)
         ;
-      pid_t c = fork ();
-      if (c != 0)
-        {
-          close_all (fds);
-          if (c < 0)
-            return;
-          continue;
-        }
-      close (CTL_FD);
       securer_err_t err = NULL;
-      struct securer_zygote_session s = { .index = index, .inside = 1000, .hostname = plans.confinement.p->hostname,
-                                          .tmpfs = tmpfs, .policy = plans.confinement.p };
-      pid_t g = securer_zygote_enter (&s, &err);
-      if (g > 0)
-        _exit (0);
-      if (g < 0)
-        session_fail (fds[0], err);
-      /* pid 1 of the session: forks the payload and ends with it. */
-      pid_t pl = fork ();
-      if (pl < 0)
-        _exit (125);
-      if (pl > 0)
+      int r = securer_zygote_fork_session (&program, &rq, fds, &err);
+      if (r == 1)
         {
-          close_all (fds);
-          int st;
-          while (waitpid (pl, &st, 0) < 0 && errno == EINTR)
-            ;
-          _exit (WIFEXITED (st) ? WEXITSTATUS (st) : 128 + WTERMSIG (st));
+          *result = 1;
+          return;
         }
-      struct securer_landlock_report rep;
-      /* Its own channel, stdout and stderr on 0-2, and nothing else of
-       * the template's. */
-      for (int i = 0; i < 3; i++)
-        if (dup2 (fds[i], i) < 0)
-          _exit (125);
-      if (syscall (SYS_close_range, 3, ~0u, 0) < 0)
-        _exit (125);
-      if (securer_zygote_confine (&plans.confinement, &rep, &err) < 0)
-        session_fail (0, err);
-      *result = 1;
-      return;
+      if (r < 0)
+        {
+          sync_send_error (fds[3], SECURER_EXIT_SETUP, err);
+          securer_error_free (&err);
+        }
+      for (int i = 0; i < SECURER_ZYGOTE_REQUEST_FDS; i++)
+        close (fds[i]);
     }
 }

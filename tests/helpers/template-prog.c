@@ -1,0 +1,141 @@
+/* template-prog: a session template's program without R, for tests.  It
+ * loads the template module from fd 4 and forks a session per request,
+ * as the R template does; each session reads command lines from its
+ * channel (fd 0) and answers each on it, until EOF (exit 0):
+ *
+ *   id           "uid=U gid=G pid=P init=<pid 1's argv[0]> procs=N"
+ *   exit N       exits with status N
+ *   sleep        waits until killed
+ *   mount        mount(2), which the r policy kills (a named denial)
+ *   tmp NAME     creates /tmp/NAME, answers what /tmp holds
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void
+answer (const char *text)
+{
+  dprintf (0, "%s\n", text);
+}
+
+static int
+count_procs (void)
+{
+  DIR *d = opendir ("/proc");
+  int n = 0;
+  struct dirent *e;
+  while (d != NULL && (e = readdir (d)) != NULL)
+    n += e->d_name[0] >= '1' && e->d_name[0] <= '9';
+  if (d != NULL)
+    closedir (d);
+  return n;
+}
+
+/* One line from the channel, without its newline; false at EOF. */
+static int
+read_line (char *line, size_t cap)
+{
+  size_t len = 0;
+  while (len + 1 < cap)
+    {
+      ssize_t n = read (0, line + len, 1);
+      if (n <= 0)
+        return 0;
+      if (line[len] == '\n')
+        break;
+      len++;
+    }
+  line[len] = '\0';
+  return 1;
+}
+
+static void
+command (const char *line)
+{
+  char buf[512];
+  if (strcmp (line, "id") == 0)
+    {
+      char init[64] = "";
+      int fd = open ("/proc/1/cmdline", O_RDONLY);
+      if (fd >= 0)
+        {
+          ssize_t m = read (fd, init, sizeof init - 1);
+          init[m > 0 ? m : 0] = '\0';
+          close (fd);
+        }
+      snprintf (buf, sizeof buf, "uid=%u gid=%u pid=%d init=%s procs=%d", (unsigned) getuid (), (unsigned) getgid (),
+                (int) getpid (), init, count_procs ());
+      answer (buf);
+    }
+  else if (strncmp (line, "exit ", 5) == 0)
+    _exit (atoi (line + 5));
+  else if (strcmp (line, "sleep") == 0)
+    {
+      answer ("sleeping");
+      for (;;)
+        pause ();
+    }
+  else if (strcmp (line, "mount") == 0)
+    {
+      answer ("mounting");
+      syscall (SYS_mount, "none", "/tmp", "tmpfs", 0L, NULL);
+      answer ("mount returned");
+    }
+  else if (strncmp (line, "tmp ", 4) == 0)
+    {
+      char path[300];
+      snprintf (path, sizeof path, "/tmp/%s", line + 4);
+      int fd = open (path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+      if (fd >= 0)
+        close (fd);
+      size_t len = 0;
+      DIR *d = opendir ("/tmp");
+      struct dirent *e;
+      buf[0] = '\0';
+      while (d != NULL && (e = readdir (d)) != NULL)
+        if (e->d_name[0] != '.')
+          len += (size_t) snprintf (buf + len, len < sizeof buf ? sizeof buf - len : 0, "%s ", e->d_name);
+      if (d != NULL)
+        closedir (d);
+      answer (buf);
+    }
+  else
+    answer ("unknown command");
+}
+
+static void
+session (void)
+{
+  char line[256];
+  while (read_line (line, sizeof line))
+    command (line);
+  _exit (0);
+}
+
+int
+main (void)
+{
+  void *h = dlopen ("/proc/self/fd/4", RTLD_NOW);
+  void (*serve) (int *) = h ? (void (*) (int *)) dlsym (h, "securer_zygote_r_serve") : NULL;
+  if (serve == NULL)
+    {
+      fprintf (stderr, "template-prog: %s\n", dlerror ());
+      return 2;
+    }
+  for (;;)
+    {
+      int r = 0;
+      serve (&r);
+      if (r != 1)
+        return 0;
+      session ();
+    }
+}

@@ -1,0 +1,264 @@
+/* Sessions from a template (src/lib/linux/template.c), driven through the
+ * host's handle: tests/helpers/template-prog is the template's program
+ * under the shipped r policy, and each session reports from inside what
+ * it is and what it could do. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/nsfs.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+
+#include "linux/launch.h"
+#include "linux/template.h"
+#include "securer/policy.h"
+#include "securer/sandbox.h"
+
+#define PROG_DIR "/opt/securer-test"
+
+static struct securer_policy *policy;
+static struct securer_template *tpl;
+
+static void
+setup (void)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only root may map the host-id lease range into a template");
+  signal (SIGPIPE, SIG_IGN);
+  char text[PATH_MAX * 3];
+  snprintf (text, sizeof text, "include \"%s/policies/r.policy\"\nmount ro %s/tests/helpers %s\n",
+            SECURER_ABS_SRCDIR, SECURER_ABS_BUILDDIR, PROG_DIR);
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_load_string ("template-test.policy", text, strlen (text), &policy, NULL, &err), 0,
+                "%s", securer_error_message (err));
+  char *argv[] = { (char *) PROG_DIR "/template-prog", NULL };
+  struct securer_template_opts o = { .policy = policy, .argv = argv, .stdin_fd = -1, .stderr_fd = -1 };
+  cr_assert_eq (securer_template_start (&o, &tpl, &err), 0, "%s", securer_error_message (err));
+}
+
+static void
+teardown (void)
+{
+  securer_template_free (tpl);
+  tpl = NULL;
+  securer_policy_free (policy);
+  policy = NULL;
+}
+
+struct sess {
+  struct securer_sandbox *sb;
+  int chan;
+};
+
+static struct sess
+open_session (uint64_t timeout_ms)
+{
+  int sp[2];
+  cr_assert_eq (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+  struct securer_spawn_opts so = { .stdin_fd = sp[1], .stdout_fd = -1, .stderr_fd = -1, .timeout_ms = timeout_ms };
+  securer_err_t err = NULL;
+  struct sess s;
+  cr_assert_eq (securer_template_spawn (tpl, &so, &s.sb, &err), 0, "%s", securer_error_message (err));
+  close (sp[1]);
+  s.chan = sp[0];
+  return s;
+}
+
+/* Sends a command and reads one answer line ("" at EOF). */
+static void
+ask (struct sess *s, const char *cmd, char *out, size_t cap)
+{
+  dprintf (s->chan, "%s\n", cmd);
+  size_t len = 0;
+  while (len + 1 < cap && (len == 0 || out[len - 1] != '\n'))
+    {
+      struct pollfd pfd = { s->chan, POLLIN, 0 };
+      cr_assert_eq (poll (&pfd, 1, 30000), 1, "no answer to %s", cmd);
+      ssize_t n = read (s->chan, out + len, 1);
+      if (n <= 0)
+        break;
+      len += (size_t) n;
+    }
+  out[len] = '\0';
+  out[strcspn (out, "\n")] = '\0';
+}
+
+static struct securer_status
+finish (struct sess *s)
+{
+  securer_err_t err = NULL;
+  struct securer_status st;
+  close (s->chan);   /* EOF: the program's sessions end */
+  cr_assert_eq (securer_sandbox_wait (s->sb, &st, &err), 1, "%s", securer_error_message (err));
+  return st;
+}
+
+static unsigned
+status_uid (pid_t pid)
+{
+  char path[64], line[256];
+  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  FILE *f = fopen (path, "re");
+  cr_assert_not_null (f, "%s: %s", path, strerror (errno));
+  unsigned uid = 0;
+  while (fgets (line, sizeof line, f))
+    if (sscanf (line, "Uid: %u", &uid) == 1)
+      break;
+  fclose (f);
+  return uid;
+}
+
+static unsigned
+userns_owner (pid_t pid)
+{
+  char path[64];
+  snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  cr_assert_geq (fd, 0, "%s: %s", path, strerror (errno));
+  uid_t u = 0;
+  cr_assert_eq (ioctl (fd, NS_GET_OWNER_UID, &u), 0, "NS_GET_OWNER_UID: %s", strerror (errno));
+  close (fd);
+  return (unsigned) u;
+}
+
+static void
+read_file (const char *path, char *buf, size_t cap)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  cr_assert_geq (fd, 0, "%s: %s", path, strerror (errno));
+  ssize_t n = read (fd, buf, cap - 1);
+  buf[n > 0 ? n : 0] = '\0';
+  close (fd);
+}
+
+TestSuite (template, .init = setup, .fini = teardown, .timeout = 120);
+
+/* The session's pid 1 is securer-init, the payload alone beside it, as
+ * the policy's uid; its exit status reaches the host through securer-init
+ * although the session is not the host's child. */
+Test (template, pid1_is_securer_init_and_the_exit_status_comes_back)
+{
+  struct sess s = open_session (0);
+  char a[256];
+  ask (&s, "id", a, sizeof a);
+  cr_expect_str_eq (a, "uid=1000 gid=1000 pid=2 init=securer-init procs=2");
+  dprintf (s.chan, "exit 7\n");
+  struct securer_status st;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_sandbox_wait (s.sb, &st, &err), 1, "%s", securer_error_message (err));
+  close (s.chan);
+  cr_expect (st.exited);
+  cr_expect_eq (st.exit_code, 7);
+  cr_expect_eq (st.reason, SECURER_KILL_NONE);
+  securer_status_clear (&st);
+  securer_sandbox_free (s.sb);
+}
+
+/* Two sessions at once: each has its own leased host uid, owning its own
+ * user namespace, its own cgroup and its own /tmp; neither sees the
+ * other's processes or files. */
+Test (template, two_sessions_at_once_are_strangers)
+{
+  struct sess s[2] = { open_session (0), open_session (0) };
+  pid_t pid[2];
+  unsigned uid[2];
+  char cg[2][4096], a[512];
+  for (int i = 0; i < 2; i++)
+    {
+      pid[i] = securer_sandbox_pid (s[i].sb);
+      uid[i] = status_uid (pid[i]);
+      cr_expect_eq (userns_owner (pid[i]), uid[i], "session %d's user namespace is owned by its own id", i);
+      char path[64];
+      snprintf (path, sizeof path, "/proc/%d/cgroup", (int) pid[i]);
+      read_file (path, cg[i], sizeof cg[i]);
+    }
+  uint32_t first, count;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_hostids_range (&first, &count, &err), 0);
+  for (int i = 0; i < 2; i++)
+    cr_expect (uid[i] >= first && uid[i] - first < count, "uid %u is leased", uid[i]);
+  cr_expect_neq (uid[0], uid[1]);
+  cr_expect_neq (userns_owner (pid[0]), userns_owner (getpid ()));
+  cr_expect_str_neq (cg[0], cg[1], "one cgroup each");
+  cr_expect (strstr (cg[0], "securer") != NULL, "in a securer cgroup: %s", cg[0]);
+  ask (&s[0], "tmp only-in-0", a, sizeof a);
+  cr_expect_str_eq (a, "only-in-0 ");
+  ask (&s[1], "tmp only-in-1", a, sizeof a);
+  cr_expect_str_eq (a, "only-in-1 ", "session 1 sees only its own /tmp");
+  for (int i = 0; i < 2; i++)
+    {
+      struct securer_status st = finish (&s[i]);
+      cr_expect_eq (securer_status_exit_code (&st), 0);
+      securer_status_clear (&st);
+      securer_sandbox_free (s[i].sb);
+    }
+}
+
+/* A syscall the policy kills ends the session with SIGSYS, and the host
+ * names it: the filter reports through the listener the session offered,
+ * as a cold sandbox's does. */
+Test (template, a_killed_syscall_is_named)
+{
+  struct sess s = open_session (0);
+  char a[256];
+  ask (&s, "mount", a, sizeof a);
+  cr_expect_str_eq (a, "mounting");
+  struct securer_status st = finish (&s);
+  cr_expect (!st.exited);
+  cr_expect_eq (st.signal, SIGSYS);
+  cr_expect_eq (st.reason, SECURER_KILL_SECCOMP);
+  cr_expect_str_eq (st.detail ? st.detail : "(none)", "mount");
+  securer_status_clear (&st);
+  securer_sandbox_free (s.sb);
+}
+
+/* The wall-clock timeout kills the session (not the template: the next
+ * session starts). */
+Test (template, the_timeout_kills_the_session_not_the_template)
+{
+  struct sess s = open_session (300);
+  char a[256];
+  ask (&s, "sleep", a, sizeof a);
+  cr_expect_str_eq (a, "sleeping");
+  struct securer_status st = finish (&s);
+  cr_expect_eq (st.reason, SECURER_KILL_TIMEOUT);
+  cr_expect_eq (securer_status_exit_code (&st), SECURER_EXIT_TIMEOUT);
+  securer_status_clear (&st);
+  securer_sandbox_free (s.sb);
+  cr_expect (securer_template_alive (tpl));
+  struct sess t = open_session (0);
+  ask (&t, "id", a, sizeof a);
+  cr_expect (strncmp (a, "uid=1000", 8) == 0, "%s", a);
+  st = finish (&t);
+  securer_status_clear (&st);
+  securer_sandbox_free (t.sb);
+}
+
+/* Killing a session by its handle ends it; freeing the template ends
+ * every session forked from it (they live in its pid namespace), and a
+ * dead template forks nothing. */
+Test (template, a_dead_template_refuses_sessions)
+{
+  struct sess s = open_session (0);
+  char a[256];
+  ask (&s, "sleep", a, sizeof a);
+  pid_t pid = securer_sandbox_pid (s.sb);
+  securer_template_free (tpl);
+  tpl = NULL;
+  struct securer_status st = finish (&s);
+  cr_expect (!st.exited);
+  cr_expect_eq (st.signal, SIGKILL);
+  securer_status_clear (&st);
+  securer_sandbox_free (s.sb);
+  cr_expect_eq (kill (pid, 0), -1);
+  cr_expect_eq (errno, ESRCH);
+}
