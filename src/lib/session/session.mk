@@ -15,7 +15,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/session/utf8.c \
 	src/lib/session/confine.c \
 	src/lib/session/leftovers.c \
-	src/lib/session/result.c
+	src/lib/session/result.c \
+	src/lib/session/templates.c
 
 securerinclude_HEADERS += include/securer/session.h
 

@@ -1,0 +1,345 @@
+/* The templates sessions start from (docs/sessions.md, "How a session
+ * starts"; docs/architecture.md, "Sessions from a template").
+ *
+ * One template per resolved policy and process, found by a digest of the
+ * policy's canonical form, started on first need and shared by every
+ * session of that policy: a pool's, restarts after a timeout, serve's
+ * opens.  A session holds a reference for as long as its R may be a fork
+ * of the template (the template's pid namespace contains its sessions, so
+ * freeing it would kill them).  A template that died is taken out of the
+ * cache by the next spawn, which starts a new one; sessions still holding
+ * the dead one let go of it as they restart or close. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "linux/template.h"
+#include "session/internal.h"
+#include "sha256.h"
+
+/* The template's R: reads the runtime's text from its stdin (a pipe the
+ * host filled and closed), evaluates it to the runtime function, loads
+ * jsonlite (with methods) so that no session loads anything of its own
+ * before the hello, then loads the module and waits in its loop.  The loop
+ * returns 1 only in a new session's process, already confined, with the
+ * session's channel, stdout and stderr on fds 0-2; the template's temp
+ * directory is not in the session's fresh /tmp, hence tempdir(check).
+ * Nothing read after the runtime's text is ever evaluated here: the hello
+ * and every request reach each session over its own channel. */
+static const char boot[] =
+  "local({i<-file(\"stdin\",\"r\");n<-as.integer(readLines(i,1L));"
+  "f<-eval(parse(text=readLines(i,n,encoding=\"UTF-8\"),keep.source=FALSE));close(i);"
+  "loadNamespace(\"jsonlite\");dyn.load(\"/proc/self/fd/4\");"
+  "repeat{if(.C(\"securer_zygote_r_serve\",r=0L)$r!=1L)quit(save=\"no\");"
+  "invisible(tempdir(check=TRUE));f(file(\"stdin\",\"r\"));quit(save=\"no\",runLast=FALSE)}})";
+
+struct session_template {
+  struct session_template *next;     /* in the cache while current */
+  char key[2 * SECURER_SHA256_LEN + 1];
+  struct securer_policy *policy;     /* the template's copy, borrowed by it */
+  struct securer_template *t;
+  unsigned refs;                     /* under cache_mu */
+  bool cached;
+  pthread_mutex_t mu;                /* spawns and liveness checks of t */
+};
+
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct session_template *cache;
+
+/* ---- which start ------------------------------------------------------------ */
+
+int
+securer_session_template_wanted (const struct securer_policy *p, enum securer_session_start choice,
+                                 bool *use, bool *required, securer_err_t *err)
+{
+  *use = *required = false;
+  enum securer_session_template mode = p->session_template;
+  const char *why_on = "the policy says 'session template on'";
+  /* The environment replaces the default only: a policy that says on or
+   * off (r-unsandboxed.policy has no sandbox to fork from) keeps it. */
+  const char *env = getenv ("SECURER_SESSION_TEMPLATE");
+  if (env != NULL && *env != '\0')
+    {
+      int m = securer_session_template_parse (env);
+      if (m < 0)
+        {
+          securer_error_set (err, EINVAL, "SECURER_SESSION_TEMPLATE=%s: expected auto, on or off", env);
+          securer_error_set_status (err, SECURER_EXIT_SETUP);
+          return -1;
+        }
+      if (mode == SECURER_SESSION_TEMPLATE_AUTO)
+        {
+          mode = (enum securer_session_template) m;
+          why_on = "SECURER_SESSION_TEMPLATE=on";
+        }
+    }
+  if (choice == SECURER_SESSION_START_COLD)
+    mode = SECURER_SESSION_TEMPLATE_OFF;
+  else if (choice == SECURER_SESSION_START_TEMPLATE)
+    {
+      mode = SECURER_SESSION_TEMPLATE_ON;
+      why_on = "a start from a template was asked for";
+    }
+  if (mode == SECURER_SESSION_TEMPLATE_OFF)
+    return 0;
+  *required = mode == SECURER_SESSION_TEMPLATE_ON;
+  securer_err_t why = NULL;
+  if (securer_template_supported (p, &why) == 0)
+    {
+      *use = true;
+      return 0;
+    }
+  if (mode == SECURER_SESSION_TEMPLATE_AUTO)
+    {
+      securer_error_free (&why);
+      return 0;
+    }
+  securer_error_set (err, why ? why->errnum : ENOTSUP, "%s, but this session cannot have one: %s", why_on,
+                     securer_error_text (why));
+  securer_error_free (&why);
+  securer_error_set_status (err, SECURER_EXIT_SETUP);
+  return -1;
+}
+
+/* ---- the key ---------------------------------------------------------------- */
+
+/* The policy's canonical form: its JSON without what does not change the
+ * sandbox (where it was read from, the directives' positions, the session
+ * setting itself), keys sorted, compact. */
+static char *
+canonical_policy (const struct securer_policy *p)
+{
+  char *text = securer_policy_to_json_text (p, 0);
+  json_t *root = text ? json_loads (text, 0, NULL) : NULL;
+  free (text);
+  if (root == NULL)
+    return NULL;
+  json_object_del (root, "name");
+  json_object_del (root, "path");
+  json_object_del (root, "includes");
+  json_object_del (root, "session");
+  size_t i;
+  json_t *v;
+  json_array_foreach (json_object_get (root, "mounts"), i, v)
+    json_object_del (v, "loc");
+  json_array_foreach (json_object_get (json_object_get (root, "seccomp"), "rules"), i, v)
+    json_object_del (v, "loc");
+  char *out = json_dumps (root, JSON_COMPACT | JSON_SORT_KEYS);
+  json_decref (root);
+  return out;
+}
+
+static int
+policy_key (const struct securer_policy *p, char key[2 * SECURER_SHA256_LEN + 1], securer_err_t *err)
+{
+  char *c = canonical_policy (p);
+  if (c == NULL)
+    return securer_error_set (err, ENOMEM, "digest of the policy");
+  struct securer_sha256 h;
+  unsigned char d[SECURER_SHA256_LEN];
+  securer_sha256_init (&h);
+  securer_sha256_update (&h, c, strlen (c));
+  securer_sha256_final (&h, d);
+  free (c);
+  for (size_t k = 0; k < SECURER_SHA256_LEN; k++)
+    snprintf (key + 2 * k, 3, "%02x", d[k]);
+  return 0;
+}
+
+/* ---- starting one ------------------------------------------------------------- */
+
+/* The runtime's text in the template's stdin: a pipe filled and closed
+ * before R starts, so the host never waits on R to read it. */
+static int
+runtime_pipe (const struct session_template_prog *prog, int *out, securer_err_t *err)
+{
+  int p[2];
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return securer_error_set (err, errno, "pipe");
+  if (prog->runtime_len + 1 > 65536 && fcntl (p[1], F_SETPIPE_SZ, (int) prog->runtime_len + 1) < 0)
+    {
+      int e = errno;
+      close (p[0]);
+      close (p[1]);
+      return securer_error_set (err, e, "a pipe for the R runtime (%zu bytes)", prog->runtime_len);
+    }
+  ssize_t n = securer_write_nosigpipe (p[1], prog->runtime, prog->runtime_len);
+  int e = errno;
+  close (p[1]);
+  if (n != (ssize_t) prog->runtime_len)
+    {
+      close (p[0]);
+      return securer_error_set (err, n < 0 ? e : EIO, "write the R runtime for the template");
+    }
+  *out = p[0];
+  return 0;
+}
+
+/* What the template's R printed before it failed (memfd), as " (R: ...)". */
+static void
+add_stderr (int fd, securer_err_t *err)
+{
+  char buf[1024];
+  ssize_t n = fd >= 0 ? pread (fd, buf, sizeof buf - 1, 0) : 0;
+  if (n <= 0)
+    return;
+  for (ssize_t k = 0; k < n; k++)
+    if (buf[k] == '\n' || buf[k] == '\r' || buf[k] == '\t')
+      buf[k] = ' ';
+  buf[n] = '\0';
+  securer_error_set (err, (*err)->errnum, "%s (R: %s)", securer_error_text (*err), buf);
+}
+
+static int
+template_new (const struct securer_policy *p, const char *key, const struct session_template_prog *prog,
+              struct session_template **out, securer_err_t *err)
+{
+  struct session_template *st = calloc (1, sizeof *st);
+  if (st == NULL)
+    return securer_error_set (err, ENOMEM, "session template");
+  memcpy (st->key, key, sizeof st->key);
+  pthread_mutex_init (&st->mu, NULL);
+  st->refs = 1;
+  char *json = securer_policy_to_json_text (p, 0);
+  int rc = json ? securer_policy_from_json_text (p->name ? p->name : "template", json, strlen (json),
+                                                 &st->policy, err)
+                : securer_error_set (err, ENOMEM, "copy the policy");
+  free (json);
+  int in = -1, errfd = -1;
+  if (rc == 0)
+    rc = runtime_pipe (prog, &in, err);
+  if (rc == 0 && !prog->verbose)
+    {
+      errfd = memfd_create ("securer-template-stderr", MFD_CLOEXEC);
+      if (errfd < 0)
+        rc = securer_error_set (err, errno, "memfd_create");
+    }
+  if (rc == 0)
+    {
+      char *argv[] = { (char *) SECURER_R_BINARY, (char *) "--vanilla", (char *) "--no-echo",
+                       (char *) "--no-restore", (char *) "-e", (char *) boot, NULL };
+      struct securer_template_opts o = { .policy = st->policy, .argv = argv, .extra_env = prog->env,
+                                         .stdin_fd = in, .stderr_fd = errfd, .verbose = prog->verbose };
+      rc = securer_template_start (&o, &st->t, err);
+      if (rc < 0)
+        add_stderr (errfd, err);
+    }
+  if (in >= 0)
+    close (in);
+  if (errfd >= 0)
+    close (errfd);
+  if (rc < 0)
+    {
+      securer_policy_free (st->policy);
+      pthread_mutex_destroy (&st->mu);
+      free (st);
+      return -1;
+    }
+  *out = st;
+  return 0;
+}
+
+static void
+uncache (struct session_template *st)
+{
+  for (struct session_template **pp = &cache; *pp; pp = &(*pp)->next)
+    if (*pp == st)
+      {
+        *pp = st->next;
+        break;
+      }
+  st->cached = false;
+}
+
+/* The current template of p, referenced; started here when there is none.
+ * Starting holds the cache's lock: concurrent first sessions of one policy
+ * wait for one template rather than each starting their own. */
+static int
+acquire (const struct securer_policy *p, const struct session_template_prog *prog,
+         struct session_template **out, securer_err_t *err)
+{
+  char key[2 * SECURER_SHA256_LEN + 1];
+  if (policy_key (p, key, err) < 0)
+    return -1;
+  pthread_mutex_lock (&cache_mu);
+  for (struct session_template *st = cache; st; st = st->next)
+    if (strcmp (st->key, key) == 0)
+      {
+        st->refs++;
+        *out = st;
+        pthread_mutex_unlock (&cache_mu);
+        return 0;
+      }
+  int rc = template_new (p, key, prog, out, err);
+  if (rc == 0)
+    {
+      (*out)->cached = true;
+      (*out)->next = cache;
+      cache = *out;
+    }
+  pthread_mutex_unlock (&cache_mu);
+  return rc;
+}
+
+void
+securer_session_template_release (struct session_template *st)
+{
+  if (st == NULL)
+    return;
+  pthread_mutex_lock (&cache_mu);
+  bool last = --st->refs == 0;
+  if (last && st->cached)
+    uncache (st);
+  pthread_mutex_unlock (&cache_mu);
+  if (!last)
+    return;
+  securer_template_free (st->t);
+  securer_policy_free (st->policy);
+  pthread_mutex_destroy (&st->mu);
+  free (st);
+}
+
+/* Spawns from st; 1 when st has died (nothing spawned). */
+static int
+spawn_from (struct session_template *st, const struct securer_spawn_opts *so, struct securer_sandbox **out,
+            securer_err_t *err)
+{
+  pthread_mutex_lock (&st->mu);
+  int rc = securer_template_alive (st->t) ? securer_template_spawn (st->t, so, out, err) : 1;
+  pthread_mutex_unlock (&st->mu);
+  return rc;
+}
+
+int
+securer_session_template_spawn (struct session_template **t, const struct securer_policy *p,
+                                const struct session_template_prog *prog,
+                                const struct securer_spawn_opts *so, struct securer_sandbox **out,
+                                securer_err_t *err)
+{
+  *out = NULL;
+  for (int attempt = 0; attempt < 2; attempt++)
+    {
+      if (*t == NULL && acquire (p, prog, t, err) < 0)
+        return -1;
+      int rc = spawn_from (*t, so, out, err);
+      if (rc <= 0)
+        return rc;
+      /* Dead: out of the cache, so that the next acquire starts anew. */
+      pthread_mutex_lock (&cache_mu);
+      if ((*t)->cached)
+        uncache (*t);
+      pthread_mutex_unlock (&cache_mu);
+      securer_session_template_release (*t);
+      *t = NULL;
+    }
+  securer_error_set (err, ECHILD, "the new session template ended at once");
+  securer_error_set_status (err, SECURER_EXIT_SETUP);
+  return -1;
+}
