@@ -194,7 +194,12 @@ add_stderr (int fd, securer_err_t *err)
     if (buf[k] == '\n' || buf[k] == '\r' || buf[k] == '\t')
       buf[k] = ' ';
   buf[n] = '\0';
-  securer_error_set (err, (*err)->errnum, "%s (R: %s)", securer_error_text (*err), buf);
+  char *m = strdup (securer_error_text (*err));
+  int e = (*err)->errnum, status = (*err)->status;
+  securer_error_free (err);
+  securer_error_set (err, e, "%s (R: %s)", m ? m : "session template", buf);
+  securer_error_set_status (err, status);
+  free (m);
 }
 
 static int
@@ -306,13 +311,21 @@ securer_session_template_release (struct session_template *st)
   free (st);
 }
 
-/* Spawns from st; 1 when st has died (nothing spawned). */
+/* Spawns from st; 1 when st has died (nothing spawned).  A template can
+ * die between the check and the request, and its control socket may be
+ * gone (EPIPE) before its pid 1 is seen to have exited: either way the
+ * template cannot fork any more sessions. */
 static int
 spawn_from (struct session_template *st, const struct securer_spawn_opts *so, struct securer_sandbox **out,
             securer_err_t *err)
 {
   pthread_mutex_lock (&st->mu);
   int rc = securer_template_alive (st->t) ? securer_template_spawn (st->t, so, out, err) : 1;
+  if (rc < 0 && ((*err)->errnum == EPIPE || (*err)->errnum == ECONNRESET || !securer_template_alive (st->t)))
+    {
+      securer_error_free (err);
+      rc = 1;
+    }
   pthread_mutex_unlock (&st->mu);
   return rc;
 }
