@@ -8,6 +8,8 @@
  *   sleep        waits until killed
  *   mount        mount(2), which the r policy kills (a named denial)
  *   tmp NAME     creates /tmp/NAME, answers what /tmp holds
+ *
+ * `template-prog fail` exits with status 3 before it loads the module.
  */
 #include <config.h>
 
@@ -121,8 +123,11 @@ session (void)
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
+  /* A template that fails before it is ready. */
+  if (argc > 1 && strcmp (argv[1], "fail") == 0)
+    return 3;
   void *h = dlopen ("/proc/self/fd/4", RTLD_NOW);
   void (*serve) (int *) = h ? (void (*) (int *)) dlsym (h, "securer_zygote_r_serve") : NULL;
   if (serve == NULL)

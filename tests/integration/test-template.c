@@ -4,6 +4,7 @@
  * it is and what it could do. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -28,18 +31,26 @@
 static struct securer_policy *policy;
 static struct securer_template *tpl;
 
+/* The shipped r policy with the template program's directory. */
 static void
-setup (void)
+load_policy (void)
 {
-  if (geteuid () != 0)
-    cr_skip_test ("only root may map the host-id lease range into a template");
-  signal (SIGPIPE, SIG_IGN);
   char text[PATH_MAX * 3];
   snprintf (text, sizeof text, "include \"%s/policies/r.policy\"\nmount ro %s/tests/helpers %s\n",
             SECURER_ABS_SRCDIR, SECURER_ABS_BUILDDIR, PROG_DIR);
   securer_err_t err = NULL;
   cr_assert_eq (securer_policy_load_string ("template-test.policy", text, strlen (text), &policy, NULL, &err), 0,
                 "%s", securer_error_message (err));
+}
+
+static void
+setup (void)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only root may map the host-id lease range into a template");
+  signal (SIGPIPE, SIG_IGN);
+  load_policy ();
+  securer_err_t err = NULL;
   char *argv[] = { (char *) PROG_DIR "/template-prog", NULL };
   struct securer_template_opts o = { .policy = policy, .argv = argv, .stdin_fd = -1, .stderr_fd = -1 };
   cr_assert_eq (securer_template_start (&o, &tpl, &err), 0, "%s", securer_error_message (err));
@@ -261,4 +272,114 @@ Test (template, a_dead_template_refuses_sessions)
   securer_sandbox_free (s.sb);
   cr_expect_eq (kill (pid, 0), -1);
   cr_expect_eq (errno, ESRCH);
+}
+
+/* An unprivileged caller's template: its sessions run as the caller's
+ * uid, as its cold sandboxes do (no lease range to map), still each in
+ * its own namespaces; a policy that needs a leased id is refused. */
+Test (template_unprivileged, sessions_run_as_the_callers_uid, .timeout = 120)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("needs root to become an unprivileged uid");
+  signal (SIGPIPE, SIG_IGN);
+  const uid_t nobody = 65534;
+  cr_assert_eq (setgroups (0, NULL), 0);
+  cr_assert_eq (setresgid (nobody, nobody, nobody), 0);
+  cr_assert_eq (setresuid (nobody, nobody, nobody), 0);
+  /* As a process started by that uid is (the id change cleared it). */
+  cr_assert_eq (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+  load_policy ();
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_template_supported (policy, &err), 0, "%s", securer_error_message (err));
+  char *argv[] = { (char *) PROG_DIR "/template-prog", NULL };
+  struct securer_template_opts o = { .policy = policy, .argv = argv, .stdin_fd = -1, .stderr_fd = -1 };
+  cr_assert_eq (securer_template_start (&o, &tpl, &err), 0, "%s", securer_error_message (err));
+  struct sess s[2] = { open_session (0), open_session (0) };
+  char a[256];
+  for (int i = 0; i < 2; i++)
+    {
+      ask (&s[i], "id", a, sizeof a);
+      cr_expect_str_eq (a, "uid=1000 gid=1000 pid=2 init=securer-init procs=2");
+      pid_t pid = securer_sandbox_pid (s[i].sb);
+      cr_expect_eq (status_uid (pid), nobody);
+      cr_expect_eq (userns_owner (pid), nobody);
+    }
+  cr_expect_neq (userns_owner (securer_sandbox_pid (s[0].sb)) + 0, 0u);
+  for (int i = 0; i < 2; i++)
+    {
+      struct securer_status st = finish (&s[i]);
+      cr_expect_eq (securer_status_exit_code (&st), 0);
+      securer_status_clear (&st);
+      securer_sandbox_free (s[i].sb);
+    }
+  securer_template_free (tpl);
+  tpl = NULL;
+  securer_policy_free (policy);
+  const char *pool = "namespaces all\nuid 1000 host=pool\ngid 1000 host=pool\n";
+  cr_assert_eq (securer_policy_load_string ("pool.policy", pool, strlen (pool), &policy, NULL, &err), 0, "%s",
+                securer_error_message (err));
+  cr_expect_eq (securer_template_supported (policy, &err), -1);
+  cr_expect (err != NULL && strstr (securer_error_message (err), "host=pool") != NULL, "%s",
+             err ? securer_error_message (err) : "no error");
+  securer_error_free (&err);
+  securer_policy_free (policy);
+  policy = NULL;
+}
+
+static int
+count_fds (void)
+{
+  int n = 0;
+  DIR *d = opendir ("/proc/self/fd");
+  cr_assert_not_null (d);
+  while (readdir (d) != NULL)
+    n++;
+  closedir (d);
+  return n;
+}
+
+/* Sessions that end every way (exit, kill, timeout, a killed syscall) and
+ * the template itself leave no descriptor behind in the host. */
+Test (template_host, no_descriptor_leaks, .timeout = 120)
+{
+  int before = count_fds ();
+  setup ();
+  static const char *const how[] = { "exit 0", "exit 3", "sleep", "mount", "id" };
+  for (int i = 0; i < 20; i++)
+    {
+      const char *cmd = how[i % 5];
+      struct sess s = open_session (strcmp (cmd, "sleep") == 0 ? 200 : 0);
+      dprintf (s.chan, "%s\n", cmd);
+      if (i % 7 == 6)
+        {
+          securer_err_t err = NULL;
+          cr_assert_eq (securer_sandbox_kill (s.sb, &err), 0);
+        }
+      struct securer_status st = finish (&s);
+      securer_status_clear (&st);
+      securer_sandbox_free (s.sb);
+    }
+  teardown ();
+  cr_expect_eq (count_fds (), before);
+}
+
+/* A template whose program ends before it is ready is reported with its
+ * exit status, and nothing is left running. */
+Test (template_host, a_template_that_fails_to_start_says_so, .timeout = 60)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only root may map the host-id lease range into a template");
+  load_policy ();
+  securer_err_t err = NULL;
+  char *argv[] = { (char *) PROG_DIR "/template-prog", (char *) "fail", NULL };
+  struct securer_template_opts o = { .policy = policy, .argv = argv, .stdin_fd = -1, .stderr_fd = -1 };
+  int before = count_fds ();
+  cr_expect_eq (securer_template_start (&o, &tpl, &err), -1);
+  cr_expect_null (tpl);
+  cr_expect (err != NULL && strstr (securer_error_message (err), "ended before it was ready (exit status 3)") != NULL,
+             "%s", err ? securer_error_message (err) : "no error");
+  securer_error_free (&err);
+  cr_expect_eq (count_fds (), before);
+  securer_policy_free (policy);
+  policy = NULL;
 }

@@ -843,6 +843,27 @@ securer_cgroup_add_pid (struct securer_cgroup *cg, pid_t pid, securer_err_t *err
   return 0;
 }
 
+int
+securer_cgroup_hand_over (struct securer_cgroup *cg, pid_t pid, int fds[3], unsigned *n, securer_err_t *err)
+{
+  *n = 0;
+  if (cg == NULL)
+    return 0;
+  if (securer_cgroup_prepare_join (cg, err) < 0)
+    return -1;
+  char buf[32];
+  snprintf (buf, sizeof buf, "%d", (int) pid);
+  if (cg->v2_dir && write_file (cg->v2_dir, "cgroup.procs", buf) < 0)
+    return securer_error_set (err, errno, "add pid %d to cgroup %s", (int) pid, cg->v2_dir);
+  for (int c = 0; c < CG_N; c++)
+    if (cg->join_fd[c] >= 0)
+      {
+        fds[(*n)++] = cg->join_fd[c];
+        cg->join_fd[c] = -1;
+      }
+  return 0;
+}
+
 /* Sends SIGKILL to every process listed in dir/cgroup.procs; returns how
  * many were listed. */
 static int

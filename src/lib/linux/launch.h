@@ -27,6 +27,7 @@ enum sync_msg_type {
   SYNC_FILTER,      /* parent -> payload, right after GO (read after READY): the seccomp BPF program */
   SYNC_SESSION_HELLO,  /* a template's fork -> parent: place me (pid by credentials) in the cgroup */
   SYNC_SESSION_INIT,   /* a template session's pid 1 -> parent: its pid, by credentials */
+  SYNC_JOIN,        /* parent -> a template's fork, before GO: a v1 cgroup's "tasks" to write "0" to */
 };
 
 #define SYNC_TEXT_MAX 2048
@@ -166,7 +167,9 @@ struct launch_plan {
  * mounts are bare.  The caller passes a policy without Landlock and seccomp:
  * each session applies its own. */
 struct launch_template {
-  uint32_t first, count;
+  uint32_t first, count;   /* count 0: an unprivileged caller's template, which maps
+                              its own id alone, keeps no capability, and whose
+                              sessions stay that id */
 };
 int securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch_template *tpl,
                           struct securer_sandbox **out, securer_err_t *err);

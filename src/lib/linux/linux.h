@@ -59,6 +59,11 @@ int securer_cgroup_create (const struct securer_policy *p, struct securer_cgroup
 int securer_cgroup_prepare_join (struct securer_cgroup *cg, securer_err_t *err);
 int securer_cgroup_join_self (struct securer_cgroup *cg, securer_err_t *err);
 int securer_cgroup_add_pid (struct securer_cgroup *cg, pid_t pid, securer_err_t *err);
+/* For a process that is not our child's clone but joins its groups itself
+ * (a session forked from a template): places pid in the v2 group, and
+ * moves into fds (room for 3; *n of them, the caller closes them) the v1
+ * groups' "tasks" files, to which the process writes "0". */
+int securer_cgroup_hand_over (struct securer_cgroup *cg, pid_t pid, int fds[3], unsigned *n, securer_err_t *err);
 /* Kills every process left in the cgroup (cgroup.kill or a loop over procs). */
 int securer_cgroup_kill_all (struct securer_cgroup *cg);
 /* The hierarchy a controller ("memory", "pids", "cpu") of the sandbox's

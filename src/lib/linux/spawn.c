@@ -130,7 +130,7 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
       securer_error_set (&err, errno, "chdir %s", cwd);
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
     }
-  if ((lp->tpl ? securer_zygote_keep_setid_caps (&err) : securer_linux_drop_caps (&err)) < 0)
+  if ((lp->tpl && lp->tpl->count ? securer_zygote_keep_setid_caps (&err) : securer_linux_drop_caps (&err)) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     {
@@ -755,7 +755,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
   if (check_policy (p, err) < 0 || securer_userns_plan (p, &lp.ids, &sb->host_ids, err) < 0)
     goto fail;
   lp.tpl = tpl;
-  if (tpl != NULL)
+  if (tpl != NULL && tpl->count)
     lp.ids.uid = lp.ids.gid = 0;   /* setresuid over the lease range needs inside 0's CAP_SETUID */
   if (!(p->namespaces & SECURER_NS_USER))
     {
@@ -878,7 +878,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
     }
 
   if ((p->namespaces & SECURER_NS_USER)
-      && (tpl ? securer_zygote_template_maps (pid, lp.ids.host_uid, tpl->first, tpl->count, err)
+      && (tpl && tpl->count ? securer_zygote_template_maps (pid, lp.ids.host_uid, tpl->first, tpl->count, err)
               : securer_userns_write_maps (pid, &lp.ids, err)) < 0)
     goto fail_child;
   if (sb->cg != NULL && securer_cgroup_add_pid (sb->cg, pid, err) < 0)

@@ -52,14 +52,20 @@ int
 securer_template_supported (const struct securer_policy *p, securer_err_t *err)
 {
   uint32_t first, count;
-  if (geteuid () != 0)
-    return securer_error_set (err, EPERM, "session templates need a root caller: the host-id lease range "
-                                          "is mapped into the template");
   if (p == NULL || (p->namespaces & (SECURER_NS_USER | SECURER_NS_PID | SECURER_NS_MOUNT))
                        != (SECURER_NS_USER | SECURER_NS_PID | SECURER_NS_MOUNT))
     return securer_error_set (err, EINVAL, "session templates need user, pid and mount namespaces");
-  if (securer_hostids_range (&first, &count, err) < 0)
+  /* Root's sessions each get a leased host id, so the lease range is
+   * mapped into the template; another caller's sessions all run as its
+   * uid, as its cold sandboxes do (and host=pool is refused for it, as
+   * it is cold). */
+  if (geteuid () == 0 && securer_hostids_range (&first, &count, err) < 0)
     return -1;
+  if (geteuid () != 0 && (p->host_uid == SECURER_HOST_POOL || p->host_gid == SECURER_HOST_POOL))
+    return securer_error_set (err, EPERM, "host=pool needs a root caller (a leased host id per sandbox)");
+  if (p->host_uid >= 0 || p->host_gid >= 0)
+    return securer_error_set (err, EINVAL, "a session from a template runs as %s, not as the fixed host id "
+                                           "the policy names", geteuid () == 0 ? "a leased host id" : "the caller");
   return 0;
 }
 
@@ -212,7 +218,7 @@ securer_template_start (const struct securer_template_opts *o, struct securer_te
   t->verbose = o->verbose;
   int ctl[2] = { -1, -1 };
   int fds[4] = { -1, -1, -1, -1 };   /* module, policy, init, /dev/null */
-  if (securer_hostids_range (&t->first, &t->count, err) < 0 || template_policy (p, &t->tp, err) < 0
+  if ((geteuid () == 0 && securer_hostids_range (&t->first, &t->count, err) < 0) || template_policy (p, &t->tp, err) < 0
       || launch_sync_fd_number (p, 0, &t->sock_at, err) < 0)
     goto fail;
   if (p->seccomp.enabled)
@@ -245,7 +251,8 @@ securer_template_start (const struct securer_template_opts *o, struct securer_te
     .policy = t->tp, .argv = o->argv, .extra_env = o->extra_env, .stdin_fd = o->stdin_fd,
     .stdout_fd = fds[3], .stderr_fd = o->stderr_fd, .pass_fds = pass, .n_pass_fds = 4, .verbose = o->verbose,
   };
-  if (securer_zygote_template_start (&so, &t->sb, err) < 0)
+  if ((t->count ? securer_zygote_template_start (&so, &t->sb, err)
+                : securer_launch_spawn (&so, &(struct launch_template){ 0, 0 }, &t->sb, err)) < 0)
     goto fail;
   close_fds (fds, 4);
   close (ctl[1]);
@@ -368,8 +375,9 @@ securer_template_spawn (struct securer_template *t, const struct securer_spawn_o
   struct securer_zygote_request rq = { .magic = SECURER_ZYGOTE_MAGIC, .sock_at = t->sock_at,
                                        .verbose = so->verbose };
 
-  if (securer_hostids_acquire (&sb->host_ids, err) < 0
-      || securer_zygote_index (sb->host_ids.id, t->first, t->count, &rq.index, err) < 0)
+  if (t->count > 0
+      && (securer_hostids_acquire (&sb->host_ids, err) < 0
+          || securer_zygote_index (sb->host_ids.id, t->first, t->count, &rq.index, err) < 0))
     goto fail;
   if (securer_cgroup_create (p, &sb->cg, &sb->cg_report, err) < 0)
     {
@@ -407,16 +415,29 @@ securer_template_spawn (struct securer_template *t, const struct securer_spawn_o
       securer_error_set (err, EPROTO, "the template's fork did not say hello (message %u)", m.type);
       goto fail;
     }
-  /* Everything the session makes from here is counted in its own cgroup. */
-  if (sb->cg != NULL && securer_cgroup_add_pid (sb->cg, fork_pid, err) < 0)
+  /* Everything the session makes from here is counted in its own cgroup.
+   * The fork joins its v1 groups itself: moving another process takes the
+   * kernel's global threadgroup lock and waits for an RCU grace period
+   * (~8 ms here), a thread moving itself does not. */
+  int join[3];
+  unsigned n_join = 0;
+  if (securer_cgroup_hand_over (sb->cg, fork_pid, join, &n_join, err) < 0)
     {
       securer_error_prefix (err, "cgroup");
       goto fail;
     }
   struct sync_msg go;
   memset (&go, 0, offsetof (struct sync_msg, text) + 1);
+  int sent = 0;
+  for (unsigned i = 0; i < n_join; i++)
+    {
+      go.type = SYNC_JOIN;
+      if (sent == 0)
+        sent = sync_send (setup[0], &go, join[i]);
+      close (join[i]);
+    }
   go.type = SYNC_GO;
-  if (sync_send (setup[0], &go, -1) < 0)
+  if (sent < 0 || sync_send (setup[0], &go, -1) < 0)
     {
       securer_error_set (err, errno, "release the session");
       goto fail;

@@ -173,19 +173,28 @@ session_pid1 (const struct securer_zygote_session *s, securer_err_t *err)
 pid_t
 securer_zygote_enter (const struct securer_zygote_session *s, securer_err_t *err)
 {
-  if (s->index == 0)
+  /* Index 0: an unprivileged caller's template, whose sessions keep its
+   * one id (as that caller's cold sandboxes all run as its uid). */
+  if (s->index != 0 && !s->own_id)
+    {
+      /* Becoming the leased id before unshare makes the session's user
+       * namespace owned by that host id, so the kernel charges its
+       * counters to it, not to the template's id. */
+      if (syscall (SYS_setresgid, s->index, s->index, s->index) < 0)
+        return securer_error_set (err, errno, "setresgid %u in the template", s->index);
+      if (syscall (SYS_setresuid, s->index, s->index, s->index) < 0)
+        return securer_error_set (err, errno, "setresuid %u in the template", s->index);
+      /* The id change made the process undumpable: /proc/self/uid_map
+       * would be root's and the map below could not be written. */
+      if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+        return securer_error_set (err, errno, "set dumpable");
+    }
+  else if (!s->own_id)
     return securer_error_set (err, EINVAL, "session index 0 is the template's own id");
-  /* Becoming the leased id before unshare makes the session's user
-   * namespace owned by that host id, so the kernel charges its counters
-   * to it, not to the template's id. */
-  if (syscall (SYS_setresgid, s->index, s->index, s->index) < 0)
-    return securer_error_set (err, errno, "setresgid %u in the template", s->index);
-  if (syscall (SYS_setresuid, s->index, s->index, s->index) < 0)
-    return securer_error_set (err, errno, "setresuid %u in the template", s->index);
-  /* The id change made the process undumpable: /proc/self/uid_map would be
-   * root's and the map below could not be written. */
-  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
-    return securer_error_set (err, errno, "set dumpable");
+  /* An unprivileged template's id there is the policy's (never 0: mapping
+   * the parent's root needs CAP_SETFCAP at the unshare). */
+  uint32_t lower_uid = s->own_id ? (uint32_t) getuid () : s->index;
+  uint32_t lower_gid = s->own_id ? (uint32_t) getgid () : s->index;
   if (unshare (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
     return securer_error_set (err, errno, "unshare the session's namespaces");
   /* Only the namespace or its parent may write these maps, and the host is
@@ -193,8 +202,8 @@ securer_zygote_enter (const struct securer_zygote_session *s, securer_err_t *err
    * privilege. */
   uint32_t gid = s->inside_gid ? s->inside_gid : s->inside;
   char map[48], gmap[48];
-  snprintf (map, sizeof map, "%u %u 1\n", s->inside, s->index);
-  snprintf (gmap, sizeof gmap, "%u %u 1\n", gid, s->index);
+  snprintf (map, sizeof map, "%u %u 1\n", s->inside, lower_uid);
+  snprintf (gmap, sizeof gmap, "%u %u 1\n", gid, lower_gid);
   if (write_at ("/proc/self/uid_map", map, err) < 0 || write_at ("/proc/self/setgroups", "deny", err) < 0
       || write_at ("/proc/self/gid_map", gmap, err) < 0)
     return securer_error_prefix (err, "map the session's id");
@@ -310,10 +319,29 @@ securer_zygote_fork_session (const struct securer_zygote_program *z, const struc
   struct sync_msg m;
   if (session_hello (setup, SYNC_SESSION_HELLO) < 0)
     _exit (SECURER_EXIT_SETUP);
-  int r = sync_recv (setup, &m, NULL, NULL, false);
-  if (r <= 0 || m.type != SYNC_GO)
-    _exit (SECURER_EXIT_SETUP);
-  struct securer_zygote_session s = { .index = rq->index, .inside = p->uid, .inside_gid = p->gid,
+  for (;;)
+    {
+      int fd = -1;
+      int r = sync_recv (setup, &m, &fd, NULL, false);
+      if (r <= 0)
+        _exit (SECURER_EXIT_SETUP);
+      if (m.type == SYNC_GO)
+        break;
+      if (m.type != SYNC_JOIN || fd < 0)
+        _exit (SECURER_EXIT_SETUP);
+      /* Into one of the session's v1 groups: this process alone, before it
+       * makes any other (see template.c). */
+      ssize_t w = write (fd, "0", 1);
+      int saved = errno;
+      close (fd);
+      if (w != 1)
+        {
+          securer_error_set (&e, w < 0 ? saved : EIO, "join the session's cgroup");
+          session_fail (setup, &e);
+        }
+    }
+  struct securer_zygote_session s = { .index = rq->index, .own_id = rq->index == 0,
+                                      .inside = p->uid, .inside_gid = p->gid,
                                       .hostname = (p->namespaces & SECURER_NS_UTS) ? p->hostname : NULL,
                                       .policy = p, .policy_tmpfs = true };
   pid_t g = securer_zygote_enter (&s, &e);

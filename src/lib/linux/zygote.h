@@ -38,6 +38,7 @@ struct securer_zygote_session {
   const struct securer_policy *policy;  /* its masks below /proc are applied again; may be NULL */
   uint32_t inside_gid;         /* the gid it maps; 0: inside */
   bool policy_tmpfs;           /* the policy's tmpfs mounts fresh, with their sizes and modes */
+  bool own_id;                 /* index 0: stay the template's own id (an unprivileged caller's) */
 };
 
 /* Runs in a fresh fork of the template (single-threaded, uid 0 of the
