@@ -50,7 +50,7 @@ cmd_exec_help (FILE *out)
            "                          'session template' says\n"
            "      --template          start R from the policy's template (a pre-initialised\n"
            "                          R that forks the session); refused (status 125) when\n"
-           "                          this caller or policy cannot have one.  Without either,\n"
+           "                          the policy cannot have one.  Without either,\n"
            "                          the policy decides (default: from a template when\n"
            "                          possible; see docs/sessions.md)\n"
            "      --json              print one JSON object: status, value (tagged encoding),\n"

@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -227,33 +230,56 @@ Test (start, on_is_refused_for_a_policy_without_pid_namespace_and_auto_starts_co
   securer_policy_free (p);
 }
 
-/* A caller that is not root cannot have a template: 'on' from the
- * environment is refused, status 125, before anything is started. */
-Test (start, on_is_refused_for_a_caller_that_is_not_root)
+/* A caller that is not root: auto and on start from a template (its
+ * sessions run as the caller, as its cold sandboxes do), and 'on' is
+ * refused, status 125, for a policy asking for host=pool, which needs a
+ * leased id per session and so a root caller. */
+static int
+as_nobody (const char *extra, const char *env, bool expect_open)
 {
   pid_t pid = fork ();
   cr_assert_geq (pid, 0);
   if (pid == 0)
     {
-      if (setresgid (65534, 65534, 65534) < 0 || setresuid (65534, 65534, 65534) < 0)
+      struct securer_policy *p = policy_with (extra);
+      /* Dumpable again after the change of ids, as after an exec: the
+       * launcher writes its children's /proc/PID/uid_map. */
+      if (setgroups (0, NULL) < 0 || setresgid (65534, 65534, 65534) < 0 || setresuid (65534, 65534, 65534) < 0
+          || prctl (PR_SET_DUMPABLE, 1) < 0)
         _exit (90);
-      setenv ("SECURER_SESSION_TEMPLATE", "on", 1);
-      struct securer_session_opts o = { 0 };
+      setenv ("SECURER_SESSION_TEMPLATE", env, 1);
+      struct securer_session_opts o = { .policy = p };
       struct securer_session *s = NULL;
       securer_err_t err = NULL;
-      if (securer_session_open (&o, &s, &err) == 0)
+      int rc = securer_session_open (&o, &s, &err);
+      if (rc < 0)
+        fprintf (stderr, "%s\n", securer_error_message (err));
+      if (rc == 0 && expect_open)
+        {
+          bool ok = strcmp (securer_session_start_kind (s), "template") == 0
+                    && parent_pidns (securer_session_pid (s)) != own_pidns ();
+          securer_session_close (s);
+          _exit (ok ? 0 : 93);
+        }
+      if (rc == 0 || expect_open)
         _exit (91);
       const char *m = securer_error_message (err);
-      fprintf (stderr, "%s\n", m);
       if (strstr (m, "SECURER_SESSION_TEMPLATE=on, but this session cannot have one") == NULL
-          || strstr (m, "root caller") == NULL || (err->errnum != EPERM))
+          || strstr (m, "host=pool needs a root caller") == NULL || err->errnum != EPERM)
         _exit (92);
       _exit (err->status);
     }
   int st;
   cr_assert_eq (waitpid (pid, &st, 0), pid);
   cr_assert (WIFEXITED (st));
-  cr_assert_eq (WEXITSTATUS (st), SECURER_EXIT_SETUP);
+  return WEXITSTATUS (st);
+}
+
+Test (start, a_caller_that_is_not_root_starts_from_a_template_unless_host_pool, .timeout = 120)
+{
+  cr_assert_eq (as_nobody ("", "auto", true), 0);
+  cr_assert_eq (as_nobody ("", "on", true), 0);
+  cr_assert_eq (as_nobody ("uid 1000 host=pool\n", "on", false), SECURER_EXIT_SETUP);
 }
 
 /* ---- templates kept by the library ------------------------------------------------ */
