@@ -51,8 +51,9 @@ cmd_exec_help (FILE *out)
            "      --template          start R from the policy's template (a pre-initialised\n"
            "                          R that forks the session); refused (status 125) when\n"
            "                          the policy cannot have one.  Without either,\n"
-           "                          the policy decides (default: from a template when\n"
-           "                          possible; see docs/sessions.md)\n"
+           "                          the policy decides; its default, auto, starts exec's\n"
+           "                          one session cold (a template pays off from the\n"
+           "                          second session of a process; see docs/sessions.md)\n"
            "      --json              print one JSON object: status, value (tagged encoding),\n"
            "                          output, warnings, error (see docs/protocol.md)\n"
            "      --plain             with --json: the value as ordinary JSON (lossy)\n"
@@ -417,6 +418,14 @@ cmd_exec (int argc, char **argv)
         }
       free (path);
     }
+  /* A template pays off only for a session after the first: exec has one,
+   * so under the default (auto) it starts cold.  An explicit 'on' (policy,
+   * SECURER_SESSION_TEMPLATE) or --template still forks from a template. */
+  const char *env_mode = getenv ("SECURER_SESSION_TEMPLATE");
+  if (start == SECURER_SESSION_START_POLICY
+      && (policy == NULL || policy->session_template == SECURER_SESSION_TEMPLATE_AUTO)
+      && (env_mode == NULL || *env_mode == '\0' || strcmp (env_mode, "auto") == 0))
+    start = SECURER_SESSION_START_COLD;
   struct securer_session_opts so = { .policy = policy, .tools = tools, .audit_log = audit,
                                      .sanitize_errors = sanitize, .verbose = verbose, .start = start };
   struct securer_session *s = NULL;

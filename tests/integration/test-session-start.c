@@ -284,25 +284,57 @@ Test (start, a_caller_that_is_not_root_starts_from_a_template_unless_host_pool, 
 
 /* ---- templates kept by the library ------------------------------------------------ */
 
-Test (start, the_template_goes_with_its_last_session, .timeout = 120)
+Test (start, a_template_outlives_its_sessions_idle_until_trimmed, .timeout = 120)
 {
   unsetenv ("SECURER_SESSION_TEMPLATE");
+  securer_session_templates_trim ();
   struct securer_policy *p = policy_with ("");
   struct securer_session *a = open_ok (p, SECURER_SESSION_START_TEMPLATE);
   struct securer_session *b = open_ok (p, SECURER_SESSION_START_TEMPLATE);
   ino_t t = parent_pidns (securer_session_pid (a));
   cr_assert_eq (parent_pidns (securer_session_pid (b)), t);
-  cr_assert_gt (processes_in (t), 0);
   securer_session_close (a);
+  /* Trimming frees idle templates only: b still uses this one. */
+  securer_session_templates_trim ();
   cr_assert_gt (processes_in (t), 0, "b still uses the template");
   expect_value (b, "7L", 7);
   securer_session_close (b);
-  cr_assert_eq (processes_in (t), 0, "the template outlived its sessions");
+  /* Idle, kept for the next session of the policy. */
+  cr_assert_gt (processes_in (t), 0, "the idle template was not kept");
+  a = open_ok (p, SECURER_SESSION_START_TEMPLATE);
+  cr_assert_eq (parent_pidns (securer_session_pid (a)), t);
+  securer_session_close (a);
+  securer_session_templates_trim ();
+  cr_assert_eq (processes_in (t), 0, "the template outlived the trim");
   /* The next session starts a new one. */
   a = open_ok (p, SECURER_SESSION_START_TEMPLATE);
   cr_assert_neq (parent_pidns (securer_session_pid (a)), t);
   securer_session_close (a);
   securer_policy_free (p);
+}
+
+Test (start, at_most_four_idle_templates_are_kept, .timeout = 180)
+{
+  unsetenv ("SECURER_SESSION_TEMPLATE");
+  securer_session_templates_trim ();
+  ino_t t[5];
+  for (int i = 0; i < 5; i++)
+    {
+      /* Five policies that differ in a limit: five templates. */
+      char extra[64];
+      snprintf (extra, sizeof extra, "limit nofile %d\n", 200 + i);
+      struct securer_policy *p = policy_with (extra);
+      struct securer_session *s = open_ok (p, SECURER_SESSION_START_TEMPLATE);
+      t[i] = parent_pidns (securer_session_pid (s));
+      securer_session_close (s);
+      securer_policy_free (p);
+    }
+  cr_assert_eq (processes_in (t[0]), 0, "the oldest idle template was kept");
+  for (int i = 1; i < 5; i++)
+    cr_assert_gt (processes_in (t[i]), 0, "idle template %d was not kept", i);
+  securer_session_templates_trim ();
+  for (int i = 1; i < 5; i++)
+    cr_assert_eq (processes_in (t[i]), 0);
 }
 
 Test (start, a_dead_template_is_replaced_at_the_next_start, .timeout = 120)
@@ -347,6 +379,7 @@ Test (start, a_pool_shares_one_template, .timeout = 120)
       securer_pool_release (pool, s[i]);
     }
   securer_pool_close (pool);
+  securer_session_templates_trim ();
   cr_assert_eq (processes_in (t), 0);
   securer_policy_free (p);
 }

@@ -6,9 +6,14 @@
  * session of that policy: a pool's, restarts after a timeout, serve's
  * opens.  A session holds a reference for as long as its R may be a fork
  * of the template (the template's pid namespace contains its sessions, so
- * freeing it would kill them).  A template that died is taken out of the
- * cache by the next spawn, which starts a new one; sessions still holding
- * the dead one let go of it as they restart or close. */
+ * freeing it would kill them).  A template whose last session closed stays
+ * in the cache, idle, for the next one (a host that opens one session per
+ * request would otherwise start a template each time): at most MAX_IDLE of
+ * them, none idle for more than IDLE_NS, trimmed whenever a session starts
+ * or closes, or all at once by securer_session_templates_trim().  A
+ * template that died is taken out of the cache by the next spawn, which
+ * starts a new one; sessions still holding the dead one let go of it as
+ * they restart or close. */
 #include <config.h>
 
 #include <errno.h>
@@ -33,6 +38,9 @@
  * directory is not in the session's fresh /tmp, hence tempdir(check).
  * Nothing read after the runtime's text is ever evaluated here: the hello
  * and every request reach each session over its own channel. */
+#define MAX_IDLE 4
+#define IDLE_NS (300ull * 1000000000ull)
+
 static const char boot[] =
   "local({i<-file(\"stdin\",\"r\");n<-as.integer(readLines(i,1L));"
   "f<-eval(parse(text=readLines(i,n,encoding=\"UTF-8\"),keep.source=FALSE));close(i);"
@@ -45,8 +53,9 @@ struct session_template {
   char key[2 * SECURER_SHA256_LEN + 1];
   struct securer_policy *policy;     /* the template's copy, borrowed by it */
   struct securer_template *t;
-  unsigned refs;                     /* under cache_mu */
+  unsigned refs;                     /* sessions holding it, under cache_mu */
   bool cached;
+  uint64_t idle_since;               /* cached with no session: when the last one let go */
   pthread_mutex_t mu;                /* spawns and liveness checks of t */
 };
 
@@ -263,6 +272,61 @@ uncache (struct session_template *st)
   st->cached = false;
 }
 
+static void
+template_free (struct session_template *st)
+{
+  securer_template_free (st->t);
+  securer_policy_free (st->policy);
+  pthread_mutex_destroy (&st->mu);
+  free (st);
+}
+
+/* Takes idle templates past the limits (or all, with all) out of the
+ * cache and returns them as a list to free outside the lock. */
+static struct session_template *
+trim_locked (bool all)
+{
+  uint64_t now = securer_now_ns ();
+  struct session_template *gone = NULL;
+  for (;;)
+    {
+      unsigned idle = 0;
+      struct session_template *oldest = NULL;
+      for (struct session_template *st = cache; st; st = st->next)
+        if (st->refs == 0)
+          {
+            idle++;
+            if (oldest == NULL || st->idle_since < oldest->idle_since)
+              oldest = st;
+          }
+      if (oldest == NULL || !(all || idle > MAX_IDLE || now - oldest->idle_since > IDLE_NS))
+        return gone;
+      uncache (oldest);
+      oldest->next = gone;
+      gone = oldest;
+    }
+}
+
+static void
+free_list (struct session_template *gone)
+{
+  while (gone != NULL)
+    {
+      struct session_template *next = gone->next;
+      template_free (gone);
+      gone = next;
+    }
+}
+
+void
+securer_session_templates_trim (void)
+{
+  pthread_mutex_lock (&cache_mu);
+  struct session_template *gone = trim_locked (true);
+  pthread_mutex_unlock (&cache_mu);
+  free_list (gone);
+}
+
 /* The current template of p, referenced; started here when there is none.
  * Starting holds the cache's lock: concurrent first sessions of one policy
  * wait for one template rather than each starting their own. */
@@ -274,22 +338,22 @@ acquire (const struct securer_policy *p, const struct session_template_prog *pro
   if (policy_key (p, key, err) < 0)
     return -1;
   pthread_mutex_lock (&cache_mu);
-  for (struct session_template *st = cache; st; st = st->next)
-    if (strcmp (st->key, key) == 0)
-      {
-        st->refs++;
-        *out = st;
-        pthread_mutex_unlock (&cache_mu);
-        return 0;
-      }
-  int rc = template_new (p, key, prog, out, err);
-  if (rc == 0)
+  int rc = 0;
+  struct session_template *st = cache;
+  while (st != NULL && strcmp (st->key, key) != 0)
+    st = st->next;
+  if (st != NULL)
+    st->refs++;
+  else if ((rc = template_new (p, key, prog, &st, err)) == 0)
     {
-      (*out)->cached = true;
-      (*out)->next = cache;
-      cache = *out;
+      st->cached = true;
+      st->next = cache;
+      cache = st;
     }
+  struct session_template *gone = trim_locked (false);
   pthread_mutex_unlock (&cache_mu);
+  free_list (gone);
+  *out = st;
   return rc;
 }
 
@@ -300,15 +364,16 @@ securer_session_template_release (struct session_template *st)
     return;
   pthread_mutex_lock (&cache_mu);
   bool last = --st->refs == 0;
-  if (last && st->cached)
-    uncache (st);
+  if (last)
+    st->idle_since = securer_now_ns ();
+  struct session_template *gone = trim_locked (false);
+  if (last && !st->cached)
+    {
+      st->next = gone;
+      gone = st;
+    }
   pthread_mutex_unlock (&cache_mu);
-  if (!last)
-    return;
-  securer_template_free (st->t);
-  securer_policy_free (st->policy);
-  pthread_mutex_destroy (&st->mu);
-  free (st);
+  free_list (gone);
 }
 
 /* Spawns from st; 1 when st has died (nothing spawned).  A template can
