@@ -160,6 +160,10 @@ SecureSession <- R6::R6Class("SecureSession",
       sp <- serve_policy(private$policy, private$limits)
       if (!is.null(private$audit)) args <- c(args, "--audit-dir", dirname(private$audit))
       if (isTRUE(private$verbose)) args <- c(args, "--verbose")
+      # This server runs one session: a template of its policy would not
+      # outlive it, so R starts cold unless SECURER_SESSION_TEMPLATE says
+      # otherwise (docs/sessions.md, "How a session starts").
+      if (!nzchar(Sys.getenv("SECURER_SESSION_TEMPLATE"))) args <- c(args, "--cold")
       serve <- ServeProcess$new(c(args, sp$serve_args), private$verbose, sp$dir)
       private$serve <- serve
       private$handle$serve <- serve
