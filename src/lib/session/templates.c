@@ -29,6 +29,10 @@
 #include "session/internal.h"
 #include "sha256.h"
 
+/* Idle templates kept for the next session of their policy. */
+#define MAX_IDLE 4
+#define IDLE_NS (300ull * 1000000000ull)
+
 /* The template's R: reads the runtime's text from its stdin (a pipe the
  * host filled and closed), evaluates it to the runtime function, loads
  * jsonlite (with methods) so that no session loads anything of its own
@@ -38,9 +42,6 @@
  * directory is not in the session's fresh /tmp, hence tempdir(check).
  * Nothing read after the runtime's text is ever evaluated here: the hello
  * and every request reach each session over its own channel. */
-#define MAX_IDLE 4
-#define IDLE_NS (300ull * 1000000000ull)
-
 static const char boot[] =
   "local({i<-file(\"stdin\",\"r\");n<-as.integer(readLines(i,1L));"
   "f<-eval(parse(text=readLines(i,n,encoding=\"UTF-8\"),keep.source=FALSE));close(i);"
