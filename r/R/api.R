@@ -9,7 +9,7 @@
 execute_r <- function(code, tools = list(), timeout = 30, sandbox = TRUE, limits = NULL, verbose = FALSE,
                       validate = TRUE, sandbox_strict = FALSE, audit_log = NULL) {
   session <- SecureSession$new(tools = tools, sandbox = sandbox, limits = limits, verbose = verbose,
-                               sandbox_strict = sandbox_strict, audit_log = audit_log)
+                               sandbox_strict = sandbox_strict, audit_log = audit_log, .shared = TRUE)
   on.exit(session$close(), add = TRUE)
   session$execute(code, timeout = timeout, validate = validate)
 }

@@ -170,3 +170,36 @@ ServeProcess <- R6::R6Class("securer_serve",
     }
   )
 )
+
+# The serve process execute_r() opens its one-shot sessions in: started at
+# its first use and kept for the life of this R process, so that each
+# one-shot run pays for one session (from the template serve keeps for the
+# policy, where the host can give one: docs/sessions.md), not for a serve
+# process and a cold R.  Replaced when it has died.
+shared_env <- new.env(parent = emptyenv())
+
+shared_serve <- function() {
+  s <- shared_env$serve
+  if (!is.null(s) && s$is_alive()) return(s)
+  if (!is.null(s)) try(s$close(), silent = TRUE)
+  s <- ServeProcess$new(character())
+  shared_env$serve <- s
+  if (is.null(shared_env$finalizer)) {
+    shared_env$finalizer <- TRUE
+    reg.finalizer(shared_env, function(e) if (!is.null(e$serve)) e$serve$close(), onexit = TRUE)
+  }
+  s
+}
+
+#' Stop the serve process kept by execute_r()
+#'
+#' `execute_r()` runs its sessions in one `securer serve` process kept for
+#' the life of the R process (started at its first call, replaced if it
+#' dies); this stops it now.  It is stopped at exit anyway.
+#' @return `NULL`, invisibly.
+#' @export
+stop_shared_server <- function() {
+  if (!is.null(shared_env$serve)) shared_env$serve$close()
+  shared_env$serve <- NULL
+  invisible(NULL)
+}

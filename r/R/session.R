@@ -37,7 +37,7 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param sanitize_errors strip paths, pids and host names from errors.
     initialize = function(tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
                           sandbox_strict = FALSE, audit_log = NULL, max_executions = NULL,
-                          pre_execute_hook = NULL, sanitize_errors = FALSE) {
+                          pre_execute_hook = NULL, sanitize_errors = FALSE, .shared = FALSE) {
       private$tool_list <- normalize_tools(tools)
       if (!is.null(pre_execute_hook) && !is.function(pre_execute_hook)) {
         stop("pre_execute_hook must be a function", call. = FALSE)
@@ -49,6 +49,10 @@ SecureSession <- R6::R6Class("SecureSession",
       private$audit <- check_audit_log(audit_log)
       private$max_executions <- max_executions
       private$sanitize <- isTRUE(sanitize_errors)
+      # In the package's shared serve process (execute_r()) when nothing
+      # about this session needs a serve of its own.
+      private$shared <- isTRUE(.shared) && !isFALSE(sandbox) && is.null(audit_log) && !isTRUE(verbose) &&
+        is.null(serve_policy(private$policy, NULL)$dir)
       private$handle <- new.env(parent = emptyenv())
       # A forgotten session's serve process is closed at gc or exit.
       reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
@@ -107,9 +111,18 @@ SecureSession <- R6::R6Class("SecureSession",
       reply_value(reply, timeout)
     },
 
-    #' @description Close the session (its serve process ends).
+    #' @description Close the session (its serve process ends, unless it is
+    #'   the package's shared one, which only closes this session).
     close = function() {
-      if (!is.null(private$serve)) private$serve$close()
+      if (!is.null(private$serve)) {
+        if (private$shared) {
+          if (private$serve$is_alive() && !is.null(private$sid)) {
+            try(private$serve$request(list(op = "\"close\"", session = json_string1(private$sid))), silent = TRUE)
+          }
+        } else {
+          private$serve$close()
+        }
+      }
       private$serve <- NULL
       private$handle$serve <- NULL
       private$sid <- NULL
@@ -153,20 +166,26 @@ SecureSession <- R6::R6Class("SecureSession",
   private = list(
     serve = NULL, sid = NULL, sid_json = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
     sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
-    sanitize = FALSE, busy = FALSE, executions = 0L,
+    sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE,
 
     start = function() {
       args <- character()
       sp <- serve_policy(private$policy, private$limits)
       if (!is.null(private$audit)) args <- c(args, "--audit-dir", dirname(private$audit))
       if (isTRUE(private$verbose)) args <- c(args, "--verbose")
-      # This server runs one session: a template of its policy would not
-      # outlive it, so R starts cold unless SECURER_SESSION_TEMPLATE says
-      # otherwise (docs/sessions.md, "How a session starts").
-      if (!nzchar(Sys.getenv("SECURER_SESSION_TEMPLATE"))) args <- c(args, "--cold")
-      serve <- ServeProcess$new(c(args, sp$serve_args), private$verbose, sp$dir)
+      if (private$shared) {
+        # Shared by execute_r()'s one-shot sessions: from the second on,
+        # each is a fork of the policy's template (the server's default).
+        serve <- shared_serve()
+      } else {
+        # This server runs one session: a template of its policy would not
+        # outlive it, so R starts cold unless SECURER_SESSION_TEMPLATE says
+        # otherwise (docs/sessions.md, "How a session starts").
+        if (!nzchar(Sys.getenv("SECURER_SESSION_TEMPLATE"))) args <- c(args, "--cold")
+        serve <- ServeProcess$new(c(args, sp$serve_args), private$verbose, sp$dir)
+        private$handle$serve <- serve
+      }
       private$serve <- serve
-      private$handle$serve <- serve
       fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = sp$name,
                      sandbox = sp$sandbox, limits = sp$limits,
                      audit_log = if (!is.null(private$audit)) json_string1(basename(private$audit)),

@@ -272,3 +272,32 @@ test_that("a policy file of one's own builds on the shipped one with include \"r
   expect_match(grep("^Max open files", limits, value = TRUE), "^Max open files +200 +200 ")
   expect_error(s$execute("readLines(url('http://example.com'))"))
 })
+
+test_that("execute_r runs each call in a fresh session of one kept serve process", {
+  skip_if_no_securer()
+  stop_shared_server()
+  expect_identical(execute_r("x <- 41; writeLines('a', '/tmp/left-behind'); x + 1"), 42)
+  pid <- securer:::shared_env$serve$pid()
+  expect_true(pid %in% serve_pids())
+  # Nothing of the first call is in the second: not its variables, not its /tmp.
+  expect_identical(execute_r("c(exists('x'), file.exists('/tmp/left-behind'))"), c(FALSE, FALSE))
+  expect_identical(securer:::shared_env$serve$pid(), pid)
+  expect_identical(execute_r("add(2, 3)", tools = list(add_tool())), 5)
+  expect_error(execute_r("Sys.sleep(30)", timeout = 0.5), class = "securer_timeout")
+  expect_identical(execute_r("1 + 1"), 2)
+  expect_identical(securer:::shared_env$serve$pid(), pid)
+  # A session that needs a serve of its own gets one; the kept one stays.
+  log <- tempfile(fileext = ".jsonl")
+  expect_identical(execute_r("2", audit_log = log), 2)
+  expect_true(file.exists(log))
+  expect_identical(securer:::shared_env$serve$pid(), pid)
+  # A dead kept serve is replaced; stop_shared_server() ends it.
+  tools::pskill(pid)
+  Sys.sleep(0.2)
+  expect_identical(execute_r("3"), 3)
+  pid2 <- securer:::shared_env$serve$pid()
+  expect_false(identical(pid2, pid))
+  stop_shared_server()
+  Sys.sleep(0.2)
+  expect_false(pid2 %in% serve_pids())
+})
