@@ -71,8 +71,6 @@ struct securer_session {
   bool want_template;              /* R starts from the policy's template */
   bool template_required;          /* and may not fall back to a cold start */
   struct session_template *tpl;    /* referenced while R may be its fork */
-  char *tpl_note;                  /* why an automatic start from a template fell back to cold */
-
 
   /* the running R */
   enum state state;
@@ -113,14 +111,14 @@ struct securer_session {
 };
 
 static void child_stop (struct securer_session *s);
+static int child_start (struct securer_session *s, securer_err_t *err);
+static void finish (struct securer_session *s, enum securer_exec_status st, const char *msg);
 
 static const char *
 start_kind (const struct securer_session *s)
 {
   return s->from_template ? "template" : "cold";
 }
-static int child_start (struct securer_session *s, securer_err_t *err);
-static void finish (struct securer_session *s, enum securer_exec_status st, const char *msg);
 
 const char *
 securer_exec_status_name (enum securer_exec_status s)
@@ -1153,7 +1151,6 @@ spawn_from_template (struct session_template_prog *prog, struct securer_spawn_op
     {
       /* The template could not even be started: cold from now on. */
       s->want_template = false;
-      s->tpl_note = strdup (securer_error_text (e));
       audit (s, "template_unavailable", json_pack ("{s:s}", "error", securer_error_text (e)));
       if (s->verbose)
         fprintf (stderr, "securer: session %s starts cold: %s\n", s->id, securer_error_text (e));
@@ -1368,7 +1365,6 @@ securer_session_close (struct securer_session *s)
   securer_audit_close (s->audit);
   /* After R is gone: the template's pid namespace holds it. */
   securer_session_template_release (s->tpl);
-  free (s->tpl_note);
   securer_policy_free (s->policy);
   securer_tools_unref (s->tools);
   securer_result_clear (&s->res);
@@ -1390,7 +1386,8 @@ securer_session_restart (struct securer_session *s, securer_err_t *err)
   child_stop (s);
   if (child_start (s, err) < 0)
     return securer_error_prefix (err, "restart session");
-  audit (s, "session_restart", json_pack ("{s:s, s:i, s:s}", "reason", "requested", "pid", (int) s->pid, "start", start_kind (s)));
+  audit (s, "session_restart", json_pack ("{s:s, s:i, s:s}", "reason", "requested", "pid", (int) s->pid,
+                                          "start", start_kind (s)));
   if (s->own_loop && wait_ready (s, err) < 0)
     return securer_error_prefix (err, "restart session");
   return 0;
@@ -1580,7 +1577,7 @@ precheck (struct securer_session *s, const char *code, const struct securer_exec
       if (child_start (s, err) < 0)
         return securer_error_prefix (err, "restart R");
       audit (s, "session_restart", json_pack ("{s:s, s:i, s:s}", "reason", "dead", "pid", (int) s->pid,
-                                                  "start", start_kind (s)));
+                                              "start", start_kind (s)));
     }
   return 0;
 }
