@@ -50,7 +50,8 @@ struct linebuf {
 
 struct securer_session {
   char id[40];
-  struct securer_policy *policy;   /* copy: timeout cleared, owned */
+  const struct securer_policy *policy;  /* of pol */
+  struct session_policy *pol;      /* the shared copy: timeout cleared */
   struct securer_tools *tools;
   struct securer_audit *audit;
   unsigned max_executions;
@@ -146,11 +147,10 @@ securer_result_clear (struct securer_result *r)
 
 /* ---- policy ------------------------------------------------------------- */
 
-/* The session's own copy of the policy (through the JSON form, which
- * round-trips exactly), with the wall-clock timeout cleared: a session
- * lives across many executions and enforces its own per-execution timeout. */
+/* The session's copy of its policy (policies.c); NULL means the shipped
+ * "r" policy. */
 static int
-copy_policy (const struct securer_policy *p, struct securer_policy **out, securer_err_t *err)
+copy_policy (const struct securer_policy *p, struct session_policy **out, securer_err_t *err)
 {
   struct securer_policy *loaded = NULL;
   if (p == NULL)
@@ -164,20 +164,9 @@ copy_policy (const struct securer_policy *p, struct securer_policy **out, secure
         return securer_error_prefix (err, "session policy");
       p = loaded;
     }
-  char *text = securer_policy_to_json_text (p, 0);
-  if (text == NULL)
-    {
-      securer_policy_free (loaded);
-      return securer_error_set (err, ENOMEM, "session policy: copy");
-    }
-  int rc = securer_policy_from_json_text (p->name ? p->name : "session", text, strlen (text), out,
-                                          err);
-  free (text);
+  int rc = securer_session_policy_get (p, out, err);
   securer_policy_free (loaded);
-  if (rc < 0)
-    return securer_error_prefix (err, "session policy: copy");
-  (*out)->limits.timeout_ms = 0;
-  return 0;
+  return rc;
 }
 
 static bool
@@ -1142,7 +1131,8 @@ spawn_from_template (struct session_template_prog *prog, struct securer_spawn_op
                      struct securer_session *s, securer_err_t *err)
 {
   securer_err_t e = NULL;
-  if (securer_session_template_spawn (&s->tpl, s->policy, prog, so, &s->sb, &e) == 0)
+  if (securer_session_template_spawn (&s->tpl, s->policy, securer_session_policy_digest (s->pol), prog, so,
+                                      &s->sb, &e) == 0)
     {
       s->from_template = true;
       return 0;
@@ -1315,7 +1305,10 @@ securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
         goto fail;
       s->own_loop = true;
     }
-  if (copy_policy (opts->policy, &s->policy, err) < 0 || load_runtime (s, err) < 0
+  if (copy_policy (opts->policy, &s->pol, err) < 0)
+    goto fail;
+  s->policy = securer_session_policy (s->pol);
+  if (load_runtime (s, err) < 0
       || securer_session_template_wanted (s->policy, opts->start, &s->want_template,
                                           &s->template_required, err) < 0)
     goto fail;
@@ -1365,7 +1358,7 @@ securer_session_close (struct securer_session *s)
   securer_audit_close (s->audit);
   /* After R is gone: the template's pid namespace holds it. */
   securer_session_template_release (s->tpl);
-  securer_policy_free (s->policy);
+  securer_session_policy_put (s->pol);
   securer_tools_unref (s->tools);
   securer_result_clear (&s->res);
   free (s->lb_out.buf);

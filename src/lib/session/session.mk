@@ -16,7 +16,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/session/confine.c \
 	src/lib/session/leftovers.c \
 	src/lib/session/result.c \
-	src/lib/session/templates.c
+	src/lib/session/templates.c \
+	src/lib/session/policies.c
 
 securerinclude_HEADERS += include/securer/session.h
 

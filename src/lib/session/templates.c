@@ -32,6 +32,8 @@
 /* Idle templates kept for the next session of their policy. */
 #define MAX_IDLE 4
 #define IDLE_NS (300ull * 1000000000ull)
+/* Policy texts whose canonical digest is remembered. */
+#define N_MEMO 16
 
 /* The template's R: reads the runtime's text from its stdin (a pipe the
  * host filled and closed), evaluates it to the runtime function, loads
@@ -62,6 +64,14 @@ struct session_template {
 
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct session_template *cache;
+
+/* The canonical digest costs two JSON passes over the policy (more than
+ * the rest of a session's start on the host): it is computed once per
+ * distinct policy text, which a session hashes anyway. */
+static struct {
+  char text[SECURER_POLICY_DIGEST_HEX], key[2 * SECURER_SHA256_LEN + 1];
+} memo[N_MEMO];
+static unsigned memo_next;
 
 /* ---- which start ------------------------------------------------------------ */
 
@@ -146,20 +156,37 @@ canonical_policy (const struct securer_policy *p)
   return out;
 }
 
-static int
-policy_key (const struct securer_policy *p, char key[2 * SECURER_SHA256_LEN + 1], securer_err_t *err)
+void
+securer_policy_text_digest (const char *text, char out[SECURER_POLICY_DIGEST_HEX])
 {
-  char *c = canonical_policy (p);
-  if (c == NULL)
-    return securer_error_set (err, ENOMEM, "digest of the policy");
   struct securer_sha256 h;
   unsigned char d[SECURER_SHA256_LEN];
   securer_sha256_init (&h);
-  securer_sha256_update (&h, c, strlen (c));
+  securer_sha256_update (&h, text, strlen (text));
   securer_sha256_final (&h, d);
-  free (c);
   for (size_t k = 0; k < SECURER_SHA256_LEN; k++)
-    snprintf (key + 2 * k, 3, "%02x", d[k]);
+    snprintf (out + 2 * k, 3, "%02x", d[k]);
+}
+
+/* Under cache_mu. */
+static int
+policy_key (const struct securer_policy *p, const char *text_digest, char key[2 * SECURER_SHA256_LEN + 1],
+            securer_err_t *err)
+{
+  for (unsigned k = 0; k < N_MEMO; k++)
+    if (strcmp (memo[k].text, text_digest) == 0)
+      {
+        memcpy (key, memo[k].key, sizeof memo[k].key);
+        return 0;
+      }
+  char *c = canonical_policy (p);
+  if (c == NULL)
+    return securer_error_set (err, ENOMEM, "digest of the policy");
+  securer_policy_text_digest (c, key);
+  free (c);
+  unsigned k = memo_next++ % N_MEMO;
+  snprintf (memo[k].text, sizeof memo[k].text, "%s", text_digest);
+  memcpy (memo[k].key, key, sizeof memo[k].key);
   return 0;
 }
 
@@ -332,13 +359,16 @@ securer_session_templates_trim (void)
  * Starting holds the cache's lock: concurrent first sessions of one policy
  * wait for one template rather than each starting their own. */
 static int
-acquire (const struct securer_policy *p, const struct session_template_prog *prog,
+acquire (const struct securer_policy *p, const char *text_digest, const struct session_template_prog *prog,
          struct session_template **out, securer_err_t *err)
 {
   char key[2 * SECURER_SHA256_LEN + 1];
-  if (policy_key (p, key, err) < 0)
-    return -1;
   pthread_mutex_lock (&cache_mu);
+  if (policy_key (p, text_digest, key, err) < 0)
+    {
+      pthread_mutex_unlock (&cache_mu);
+      return -1;
+    }
   int rc = 0;
   struct session_template *st = cache;
   while (st != NULL && strcmp (st->key, key) != 0)
@@ -398,14 +428,14 @@ spawn_from (struct session_template *st, const struct securer_spawn_opts *so, st
 
 int
 securer_session_template_spawn (struct session_template **t, const struct securer_policy *p,
-                                const struct session_template_prog *prog,
+                                const char *text_digest, const struct session_template_prog *prog,
                                 const struct securer_spawn_opts *so, struct securer_sandbox **out,
                                 securer_err_t *err)
 {
   *out = NULL;
   for (int attempt = 0; attempt < 2; attempt++)
     {
-      if (*t == NULL && acquire (p, prog, t, err) < 0)
+      if (*t == NULL && acquire (p, text_digest, prog, t, err) < 0)
         return -1;
       int rc = spawn_from (*t, so, out, err);
       if (rc <= 0)
