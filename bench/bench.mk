@@ -46,8 +46,14 @@ EXTRA_DIST += bench/oci.sh
 # "Scale" and "Soak").  Not part of `make bench`: the scale run starts 105
 # sessions and the soak 10,000 requests.
 .PHONY: bench-scale bench-soak
+# SERVE_ARGS (e.g. --cold, --template, --policy r-server) go to serve.
 bench-scale: securer securer-init
-	@$(PYTHON3) $(srcdir)/bench/scale.py --securer $(abs_top_builddir)/securer scale
+	@$(PYTHON3) $(srcdir)/bench/scale.py --securer $(abs_top_builddir)/securer scale -- $(SERVE_ARGS)
+# open, one execute and close, over and over on one serve: execute_r() on a
+# shared server (docs/benchmarks.md, "Sessions: cold and from a template").
+.PHONY: bench-oneshot
+bench-oneshot: securer securer-init
+	@$(PYTHON3) $(srcdir)/bench/scale.py --securer $(abs_top_builddir)/securer oneshot -- $(SERVE_ARGS)
 bench-soak: securer securer-init
 	@$(PYTHON3) $(srcdir)/bench/scale.py --securer $(abs_top_builddir)/securer soak
 PYTHON3 ?= python3

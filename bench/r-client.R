@@ -40,6 +40,13 @@ row("`SecureSession$new()` + first result + close", median_ms(cold_runs, functio
   x$execute("1 + 1")
   x$close()
 }), cold_runs)
+# One-shot sessions in execute_r()'s shared server: the first call starts
+# the server (and the policy's template, where sessions fork from one).
+execute_r("1 + 1")
+oneshot_runs <- max(20L, runs %/% 20L)
+row("`execute_r(\"1 + 1\")` (one-shot, shared server)", median_ms(oneshot_runs, function() {
+  execute_r("1 + 1")
+}), oneshot_runs)
 row("`securer exec -e '1 + 1'` (one-shot)", median_ms(cold_runs, function() {
   processx::run(securer_bin, c("exec", "-e", "1 + 1"))
 }), cold_runs)

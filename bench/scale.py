@@ -7,6 +7,12 @@ scale: for each N (default 1, 8, 32, 64) a fresh `securer serve` gets N
   /proc/PID/smaps_rollup), and the round trip of `execute` while all N
   sessions are busy (each session always has one execution in flight).
 
+oneshot: one `securer serve`, RUNS times in a row: open a session, execute
+  "1 + 1", close it -- what execute_r() costs on a server that is already
+  running; reported: the first run (which starts the policy's template when
+  sessions start from one) and the median and p90 of the others, open to
+  result and open to closed.
+
 soak: one `securer serve`, S sessions, COUNT mixed requests kept in flight
   one per session: values, tool calls answered by this script, R errors,
   timeouts, R killing itself, output past the server's caps, results and
@@ -137,6 +143,18 @@ def pct(v, p):
     return v[k]
 
 
+def ns_depth(pid):
+    """How many pid namespaces deep pid is (the NSpid field's length)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return len(line.split()) - 1
+    except OSError:
+        pass
+    return 0
+
+
 def rss_fds(pid):
     rss = 0
     with open("/proc/%d/status" % pid) as f:
@@ -165,7 +183,13 @@ def scale_one(args, n):
     ready = now() - t0
     time.sleep(0.5)  # idle: let start-up garbage settle before reading PSS
     procs = children(s.p.pid)
-    r_pss = [pss_kb(p) for p in procs if comm(p) == "R"]
+    # A template's R (sessions forked from it are one pid namespace deeper)
+    # is counted apart: it is shared by every session of its policy.
+    rs = [p for p in procs if comm(p) == "R"]
+    deepest = max([ns_depth(p) for p in rs] or [0])
+    tpl = [p for p in rs if ns_depth(p) < deepest]
+    r_pss = [pss_kb(p) for p in rs if p not in tpl]
+    tpl_pss = [pss_kb(p) for p in tpl]
     other_pss = [pss_kb(p) for p in procs if comm(p) != "R"]
     # Warm executions while every session is busy: one always in flight
     # per session, `rounds` each after `warmup` uncounted ones (a session's
@@ -196,19 +220,59 @@ def scale_one(args, n):
         "n": n, "ready_s": ready, "rate": n * (args.rounds + args.warmup) / busy,
         "r_pss_mb": statistics.mean(r_pss) / 1024 if r_pss else float("nan"),
         "other_pss_mb": sum(other_pss) / 1024 / max(1, n),
-        "n_r": len(r_pss),
+        "n_r": len(r_pss), "tpl_pss_mb": sum(tpl_pss) / 1024,
         "p50_ms": pct(lat, 50) * 1e3, "p99_ms": pct(lat, 99) * 1e3, "execs": len(lat),
     }
 
 
 def scale(args):
     rows = [scale_one(args, n) for n in args.sizes]
-    print("| N | all ready | per session | R PSS (mean) | init PSS per session | execute p50 | p99 | executions | executions/s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| N | all ready | per session | R PSS (mean) | init PSS per session | template R PSS | execute p50 | p99 | executions | executions/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %d | %.2f s | %.1f ms | %.1f MB | %.2f MB | %.2f ms | %.2f ms | %d | %.0f |"
+        print("| %d | %.2f s | %.1f ms | %.1f MB | %.2f MB | %.1f MB | %.2f ms | %.2f ms | %d | %.0f |"
               % (r["n"], r["ready_s"], r["ready_s"] * 1e3 / r["n"], r["r_pss_mb"],
-                 r["other_pss_mb"], r["p50_ms"], r["p99_ms"], r["execs"], r["rate"]))
+                 r["other_pss_mb"], r["tpl_pss_mb"], r["p50_ms"], r["p99_ms"], r["execs"], r["rate"]))
+
+
+# ---- oneshot ----------------------------------------------------------------
+
+def reply(s, rid, timeout):
+    while True:
+        m = s.get(timeout)
+        if m is None:
+            sys.exit("oneshot: serve gave up or stalled")
+        if m.get("id") == rid:
+            if not m.get("ok"):
+                sys.exit("oneshot: %s" % json.dumps(m)[:300])
+            return m
+
+
+def oneshot(args):
+    s = Serve(args.securer, args.serve_args)
+    to_result, to_closed, start = [], [], None
+    for i in range(args.runs + 1):
+        t0 = now()
+        m = reply(s, s.send({"op": "open"}), args.start_timeout)
+        sid, start = m["session"], m.get("start", "?")
+        m = reply(s, s.send({"op": "execute", "session": sid, "code": "1 + 1"}), 60)
+        if m["result"]["status"] != "ok":
+            sys.exit("oneshot: execute failed: %s" % json.dumps(m)[:300])
+        t1 = now()
+        reply(s, s.send({"op": "close", "session": sid}), 60)
+        t2 = now()
+        if i == 0:
+            first = (t1 - t0, t2 - t0)
+        else:
+            to_result.append(t1 - t0)
+            to_closed.append(t2 - t0)
+    s.close()
+    print("| serve args | start | first run: to result, to closed | open to result p50 | p90 | open to closed p50 | p90 | runs |")
+    print("|---|---|---|---|---|---|---|---|")
+    print("| %s | %s | %.1f ms, %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %d |"
+          % (" ".join(args.serve_args) or "(none)", start, first[0] * 1e3, first[1] * 1e3,
+             pct(to_result, 50) * 1e3, pct(to_result, 90) * 1e3, pct(to_closed, 50) * 1e3,
+             pct(to_closed, 90) * 1e3, len(to_result)))
 
 
 # ---- soak -------------------------------------------------------------------
@@ -365,6 +429,8 @@ def main():
     sc.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")], default=[1, 8, 32, 64])
     sc.add_argument("--rounds", type=int, default=40, help="executions per session while all are busy")
     sc.add_argument("--warmup", type=int, default=3, help="uncounted executions per session before them")
+    os_ = sub.add_parser("oneshot")
+    os_.add_argument("--runs", type=int, default=50)
     so = sub.add_parser("soak")
     so.add_argument("--count", type=int, default=10000)
     so.add_argument("--sessions", type=int, default=8)
@@ -378,7 +444,7 @@ def main():
         argv, extra = argv[:i], argv[i + 1:]
     args = ap.parse_args(argv)
     args.serve_args = extra
-    (scale if args.mode == "scale" else soak)(args)
+    {"scale": scale, "oneshot": oneshot, "soak": soak}[args.mode](args)
 
 
 if __name__ == "__main__":

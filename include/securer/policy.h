@@ -179,6 +179,16 @@ struct securer_landlock {
   size_t n_tcp_connect;
 };
 
+/* ---- sessions ------------------------------------------------------------ */
+/* How a session (include/securer/session.h) of this policy starts: from a
+ * template of the policy (a pre-initialised R that forks each session) or
+ * cold (a new sandbox that executes R).  Plain runs ignore it. */
+enum securer_session_template {
+  SECURER_SESSION_TEMPLATE_AUTO = 0,  /* from a template when this caller can have one */
+  SECURER_SESSION_TEMPLATE_ON,        /* from a template, or refused (exit 125) */
+  SECURER_SESSION_TEMPLATE_OFF,       /* always cold */
+};
+
 /* ---- the policy --------------------------------------------------------- */
 #define SECURER_HOST_CALLER (-1)
 #define SECURER_HOST_POOL (-2)
@@ -218,6 +228,8 @@ struct securer_policy {
 
   struct securer_landlock landlock;
   struct securer_seccomp seccomp;
+
+  enum securer_session_template session_template;
 
   char **includes;               /* every file read, in order (for show) */
   size_t n_includes;
@@ -287,6 +299,9 @@ bool securer_action_equal (struct securer_action a, struct securer_action b);
 const char *securer_rlimit_name (enum securer_rlimit_id id);
 const char *securer_action_name (enum securer_action_type t);
 const char *securer_ns_name (enum securer_ns ns);
+/* "auto", "on", "off"; and back (-1 when unknown). */
+const char *securer_session_template_name (enum securer_session_template t);
+int securer_session_template_parse (const char *s);
 
 #ifdef __cplusplus
 }

@@ -158,6 +158,18 @@ void securer_tools_unref (struct securer_tools *t);
 struct securer_session;
 struct securer_loop;
 
+/* How a session's R starts (docs/sessions.md, "How a session starts"). */
+enum securer_session_start {
+  /* As the policy's `session template` says (auto by default), or the
+   * environment variable SECURER_SESSION_TEMPLATE=auto|on|off when set. */
+  SECURER_SESSION_START_POLICY = 0,
+  SECURER_SESSION_START_COLD,      /* a new sandbox that executes R */
+  /* Forked from the policy's template, a pre-initialised R kept by the
+   * library per policy and process; refused (status 125) when this caller
+   * or policy cannot have one. */
+  SECURER_SESSION_START_TEMPLATE,
+};
+
 /* Returns true to allow the execution, false to veto it. */
 typedef bool (*securer_pre_execute_fn) (void *userdata, const char *code);
 
@@ -194,6 +206,7 @@ struct securer_session_opts {
    * Do not close the session from inside the callback. */
   void (*on_start) (void *userdata, struct securer_session *s, const char *error);
   void *on_start_data;
+  enum securer_session_start start;
 };
 
 enum securer_exec_status {
@@ -291,6 +304,13 @@ bool securer_session_is_alive (const struct securer_session *s);
 const char *securer_session_id (const struct securer_session *s);
 pid_t securer_session_pid (const struct securer_session *s);  /* host pid, 0 when dead */
 unsigned securer_session_executions (const struct securer_session *s);
+/* How the running R started: "template" or "cold"; NULL while there is none. */
+const char *securer_session_start_kind (const struct securer_session *s);
+/* Templates (docs/sessions.md, "How a session starts") outlive their last
+ * session, idle, for the next session of their policy: at most 4, for at
+ * most 5 minutes.  This frees every idle one now (thread-safe); templates
+ * still used by a session stay. */
+void securer_session_templates_trim (void);
 /* Closes the channel, kills R, writes session_close, frees.  Safe on NULL. */
 void securer_session_close (struct securer_session *s);
 

@@ -174,8 +174,14 @@ SecureSession <- R6::R6Class("SecureSession",
       if (!is.null(private$audit)) args <- c(args, "--audit-dir", dirname(private$audit))
       if (isTRUE(private$verbose)) args <- c(args, "--verbose")
       if (private$shared) {
+        # Shared by execute_r()'s one-shot sessions: from the second on,
+        # each is a fork of the policy's template (the server's default).
         serve <- shared_serve()
       } else {
+        # This server runs one session: a template of its policy would not
+        # outlive it, so R starts cold unless SECURER_SESSION_TEMPLATE says
+        # otherwise (docs/sessions.md, "How a session starts").
+        if (!nzchar(Sys.getenv("SECURER_SESSION_TEMPLATE"))) args <- c(args, "--cold")
         serve <- ServeProcess$new(c(args, sp$serve_args), private$verbose, sp$dir)
         private$handle$serve <- serve
       }

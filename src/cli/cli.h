@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "securer.h"
+#include "securer/session.h"
 
 struct cli_command {
   const char *name;
@@ -27,6 +28,10 @@ void cmd_serve_help (FILE *out);
 
 /* Prints "securer: <message>" for an error and frees it. */
 void cli_report (securer_err_t *err);
+
+/* --cold or --template (exec, serve): 1 when arg is one (sets *start), 0
+ * when it is not, -1 (message printed) when the other one came before. */
+int cli_start_option (const char *cmd, const char *arg, enum securer_session_start *start);
 
 /* True when argv holds -h/--help before any "--". */
 int cli_wants_help (int argc, char **argv);

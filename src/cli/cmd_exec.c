@@ -46,6 +46,14 @@ cmd_exec_help (FILE *out)
            "                          makes the status too_large\n"
            "      --audit-log FILE    append JSON-lines audit events to FILE (created 0600)\n"
            "      --sanitize-errors   strip paths, pids, host names and IPs from errors\n"
+           "      --cold              start R cold, in a new sandbox, whatever the policy's\n"
+           "                          'session template' says\n"
+           "      --template          start R from the policy's template (a pre-initialised\n"
+           "                          R that forks the session); refused (status 125) when\n"
+           "                          the policy cannot have one.  Without either,\n"
+           "                          the policy decides; its default, auto, starts exec's\n"
+           "                          one session cold (a template pays off from the\n"
+           "                          second session of a process; see docs/sessions.md)\n"
            "      --json              print one JSON object: status, value (tagged encoding),\n"
            "                          output, warnings, error (see docs/protocol.md)\n"
            "      --plain             with --json: the value as ordinary JSON (lossy)\n"
@@ -250,6 +258,8 @@ cmd_exec (int argc, char **argv)
   unsigned max_tools = 0, max_lines = 0;
   size_t max_bytes = 0, max_reply = SECURER_DEFAULT_MAX_REPLY;
   bool json = false, plain = false, sanitize = false, verbose = false;
+  enum securer_session_start start = SECURER_SESSION_START_POLICY;
+  int r;
   struct securer_tools *tools = securer_tools_new ();
   /* Tools are registered once every --tool-env is known. */
   const char **specs = calloc ((size_t) argc + 1, sizeof *specs);
@@ -346,6 +356,11 @@ cmd_exec (int argc, char **argv)
         plain = true;
       else if (strcmp (a, "--sanitize-errors") == 0)
         sanitize = true;
+      else if ((r = cli_start_option ("exec", a, &start)) != 0)
+        {
+          if (r < 0)
+            goto out;
+        }
       else if (strcmp (a, "-v") == 0 || strcmp (a, "--verbose") == 0)
         verbose = true;
       else
@@ -403,8 +418,16 @@ cmd_exec (int argc, char **argv)
         }
       free (path);
     }
+  /* A template pays off only for a session after the first: exec has one,
+   * so under the default (auto) it starts cold.  An explicit 'on' (policy,
+   * SECURER_SESSION_TEMPLATE) or --template still forks from a template. */
+  const char *env_mode = getenv ("SECURER_SESSION_TEMPLATE");
+  if (start == SECURER_SESSION_START_POLICY
+      && (policy == NULL || policy->session_template == SECURER_SESSION_TEMPLATE_AUTO)
+      && (env_mode == NULL || *env_mode == '\0' || strcmp (env_mode, "auto") == 0))
+    start = SECURER_SESSION_START_COLD;
   struct securer_session_opts so = { .policy = policy, .tools = tools, .audit_log = audit,
-                                     .sanitize_errors = sanitize, .verbose = verbose };
+                                     .sanitize_errors = sanitize, .verbose = verbose, .start = start };
   struct securer_session *s = NULL;
   int rc = securer_session_open (&so, &s, &err);
   securer_policy_free (policy);
@@ -414,6 +437,8 @@ cmd_exec (int argc, char **argv)
       free (owned_code);
       goto out;
     }
+  /* How R started, for --json: a timeout's restart does not change it. */
+  const char *start_kind = securer_session_start_kind (s);
   struct ttys ttys = { .out = isatty (1), .err = isatty (2) };
   struct securer_exec_opts xo = {
     .timeout_ms = (uint64_t) (timeout * 1000.0), .max_tool_calls = max_tools,
@@ -428,6 +453,7 @@ cmd_exec (int argc, char **argv)
   if (json)
     {
       json_t *out = securer_result_json (&res, "text", plain, max_reply);
+      json_object_set_new (out, "start", json_string (start_kind ? start_kind : "cold"));
       /* JSON escapes every C0 control; on a terminal, C1 controls (which
        * some terminals act on even as UTF-8) are escaped too. */
       json_dumpf (out, stdout, JSON_COMPACT | JSON_REAL_PRECISION (17) | (ttys.out ? JSON_ENSURE_ASCII : 0));

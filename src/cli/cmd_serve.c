@@ -65,6 +65,14 @@ cmd_serve_help (FILE *out)
            "                         per-execution defaults and ceilings (10000 lines,\n"
            "                         1048576 bytes, 1000 calls); a request may ask for\n"
            "                         less, never more\n"
+           "      --cold             start every sandboxed session cold, in a new sandbox,\n"
+           "                         whatever its policy's 'session template' says\n"
+           "      --template         start every sandboxed session from its policy's\n"
+           "                         template (a pre-initialised R kept by the server per\n"
+           "                         policy, which forks each session: opens, pool members,\n"
+           "                         restarts); an open that cannot have one is refused.\n"
+           "                         Without either, the policy decides (default: from a\n"
+           "                         template when possible; see docs/sessions.md)\n"
            "  -v, --verbose          report the sandbox set-up steps on stderr\n"
            "  -h, --help             show this help\n");
 }
@@ -136,6 +144,7 @@ struct server {
   unsigned max_output_lines, max_tool_calls;
   size_t max_message;
   bool verbose;
+  enum securer_session_start start;  /* --cold / --template, for sandboxed sessions */
   int listen_fd;
   char token[33];
   struct client *clients;
@@ -367,7 +376,8 @@ on_start (void *data, struct securer_session *s, const char *error)
   bool opening = e->opening;
   e->opening = false;
   if (error == NULL)
-    reply_ok (e->c, id, opening ? json_pack ("{s:s, s:b}", "session", e->id, "sandboxed", !e->unsandboxed)
+    reply_ok (e->c, id, opening ? json_pack ("{s:s, s:b, s:s?}", "session", e->id, "sandboxed", !e->unsandboxed,
+                                             "start", securer_session_start_kind (s))
                                 : NULL);
   else
     {
@@ -557,6 +567,8 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
     .sanitize_errors = srv.sanitize || json_is_true (json_object_get (req, "sanitize_errors")),
     .max_message_size = srv.max_message, .loop = srv.loop, .on_tool_call = on_tool_call,
     .on_tool_call_data = e, .on_start = on_start, .on_start_data = e, .verbose = srv.verbose,
+    /* An unsandboxed session has no sandbox to fork from: its policy says. */
+    .start = sandboxed ? srv.start : SECURER_SESSION_START_POLICY,
   };
   int rc = e ? securer_session_open (&o, &e->s, err) : securer_error_set (err, ENOMEM, "open");
   securer_tools_unref (tools);
@@ -990,10 +1002,10 @@ handle_request (struct client *c, const char *line, size_t len)
           reply_ok (c, id, NULL);
         }
       else
-        reply_ok (c, id, json_pack ("{s:b, s:b, s:I, s:b}", "alive", securer_session_is_alive (e->s),
+        reply_ok (c, id, json_pack ("{s:b, s:b, s:I, s:b, s:s?}", "alive", securer_session_is_alive (e->s),
                                     "busy", securer_session_busy (e->s), "executions",
                                     (json_int_t) securer_session_executions (e->s), "sandboxed",
-                                    !e->unsandboxed));
+                                    !e->unsandboxed, "start", securer_session_start_kind (e->s)));
     }
   else if (strcmp (op, "pool_open") == 0)
     {
@@ -1295,6 +1307,7 @@ cmd_serve (int argc, char **argv)
                                             "--policy-dir", "--audit-dir", "--max-reply",
                                             "--max-output-lines", "--max-output-bytes",
                                             "--max-tool-calls", NULL };
+  int rc;
   for (int i = 1; i < argc; i++)
     {
       const char *a = argv[i];
@@ -1357,6 +1370,11 @@ cmd_serve (int argc, char **argv)
               return 2;
             }
           srv.max_message = n;
+        }
+      else if ((rc = cli_start_option ("serve", a, &srv.start)) != 0)
+        {
+          if (rc < 0)
+            return 2;
         }
       else if (strcmp (a, "-v") == 0 || strcmp (a, "--verbose") == 0)
         srv.verbose = true;

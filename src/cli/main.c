@@ -57,6 +57,25 @@ cli_report (securer_err_t *err)
 }
 
 int
+cli_start_option (const char *cmd, const char *arg, enum securer_session_start *start)
+{
+  enum securer_session_start want;
+  if (strcmp (arg, "--cold") == 0)
+    want = SECURER_SESSION_START_COLD;
+  else if (strcmp (arg, "--template") == 0)
+    want = SECURER_SESSION_START_TEMPLATE;
+  else
+    return 0;
+  if (*start != SECURER_SESSION_START_POLICY && *start != want)
+    {
+      fprintf (stderr, "securer %s: give at most one of --cold and --template\n", cmd);
+      return -1;
+    }
+  *start = want;
+  return 1;
+}
+
+int
 cli_wants_help (int argc, char **argv)
 {
   for (int i = 1; i < argc; i++)

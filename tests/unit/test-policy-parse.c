@@ -125,6 +125,13 @@ static const struct diag_case cases[] = {
   { "seccomp allow socket if arg0 == \"1\"", "t.policy:1:33: error: expected a number or a constant such as AF_UNIX, got '\"1\"'\n" },
   { "seccomp allow socket if arg0 == 1 and arg0 == 1 and arg0 == 1 and arg0 == 1 and arg0 == 1 and arg0 == 1 and arg0 == 1",
     "t.policy:1:109: error: too many conditions (at most 6)\n" },
+  /* session */
+  { "session", "t.policy:1:8: error: expected template after 'session'\n" },
+  { "session templat on", "t.policy:1:9: error: unknown session setting 'templat': expected template (did you mean 'template'?)\n" },
+  { "session template", "t.policy:1:17: error: expected auto, on or off after 'template'\n" },
+  { "session template of", "t.policy:1:18: error: unknown session template mode 'of': expected auto, on or off (did you mean 'on'?)\n" },
+  { "session template \"on\"", "t.policy:1:18: error: unknown session template mode 'on': expected auto, on or off\n" },
+  { "session template on off", "t.policy:1:21: error: unexpected 'off': expected the end of the session directive\n" },
   /* consistency, blamed on the directive responsible */
   { "namespaces user pid mount", "t.policy:1:1: error: network 'none' needs the net namespace (add 'net' to namespaces, or say 'network host')\n" },
   { "namespaces all\nnetwork host", "t.policy:2:1: error: network 'host' cannot be combined with the net namespace (remove 'net' from namespaces)\n" },
@@ -1096,4 +1103,32 @@ Test (policy_meaning, proc_subset_pid)
   cr_assert (p->mounts[1].pid_only);
   securer_policy_free (p);
   free (diags);
+}
+
+Test (policy_meaning, session_template_mode)
+{
+  static const struct { const char *text; enum securer_session_template want; } cases[] = {
+    { "seccomp off\n", SECURER_SESSION_TEMPLATE_AUTO },
+    { "session template on\nseccomp off\n", SECURER_SESSION_TEMPLATE_ON },
+    { "session template on\nsession template off\nseccomp off\n", SECURER_SESSION_TEMPLATE_OFF },
+    { "session template auto\nseccomp off\n", SECURER_SESSION_TEMPLATE_AUTO },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    {
+      char *diags = NULL;
+      struct securer_policy *p = load_text ("t.policy", cases[i].text, &diags);
+      cr_assert_not_null (p, "%s", diags);
+      cr_expect_eq (p->session_template, cases[i].want, "case %zu", i);
+      /* The JSON form carries it (sessions copy their policy through it). */
+      char *json = securer_policy_to_json_text (p, 0);
+      struct securer_policy *q = NULL;
+      securer_err_t e = NULL;
+      cr_assert_eq (securer_policy_from_json_text ("t.json", json, strlen (json), &q, &e), 0, "%s",
+                    securer_error_message (e));
+      cr_expect_eq (q->session_template, cases[i].want, "case %zu (JSON)", i);
+      securer_policy_free (q);
+      securer_policy_free (p);
+      free (json);
+      free (diags);
+    }
 }

@@ -163,6 +163,7 @@ int policy_from_json (const char *name, const char *text, size_t len, struct sec
 
 /* Names tables (policy.c). */
 extern const char *const policy_ns_names[7];
+extern const char *const policy_session_template_names[3];
 const char *policy_mount_type_name (enum securer_mount_type t);
 int policy_mount_type_lookup (const char *s, enum securer_mount_type *t);
 const char *policy_enforce_name (enum securer_enforce e);

@@ -203,6 +203,10 @@ securer_policy_to_json_text (const struct securer_policy *p, unsigned flags)
                                   "default_action", jaction (&p->seccomp.default_action),
                                   "foreign_abi", jaction (&p->seccomp.foreign_arch), "rules", rules));
 
+  json_object_set_new (root, "session",
+                       json_pack ("{s:o}", "template",
+                                  jstr (securer_session_template_name (p->session_template))));
+
   char *s = json_dumps (root, JSON_INDENT (2) | JSON_PRESERVE_ORDER);
   json_decref (root);
   if (s == NULL)
@@ -1034,7 +1038,7 @@ policy_from_json (const char *name, const char *text, size_t len, struct securer
   static const char *const keys[] = {
     "securer_policy", "name", "path", "includes", "namespaces", "hostname", "uid", "gid",
     "host_uid", "host_gid", "cwd", "network", "mounts", "masks", "limits", "cgroup", "env",
-    "exec", "landlock", "seccomp",
+    "exec", "landlock", "seccomp", "session",
   };
   struct securer_policy *p = calloc (1, sizeof *p);
   if (p == NULL || !jkeys (&j, "$", root, keys, sizeof keys / sizeof *keys, NULL))
@@ -1112,6 +1116,12 @@ policy_from_json (const char *name, const char *text, size_t len, struct securer
     }
   read_landlock (&j, root, &p->landlock);
   read_seccomp (&j, root, &p->seccomp);
+  json_t *sess = json_object_get (root, "session");
+  static const char *const sess_keys[] = { "template" };
+  int tm = SECURER_SESSION_TEMPLATE_AUTO;
+  if (sess != NULL && jkeys (&j, "$.session", sess, sess_keys, 1, NULL))
+    get_enum (&j, "$.session", sess, "template", policy_session_template_names, 3, &tm);
+  p->session_template = (enum securer_session_template) tm;
 
   if (diags->n_errors == errors)
     policy_check_consistency (p, report_json, &j);

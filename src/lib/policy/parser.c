@@ -664,6 +664,34 @@ d_network (struct ctx *c)
   builder_mark (c->ps->b, SET_NETWORK, c->file, c->ln->line, c->ln->col);
 }
 
+/* session template auto|on|off */
+static void
+d_session (struct ctx *c)
+{
+  static const char *const settings[] = { "template" };
+  const struct token *t = expect (c, "template");
+  if (t == NULL)
+    return;
+  if (!is_kw (t, "template"))
+    {
+      error_suggest (c, t, settings, 1, "unknown session setting '%s': expected template", t->text);
+      return;
+    }
+  const struct token *v = expect (c, "auto, on or off");
+  if (v == NULL)
+    return;
+  int m = v->quoted ? -1 : securer_session_template_parse (v->text);
+  if (m < 0)
+    {
+      error_suggest (c, v, policy_session_template_names, 3,
+                     "unknown session template mode '%s': expected auto, on or off", v->text);
+      return;
+    }
+  if (!expect_end (c))
+    return;
+  builder_policy (c->ps->b)->session_template = (enum securer_session_template) m;
+}
+
 static bool
 is_tmp_like (const char *dest)
 {
@@ -1751,6 +1779,7 @@ static const struct directive directives[] = {
   { "uid", d_id }, { "gid", d_id }, { "cwd", d_cwd }, { "network", d_network },
   { "mount", d_mount }, { "mask", d_mask }, { "limit", d_limit }, { "cgroup", d_cgroup },
   { "env", d_env }, { "exec", d_exec }, { "landlock", d_landlock }, { "seccomp", d_seccomp },
+  { "session", d_session },
 };
 #define N_DIRECTIVES (sizeof directives / sizeof *directives)
 

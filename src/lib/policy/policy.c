@@ -27,6 +27,23 @@ securer_ns_name (enum securer_ns ns)
   return NULL;
 }
 
+const char *const policy_session_template_names[3] = { "auto", "on", "off" };
+
+const char *
+securer_session_template_name (enum securer_session_template t)
+{
+  return (unsigned) t < 3 ? policy_session_template_names[t] : NULL;
+}
+
+int
+securer_session_template_parse (const char *s)
+{
+  for (int i = 0; s != NULL && i < 3; i++)
+    if (strcmp (s, policy_session_template_names[i]) == 0)
+      return i;
+  return -1;
+}
+
 static const char *const rlimit_names[SECURER_RLIMIT_COUNT] = {
   "cpu", "as", "fsize", "nproc", "nofile", "stack", "core", "memlock", "sigpending",
 };

@@ -134,7 +134,9 @@ securer_policy_to_text (const struct securer_policy *p)
   print_host (f, p->host_gid);
   fputs ("cwd ", f);
   policy_put_word (f, p->cwd ? p->cwd : "/", false);
-  fprintf (f, "\nnetwork %s\n\n", policy_net_name (p->network) ? policy_net_name (p->network) : "?");
+  fprintf (f, "\nnetwork %s\n", policy_net_name (p->network) ? policy_net_name (p->network) : "?");
+  fprintf (f, "session template %s\n\n",
+           securer_session_template_name (p->session_template) ? securer_session_template_name (p->session_template) : "?");
 
   for (size_t i = 0; i < p->n_mounts; i++)
     {

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "securer/error.h"
+#include "securer/sandbox.h"
 #include "securer/session.h"
 
 #define SECURER_DEFAULT_MAX_MESSAGE (1024u * 1024u)
@@ -225,6 +226,59 @@ int securer_loop_fd (const struct securer_loop *l);
 int securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
                              struct securer_session **out, securer_err_t *err);
 int securer_session_wait_ready (struct securer_session *s, securer_err_t *err);
+
+/* ---- policies.c: the sessions' read-only copies of their policies ---- */
+struct session_policy;
+/* A copy of p with its timeout cleared, shared with the sessions whose
+ * policies have the same JSON text; released with _put. */
+int securer_session_policy_get (const struct securer_policy *p, struct session_policy **out, securer_err_t *err);
+const struct securer_policy *securer_session_policy (const struct session_policy *c);
+/* securer_policy_text_digest of p's JSON text. */
+const char *securer_session_policy_digest (const struct session_policy *c);
+void securer_session_policy_put (struct session_policy *c);
+
+/* ---- templates.c: the templates sessions start from ---- */
+#define SECURER_R_BINARY "/usr/lib/R/bin/exec/R"
+
+/* Whether a session of p starts from a template (*use), given the
+ * session's own choice, then the policy's setting, where
+ * SECURER_SESSION_TEMPLATE replaces the default (auto); and
+ * whether it must (*required: no cold start when the template fails).  -1
+ * (status 125, with the reason) when it must and this caller or policy
+ * cannot have one. */
+int securer_session_template_wanted (const struct securer_policy *p, enum securer_session_start choice,
+                                     bool *use, bool *required, securer_err_t *err);
+
+/* What starting a template takes besides the policy: the environment of a
+ * cold R of the policy, and the runtime's text ("<nlines>\n<text>"). */
+struct session_template_prog {
+  char *const *env;
+  const char *runtime;
+  size_t runtime_len;
+  bool verbose;
+};
+
+/* A template shared by every session of one policy (by its digest) in this
+ * process, reference counted: the template's pid namespace holds its
+ * sessions, so it lives as long as a session uses it.  Thread-safe. */
+struct session_template;
+
+/* SHA-256 (hex) of a policy's JSON text as securer_policy_to_json_text
+ * wrote it: how a session names its policy to the template cache, which
+ * maps it to the canonical digest once per distinct text. */
+#define SECURER_POLICY_DIGEST_HEX 65
+void securer_policy_text_digest (const char *json_text, char out[SECURER_POLICY_DIGEST_HEX]);
+
+/* Spawns a session's R from the template of p (*t, started and referenced
+ * here when NULL, or replaced when it has died: the reference moves);
+ * text_digest is p's securer_policy_text_digest.  p must stay valid while
+ * *t is held: a new template keeps a copy. */
+int securer_session_template_spawn (struct session_template **t, const struct securer_policy *p,
+                                    const char *text_digest, const struct session_template_prog *prog,
+                                    const struct securer_spawn_opts *so, struct securer_sandbox **out,
+                                    securer_err_t *err);
+/* Drops a reference (NULL is fine); the last one kills the template. */
+void securer_session_template_release (struct session_template *t);
 
 /* ---- misc ---- */
 /* Fills buf with 2*n hex digits of getrandom() output and a NUL. */

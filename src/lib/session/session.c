@@ -26,7 +26,6 @@
 #include "securer/sandbox.h"
 #include "session/internal.h"
 
-#define R_BINARY "/usr/lib/R/bin/exec/R"
 #define RUNTIME_PATH "runtime/r/runtime.R"
 #define MAX_LINE 65536
 #define DEFAULT_START_TIMEOUT_MS 30000u
@@ -51,7 +50,8 @@ struct linebuf {
 
 struct securer_session {
   char id[40];
-  struct securer_policy *policy;   /* copy: timeout cleared, owned */
+  const struct securer_policy *policy;  /* of pol */
+  struct session_policy *pol;      /* the shared copy: timeout cleared */
   struct securer_tools *tools;
   struct securer_audit *audit;
   unsigned max_executions;
@@ -69,10 +69,14 @@ struct securer_session {
   bool own_loop;
   char *runtime;                   /* "<nlines>\n<text>\n" */
   size_t runtime_len;
+  bool want_template;              /* R starts from the policy's template */
+  bool template_required;          /* and may not fall back to a cold start */
+  struct session_template *tpl;    /* referenced while R may be its fork */
 
   /* the running R */
   enum state state;
   struct securer_sandbox *sb;
+  bool from_template;
   pid_t pid;
   struct securer_channel ch;
   bool ch_watch_out;
@@ -111,6 +115,12 @@ static void child_stop (struct securer_session *s);
 static int child_start (struct securer_session *s, securer_err_t *err);
 static void finish (struct securer_session *s, enum securer_exec_status st, const char *msg);
 
+static const char *
+start_kind (const struct securer_session *s)
+{
+  return s->from_template ? "template" : "cold";
+}
+
 const char *
 securer_exec_status_name (enum securer_exec_status s)
 {
@@ -137,11 +147,10 @@ securer_result_clear (struct securer_result *r)
 
 /* ---- policy ------------------------------------------------------------- */
 
-/* The session's own copy of the policy (through the JSON form, which
- * round-trips exactly), with the wall-clock timeout cleared: a session
- * lives across many executions and enforces its own per-execution timeout. */
+/* The session's copy of its policy (policies.c); NULL means the shipped
+ * "r" policy. */
 static int
-copy_policy (const struct securer_policy *p, struct securer_policy **out, securer_err_t *err)
+copy_policy (const struct securer_policy *p, struct session_policy **out, securer_err_t *err)
 {
   struct securer_policy *loaded = NULL;
   if (p == NULL)
@@ -155,20 +164,9 @@ copy_policy (const struct securer_policy *p, struct securer_policy **out, secure
         return securer_error_prefix (err, "session policy");
       p = loaded;
     }
-  char *text = securer_policy_to_json_text (p, 0);
-  if (text == NULL)
-    {
-      securer_policy_free (loaded);
-      return securer_error_set (err, ENOMEM, "session policy: copy");
-    }
-  int rc = securer_policy_from_json_text (p->name ? p->name : "session", text, strlen (text), out,
-                                          err);
-  free (text);
+  int rc = securer_session_policy_get (p, out, err);
   securer_policy_free (loaded);
-  if (rc < 0)
-    return securer_error_prefix (err, "session policy: copy");
-  (*out)->limits.timeout_ms = 0;
-  return 0;
+  return rc;
 }
 
 static bool
@@ -1032,7 +1030,8 @@ on_timer (void *data, uint32_t ev)
       /* The session stays usable: a fresh R starts now, in the background. */
       securer_err_t e = NULL;
       if (s->state == S_DEAD && child_start (s, &e) == 0)
-        audit (s, "session_restart", json_pack ("{s:s, s:i}", "reason", "timeout", "pid", (int) s->pid));
+        audit (s, "session_restart", json_pack ("{s:s, s:i, s:s}", "reason", "timeout", "pid", (int) s->pid,
+                                                "start", start_kind (s)));
       securer_error_free (&e);
       return;
     }
@@ -1104,16 +1103,64 @@ make_pipe (int p[2], bool host_reads, securer_err_t *err)
   return 0;
 }
 
+/* R's front-end script normally sets these; we exec the binary directly.
+ * A policy that sets them wins.  env has room for 6 entries. */
+static void
+r_env (const struct securer_policy *p, char *env[6])
+{
+  static const char *const r_vars[] = { "R_HOME=/usr/lib/R", "R_SHARE_DIR=/usr/share/R/share",
+                                        "R_INCLUDE_DIR=/usr/share/R/include",
+                                        "R_DOC_DIR=/usr/share/R/doc", "LANG=C.UTF-8", NULL };
+  size_t ne = 0;
+  for (const char *const *v = r_vars; *v; v++)
+    {
+      char name[32];
+      size_t nl = strcspn (*v, "=");
+      snprintf (name, sizeof name, "%.*s", (int) nl, *v);
+      if (!policy_sets_env (p, name))
+        env[ne++] = (char *) *v;
+    }
+  env[ne] = NULL;
+}
+
+/* R forked from the policy's template.  Falls back to a cold start only
+ * when the template was not asked for explicitly (policy 'auto'), saying
+ * why in the audit log. */
+static int
+spawn_from_template (struct session_template_prog *prog, struct securer_spawn_opts *so,
+                     struct securer_session *s, securer_err_t *err)
+{
+  securer_err_t e = NULL;
+  if (securer_session_template_spawn (&s->tpl, s->policy, securer_session_policy_digest (s->pol), prog, so,
+                                      &s->sb, &e) == 0)
+    {
+      s->from_template = true;
+      return 0;
+    }
+  if (!s->template_required)
+    {
+      /* The template could not even be started: cold from now on. */
+      s->want_template = false;
+      audit (s, "template_unavailable", json_pack ("{s:s}", "error", securer_error_text (e)));
+      if (s->verbose)
+        fprintf (stderr, "securer: session %s starts cold: %s\n", s->id, securer_error_text (e));
+      securer_error_free (&e);
+      return 1;
+    }
+  *err = e;
+  return securer_error_prefix (err, "start R from the template");
+}
+
 static int
 child_start (struct securer_session *s, securer_err_t *err)
 {
   int sp[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 };
-  char *env[8];
-  size_t ne = 0;
+  char *env[6];
   free (s->start_error);
   s->start_error = NULL;
   free (s->start_stderr);
   s->start_stderr = NULL;
+  s->from_template = false;
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
     {
       securer_error_set (err, errno, "socketpair");
@@ -1122,31 +1169,27 @@ child_start (struct securer_session *s, securer_err_t *err)
   fcntl (sp[0], F_SETFL, fcntl (sp[0], F_GETFL) | O_NONBLOCK);
   if (make_pipe (out, true, err) < 0 || make_pipe (er, true, err) < 0)
     goto fail;
-  /* R's front-end script normally sets these; we exec the binary directly.
-   * A policy that sets them wins. */
-  static const char *const r_env[] = { "R_HOME=/usr/lib/R", "R_SHARE_DIR=/usr/share/R/share",
-                                       "R_INCLUDE_DIR=/usr/share/R/include",
-                                       "R_DOC_DIR=/usr/share/R/doc", "LANG=C.UTF-8", NULL };
-  for (const char *const *p = r_env; *p; p++)
-    {
-      char name[32];
-      size_t nl = strcspn (*p, "=");
-      snprintf (name, sizeof name, "%.*s", (int) nl, *p);
-      if (!policy_sets_env (s->policy, name))
-        env[ne++] = (char *) *p;
-    }
-  env[ne] = NULL;
-  char *argv[] = { (char *) R_BINARY, (char *) "--vanilla", (char *) "--no-echo",
+  r_env (s->policy, env);
+  char *argv[] = { (char *) SECURER_R_BINARY, (char *) "--vanilla", (char *) "--no-echo",
                    (char *) "--no-restore", (char *) "-e", (char *) bootstrap, NULL };
   struct securer_spawn_opts so = {
     .policy = s->policy, .argv = argv, .extra_env = env, .stdin_fd = sp[1],
     .stdout_fd = out[1], .stderr_fd = er[1], .timeout_ms = 0, .verbose = s->verbose,
   };
-  if (securer_sandbox_spawn (&so, &s->sb, err) < 0)
+  int rc = 1;
+  if (s->want_template)
+    {
+      struct session_template_prog prog = { env, s->runtime, s->runtime_len, s->verbose };
+      rc = spawn_from_template (&prog, &so, s, err);
+      if (rc < 0)
+        goto fail;
+    }
+  if (rc > 0 && securer_sandbox_spawn (&so, &s->sb, err) < 0)
     {
       securer_error_prefix (err, "start R");
       goto fail;
     }
+  const char *what = s->from_template ? "start R from the template" : "start R";
   close (sp[1]);
   close (out[1]);
   close (er[1]);
@@ -1162,11 +1205,12 @@ child_start (struct securer_session *s, securer_err_t *err)
       || securer_loop_add (s->loop, s->poll_fd, EPOLLIN, on_poll, s, err) < 0)
     {
       child_stop (s);
-      return securer_error_prefix (err, "start R");
+      return securer_error_prefix (err, "%s", what);
     }
   arm_timer (s, s->start_timeout_ms);
   char *hello = securer_proto_hello (s->tools, s->max_message);
-  int rc = securer_channel_send_raw (&s->ch, s->runtime, s->runtime_len, err);
+  /* A fork of the template has the runtime already: it waits for the hello. */
+  rc = s->from_template ? 0 : securer_channel_send_raw (&s->ch, s->runtime, s->runtime_len, err);
   if (rc == 0)
     rc = send_msg (s, hello, err);  /* frees hello */
   else
@@ -1182,7 +1226,7 @@ child_start (struct securer_session *s, securer_err_t *err)
           return 0;
         }
       child_stop (s);
-      return securer_error_prefix (err, "start R");
+      return securer_error_prefix (err, "%s", what);
     }
   return 0;
 fail:
@@ -1261,7 +1305,12 @@ securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
         goto fail;
       s->own_loop = true;
     }
-  if (copy_policy (opts->policy, &s->policy, err) < 0 || load_runtime (s, err) < 0)
+  if (copy_policy (opts->policy, &s->pol, err) < 0)
+    goto fail;
+  s->policy = securer_session_policy (s->pol);
+  if (load_runtime (s, err) < 0
+      || securer_session_template_wanted (s->policy, opts->start, &s->want_template,
+                                          &s->template_required, err) < 0)
     goto fail;
   if (opts->audit_log != NULL
       && securer_audit_open (opts->audit_dir, opts->audit_log, &s->audit, err) < 0)
@@ -1278,7 +1327,7 @@ securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
     goto fail;
   if (wait && s->own_loop && wait_ready (s, err) < 0)
     goto fail;
-  audit (s, "session_start", json_pack ("{s:i}", "pid", (int) s->pid));
+  audit (s, "session_start", json_pack ("{s:i, s:s}", "pid", (int) s->pid, "start", start_kind (s)));
   s->opened = true;
   *out = s;
   return 0;
@@ -1307,7 +1356,9 @@ securer_session_close (struct securer_session *s)
   if (s->own_loop)
     securer_loop_free (s->loop);
   securer_audit_close (s->audit);
-  securer_policy_free (s->policy);
+  /* After R is gone: the template's pid namespace holds it. */
+  securer_session_template_release (s->tpl);
+  securer_session_policy_put (s->pol);
   securer_tools_unref (s->tools);
   securer_result_clear (&s->res);
   free (s->lb_out.buf);
@@ -1328,7 +1379,8 @@ securer_session_restart (struct securer_session *s, securer_err_t *err)
   child_stop (s);
   if (child_start (s, err) < 0)
     return securer_error_prefix (err, "restart session");
-  audit (s, "session_restart", json_pack ("{s:s, s:i}", "reason", "requested", "pid", (int) s->pid));
+  audit (s, "session_restart", json_pack ("{s:s, s:i, s:s}", "reason", "requested", "pid", (int) s->pid,
+                                          "start", start_kind (s)));
   if (s->own_loop && wait_ready (s, err) < 0)
     return securer_error_prefix (err, "restart session");
   return 0;
@@ -1378,6 +1430,12 @@ unsigned
 securer_session_executions (const struct securer_session *s)
 {
   return s->executions;
+}
+
+const char *
+securer_session_start_kind (const struct securer_session *s)
+{
+  return s == NULL || s->state == S_DEAD ? NULL : start_kind (s);
 }
 
 /* ---- executions ------------------------------------------------------------------- */
@@ -1511,7 +1569,8 @@ precheck (struct securer_session *s, const char *code, const struct securer_exec
     {
       if (child_start (s, err) < 0)
         return securer_error_prefix (err, "restart R");
-      audit (s, "session_restart", json_pack ("{s:s, s:i}", "reason", "dead", "pid", (int) s->pid));
+      audit (s, "session_restart", json_pack ("{s:s, s:i, s:s}", "reason", "dead", "pid", (int) s->pid,
+                                              "start", start_kind (s)));
     }
   return 0;
 }

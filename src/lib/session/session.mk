@@ -15,7 +15,9 @@ libsecurer_core_la_SOURCES += \
 	src/lib/session/utf8.c \
 	src/lib/session/confine.c \
 	src/lib/session/leftovers.c \
-	src/lib/session/result.c
+	src/lib/session/result.c \
+	src/lib/session/templates.c \
+	src/lib/session/policies.c
 
 securerinclude_HEADERS += include/securer/session.h
 
@@ -59,4 +61,25 @@ tests_integration_test_session_toolcmd_LDADD = $(TEST_LIBS)
 tests_integration_test_serve_SOURCES = tests/integration/test-serve.c tests/integration/host-util.h
 tests_integration_test_serve_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_serve_LDADD = $(TEST_LIBS)
+# The switch between the two starts, and the templates the library keeps.
+check_PROGRAMS += tests/integration/test-session-start
+TESTS += tests/integration/test-session-start
+tests_integration_test_session_start_SOURCES = tests/integration/test-session-start.c
+tests_integration_test_session_start_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_session_start_LDADD = $(TEST_LIBS)
+# Every session suite runs twice: cold (SECURER_SESSION_TEMPLATE=off for
+# the whole of make check), and as NAME-template.tpl with every session
+# forked from its policy's template (tests/with-template.sh).  The .tpl file
+# only names the suite; the harness runs it through the wrapper.
+SESSION_TEMPLATE_TESTS = $(SESSION_INTEGRATION_TESTS:=-template.tpl) tests/r-package-template.tpl
+TESTS += $(SESSION_TEMPLATE_TESTS)
+CLEANFILES += $(SESSION_TEMPLATE_TESTS)
 endif
+
+TEST_EXTENSIONS = .tpl
+TPL_LOG_COMPILER = $(SHELL) $(srcdir)/tests/with-template.sh
+EXTRA_DIST += tests/with-template.sh
+%-template.tpl: %
+	$(AM_V_GEN)echo "# $< with SECURER_SESSION_TEMPLATE=on" > $@
+%-template.tpl: %.sh
+	$(AM_V_GEN)echo "# $< with SECURER_SESSION_TEMPLATE=on" > $@
