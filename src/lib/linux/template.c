@@ -251,9 +251,19 @@ securer_template_start (const struct securer_template_opts *o, struct securer_te
     .policy = t->tp, .argv = o->argv, .extra_env = o->extra_env, .stdin_fd = o->stdin_fd,
     .stdout_fd = fds[3], .stderr_fd = o->stderr_fd, .pass_fds = pass, .n_pass_fds = 4, .verbose = o->verbose,
   };
-  if ((t->count ? securer_zygote_template_start (&so, &t->sb, err)
-                : securer_launch_spawn (&so, &(struct launch_template){ 0, 0 }, &t->sb, err)) < 0)
-    goto fail;
+  int started;
+  if (t->count)
+    started = securer_zygote_template_start (&so, &t->sb, err);   /* prefixes its errors itself */
+  else if ((started = securer_launch_spawn (&so, &(struct launch_template){ 0, 0 }, &t->sb, err)) < 0)
+    securer_error_prefix (err, "session template");
+  if (started < 0)
+    {
+      /* Said by the launch already, with its own prefix. */
+      close_fds (fds, 4);
+      close_fds (ctl, 2);
+      securer_template_free (t);
+      return -1;
+    }
   close_fds (fds, 4);
   close (ctl[1]);
   t->ctl = ctl[0];
@@ -274,7 +284,12 @@ fail:
 bool
 securer_template_alive (const struct securer_template *t)
 {
-  if (t == NULL || t->sb == NULL)
+  if (t == NULL || t->sb == NULL || t->ctl < 0)
+    return false;
+  /* The control socket says it first: its peer is gone as soon as the
+   * template's program is, before its pid 1's end is seen. */
+  struct pollfd pfd = { t->ctl, 0, 0 };
+  if (poll (&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR)))
     return false;
   securer_err_t e = NULL;
   int r = securer_sandbox_dispatch (t->sb, NULL, &e);
