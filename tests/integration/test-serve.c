@@ -905,13 +905,14 @@ Test (serve, close_while_a_validate_waits_for_r_answers_both, .timeout = 60)
   struct replies rs = { 0 };
   char sid[64], req[512];
   open_hold_session (&c, &rs, sid, sizeof sid);
-  /* The validate waits for a restarting R; the close arrives meanwhile. */
-  snprintf (req, sizeof req, "{\"op\":\"restart\",\"id\":2,\"session\":\"%s\"}", sid);
-  send_line (&c, req);
-  snprintf (req, sizeof req, "{\"op\":\"validate\",\"id\":3,\"session\":\"%s\",\"code\":\"1 +\"}", sid);
-  send_line (&c, req);
-  usleep (30000);
-  snprintf (req, sizeof req, "{\"op\":\"close\",\"id\":4,\"session\":\"%s\"}", sid);
+  /* The validate waits for a restarting R; the close arrives meanwhile.
+   * The three requests go in one write, so that serve has them all before
+   * R can be ready (from a template a restart takes milliseconds). */
+  snprintf (req, sizeof req,
+            "{\"op\":\"restart\",\"id\":2,\"session\":\"%s\"}\n"
+            "{\"op\":\"validate\",\"id\":3,\"session\":\"%s\",\"code\":\"1 +\"}\n"
+            "{\"op\":\"close\",\"id\":4,\"session\":\"%s\"}",
+            sid, sid, sid);
   send_line (&c, req);
   cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 4), "ok")));
   /* The validate is answered, and the server goes on serving. */
