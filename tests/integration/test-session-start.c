@@ -337,6 +337,37 @@ Test (start, at_most_four_idle_templates_are_kept, .timeout = 180)
     cr_assert_eq (processes_in (t[i]), 0);
 }
 
+/* A template is retired after SECURER_TEMPLATE_MAX_SESSIONS sessions: the
+ * next session comes from a new one (a fresh address-space layout), while
+ * sessions of the old one go on until they close, and a restart moves to
+ * the new one. */
+Test (start, a_template_is_retired_after_its_sessions, .timeout = 120)
+{
+  unsetenv ("SECURER_SESSION_TEMPLATE");
+  setenv ("SECURER_TEMPLATE_MAX_SESSIONS", "2", 1);
+  securer_session_templates_trim ();
+  struct securer_policy *p = policy_with ("");
+  struct securer_session *a = open_ok (p, SECURER_SESSION_START_TEMPLATE);
+  struct securer_session *b = open_ok (p, SECURER_SESSION_START_TEMPLATE);
+  ino_t old = parent_pidns (securer_session_pid (a));
+  cr_assert_eq (parent_pidns (securer_session_pid (b)), old);
+  struct securer_session *c = open_ok (p, SECURER_SESSION_START_TEMPLATE);
+  ino_t young = parent_pidns (securer_session_pid (c));
+  cr_assert_neq (young, old, "a third session from a template retired after two");
+  expect_value (a, "7L", 7);
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_session_restart (a, &err), 0, "%s", securer_error_message (err));
+  cr_assert_eq (parent_pidns (securer_session_pid (a)), young);
+  securer_session_close (a);
+  securer_session_close (b);
+  /* The retired template went with its last session. */
+  cr_assert_eq (processes_in (old), 0);
+  securer_session_close (c);
+  securer_session_templates_trim ();
+  unsetenv ("SECURER_TEMPLATE_MAX_SESSIONS");
+  securer_policy_free (p);
+}
+
 Test (start, a_dead_template_is_replaced_at_the_next_start, .timeout = 120)
 {
   unsetenv ("SECURER_SESSION_TEMPLATE");

@@ -13,7 +13,10 @@
  * or closes, or all at once by securer_session_templates_trim().  A
  * template that died is taken out of the cache by the next spawn, which
  * starts a new one; sessions still holding the dead one let go of it as
- * they restart or close. */
+ * they restart or close.  A template is retired (out of the cache, freed
+ * with its last session) once it has forked retire_sessions() sessions or
+ * lived RETIRE_AGE_NS: every session of a template shares its address-space
+ * layout, so a new one re-randomises it (docs/security.md). */
 #include <config.h>
 
 #include <errno.h>
@@ -32,6 +35,10 @@
 /* Idle templates kept for the next session of their policy. */
 #define MAX_IDLE 4
 #define IDLE_NS (300ull * 1000000000ull)
+/* Retirement: sessions forked, unless SECURER_TEMPLATE_MAX_SESSIONS says
+ * otherwise, and age. */
+#define RETIRE_SESSIONS 1000u
+#define RETIRE_AGE_NS (3600ull * 1000000000ull)
 /* Policy texts whose canonical digest is remembered. */
 #define N_MEMO 16
 
@@ -59,6 +66,8 @@ struct session_template {
   unsigned refs;                     /* sessions holding it, under cache_mu */
   bool cached;
   uint64_t idle_since;               /* cached with no session: when the last one let go */
+  uint64_t born;                     /* when it was started */
+  unsigned forks;                    /* sessions forked from it, under mu */
   pthread_mutex_t mu;                /* spawns and liveness checks of t */
 };
 
@@ -249,6 +258,7 @@ template_new (const struct securer_policy *p, const char *key, const struct sess
   memcpy (st->key, key, sizeof st->key);
   pthread_mutex_init (&st->mu, NULL);
   st->refs = 1;
+  st->born = securer_now_ns ();
   char *json = securer_policy_to_json_text (p, 0);
   int rc = json ? securer_policy_from_json_text (p->name ? p->name : "template", json, strlen (json),
                                                  &st->policy, err)
@@ -358,6 +368,22 @@ securer_session_templates_trim (void)
 /* The current template of p, referenced; started here when there is none.
  * Starting holds the cache's lock: concurrent first sessions of one policy
  * wait for one template rather than each starting their own. */
+static unsigned
+retire_sessions (void)
+{
+  const char *e = getenv ("SECURER_TEMPLATE_MAX_SESSIONS");
+  char *end;
+  unsigned long n = e && *e ? strtoul (e, &end, 10) : 0;
+  return e && *e && *end == '\0' && n > 0 && n <= 1000000 ? (unsigned) n : RETIRE_SESSIONS;
+}
+
+/* Due for retirement (read under st->mu or when no spawn can run). */
+static bool
+retirement_due (const struct session_template *st)
+{
+  return st->forks >= retire_sessions () || securer_now_ns () - st->born > RETIRE_AGE_NS;
+}
+
 static int
 acquire (const struct securer_policy *p, const char *text_digest, const struct session_template_prog *prog,
          struct session_template **out, securer_err_t *err)
@@ -407,7 +433,8 @@ securer_session_template_release (struct session_template *st)
   free_list (gone);
 }
 
-/* Spawns from st; 1 when st has died (nothing spawned).  A template can
+/* Spawns from st; 1 when st has died, 2 when it is due for retirement
+ * (nothing spawned either way).  A template can
  * die between the check and the request, and its control socket may be
  * gone (EPIPE) before its pid 1 is seen to have exited: either way the
  * template cannot fork any more sessions. */
@@ -416,7 +443,14 @@ spawn_from (struct session_template *st, const struct securer_spawn_opts *so, st
             securer_err_t *err)
 {
   pthread_mutex_lock (&st->mu);
+  if (retirement_due (st))
+    {
+      pthread_mutex_unlock (&st->mu);
+      return 2;
+    }
   int rc = securer_template_alive (st->t) ? securer_template_spawn (st->t, so, out, err) : 1;
+  if (rc == 0)
+    st->forks++;
   if (rc < 0 && ((*err)->errnum == EPIPE || (*err)->errnum == ECONNRESET || !securer_template_alive (st->t)))
     {
       securer_error_free (err);
@@ -440,7 +474,10 @@ securer_session_template_spawn (struct session_template **t, const struct secure
       int rc = spawn_from (*t, so, out, err);
       if (rc <= 0)
         return rc;
-      /* Dead: out of the cache, so that the next acquire starts anew. */
+      /* Dead, or retired: out of the cache, so that the next acquire
+       * starts anew (a retirement is no failed attempt). */
+      if (rc == 2)
+        attempt--;
       pthread_mutex_lock (&cache_mu);
       if ((*t)->cached)
         uncache (*t);
