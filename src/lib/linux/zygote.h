@@ -85,14 +85,17 @@ struct securer_zygote_confinement {
  * paths are opened now, so they are the session's own mounts), the
  * rlimits, then the seccomp filter, last.  Refuses (-1, nothing loaded
  * beyond the step that failed) when the policy wants seccomp and no filter
- * is given, or when the filter needs a supervisor for user notification,
- * which a session from a template does not have. */
+ * is given, or when the filter needs a supervisor for user notification.
+ * A supervisor-less confinement for the namespace-level tests and
+ * benchmarks (tests/helpers/zygote-template, bench/zygote-bench); sessions
+ * of a real template (template.c) are confined by securer_payload_confine,
+ * the cold payload's own steps, with a supervisor. */
 int securer_zygote_confine (const struct securer_zygote_confinement *c, struct securer_landlock_report *rep,
                             securer_err_t *err);
 
 /* A template's confinement for its sessions, made once from the policy:
  * the Landlock and rlimit plans and the BPF program, generated without
- * denial reports (a session has no supervisor; see securer_zygote_confine).
+ * denial reports (see securer_zygote_confine, for the same tests).
  * out must stay where it is while `confinement` is used. */
 struct securer_zygote_plans {
   struct securer_zygote_confinement confinement;
