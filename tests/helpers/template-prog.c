@@ -8,12 +8,16 @@
  *   sleep        waits until killed
  *   mount        mount(2), which the r policy kills (a named denial)
  *   tmp NAME     creates /tmp/NAME, answers what /tmp holds
+ *   touch PATH   creates PATH ("touched" or the error)
+ *   ls DIR       DIR's entries, "." and ".." left out
+ *   cat FILE     FILE's first line
  *
  * `template-prog fail` exits with status 3 before it loads the module.
  */
 #include <config.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -108,6 +112,37 @@ command (const char *line)
       if (d != NULL)
         closedir (d);
       answer (buf);
+    }
+  else if (strncmp (line, "touch ", 6) == 0)
+    {
+      int fd = open (line + 6, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      answer (fd >= 0 ? "touched" : strerror (errno));
+      if (fd >= 0)
+        close (fd);
+    }
+  else if (strncmp (line, "ls ", 3) == 0)
+    {
+      /* Entries of a directory, "." and ".." left out, in readdir order. */
+      size_t len = 0;
+      DIR *d = opendir (line + 3);
+      struct dirent *e;
+      buf[0] = '\0';
+      while (d != NULL && (e = readdir (d)) != NULL)
+        if (strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0 && len < sizeof buf)
+          len += (size_t) snprintf (buf + len, sizeof buf - len, "%s ", e->d_name);
+      if (d != NULL)
+        closedir (d);
+      answer (d != NULL ? buf : strerror (errno));
+    }
+  else if (strncmp (line, "cat ", 4) == 0)
+    {
+      int fd = open (line + 4, O_RDONLY | O_CLOEXEC);
+      ssize_t m = fd >= 0 ? read (fd, buf, 200) : -1;
+      buf[m > 0 ? m : 0] = '\0';
+      buf[strcspn (buf, "\n")] = '\0';
+      answer (fd >= 0 ? buf : strerror (errno));
+      if (fd >= 0)
+        close (fd);
     }
   else
     answer ("unknown command");

@@ -383,3 +383,78 @@ Test (template_host, a_template_that_fails_to_start_says_so, .timeout = 60)
   securer_policy_free (policy);
   policy = NULL;
 }
+
+/* A template of minimal.policy's pieces without its limits (so without
+ * a nofile limit of its own), and extra lines. */
+static void
+start_minimal (const char *extra)
+{
+  char text[PATH_MAX * 8];
+  int n = 0;
+  static const char *const pieces[] = { "isolation", "fs-system", "env", "seccomp-common", "seccomp-hardening" };
+  for (size_t i = 0; i < sizeof pieces / sizeof *pieces; i++)
+    n += snprintf (text + n, sizeof text - (size_t) n, "include \"%s/policies/base/%s.policy\"\n", SECURER_ABS_SRCDIR,
+                   pieces[i]);
+  snprintf (text + n, sizeof text - (size_t) n, "mount ro %s/tests/helpers %s\n%s", SECURER_ABS_BUILDDIR, PROG_DIR,
+            extra);
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_load_string ("template-minimal.policy", text, strlen (text), &policy, NULL, &err), 0,
+                "%s", securer_error_message (err));
+  char *argv[] = { (char *) PROG_DIR "/template-prog", NULL };
+  struct securer_template_opts o = { .policy = policy, .argv = argv, .stdin_fd = -1, .stderr_fd = -1 };
+  cr_assert_eq (securer_template_start (&o, &tpl, &err), 0, "%s", securer_error_message (err));
+}
+
+static void
+end_session (struct sess *s)
+{
+  struct securer_status st = finish (s);
+  cr_expect_eq (securer_status_exit_code (&st), 0);
+  securer_status_clear (&st);
+  securer_sandbox_free (s->sb);
+}
+
+/* The /dev/shm a `mount dev` makes is each session's own, as each cold
+ * sandbox's is (these pieces have no tmpfs of their own there), and so is
+ * the boot id; a policy without a nofile limit of its own works too. */
+Test (template_host, dev_shm_and_boot_id_are_the_sessions_own, .timeout = 120)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only root may map the host-id lease range into a template");
+  signal (SIGPIPE, SIG_IGN);
+  start_minimal ("");
+  struct sess a = open_session (0), b = open_session (0);
+  char x[512], y[512], host[64] = "";
+  ask (&a, "touch /dev/shm/from-a", x, sizeof x);
+  cr_expect_str_eq (x, "touched");
+  ask (&b, "ls /dev/shm", y, sizeof y);
+  cr_expect_str_eq (y, "", "session b sees a's /dev/shm: %s", y);
+  ask (&a, "cat /proc/sys/kernel/random/boot_id", x, sizeof x);
+  ask (&b, "cat /proc/sys/kernel/random/boot_id", y, sizeof y);
+  read_file ("/proc/sys/kernel/random/boot_id", host, sizeof host);
+  host[strcspn (host, "\n")] = '\0';
+  cr_expect_eq (strlen (x), 36u, "%s", x);
+  cr_expect_str_neq (x, host);
+  cr_expect_str_neq (x, y);
+  end_session (&a);
+  end_session (&b);
+  teardown ();
+}
+
+/* `mount proc /proc subset=pid` gives a session the processes' entries
+ * alone, as it gives a cold sandbox. */
+Test (template_host, proc_subset_pid_holds, .timeout = 120)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only root may map the host-id lease range into a template");
+  signal (SIGPIPE, SIG_IGN);
+  start_minimal ("mount proc /proc subset=pid\n");
+  struct sess a = open_session (0);
+  char x[512];
+  ask (&a, "cat /proc/meminfo", x, sizeof x);
+  cr_expect_str_eq (x, strerror (ENOENT));
+  ask (&a, "cat /proc/1/cmdline", x, sizeof x);
+  cr_expect_str_eq (x, "securer-init");
+  end_session (&a);
+  teardown ();
+}

@@ -40,6 +40,14 @@ void securer_linux_child_log (const char *fmt, ...) __attribute__ ((format (prin
 /* ---- net.c: runs in the child, inside the new net namespace ---- */
 /* SECURER_NET_LOOPBACK: brings lo up over rtnetlink.  NONE: nothing. */
 int securer_linux_setup_network (const struct securer_policy *p, securer_err_t *err);
+/* Size of the shm tmpfs a `mount dev` makes (mount.c; zygote.c again for
+ * each session of a template). */
+#define SECURER_DEV_SHM_SIZE (64u << 20)
+
+/* Over the proc mounted at dest (a session from a template mounts its
+ * own): a boot id of its own and meminfo from its memory limit, as a cold
+ * sandbox's proc gets them (mount.c). */
+int securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest, securer_err_t *err);
 
 /* ---- cgroup.c: runs in the parent ---- */
 struct securer_cgroup;

@@ -434,7 +434,6 @@ new_tmpfs (uint64_t size, uint32_t mode, uint64_t attr, securer_err_t *err)
 
 /* Mounts a new tmpfs at dest (a directory created when missing). */
 /* Size of the shm tmpfs inside a `mount dev`. */
-#define DEV_SHM_SIZE (64u << 20)
 
 static int
 mount_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode, uint64_t attr,
@@ -796,6 +795,27 @@ proc_meminfo (struct rootfs *r, int proc, const char *dest, securer_err_t *err)
   return proc_replace (r, proc, dest, "meminfo", "meminfo", text, err);
 }
 
+int
+securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest, securer_err_t *err)
+{
+  /* The entries' files live in a detached tmpfs: nothing of them is
+   * reachable but through the mounts attached over the proc entries. */
+  struct rootfs r = { .p = p, .rootfd = -1, .empty_file = -1, .empty_dir = -1, .scratch = -1 };
+  r.rootfd = new_tmpfs (1 << 16, 0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+  if (r.rootfd < 0)
+    return securer_error_prefix (err, "a scratch tmpfs for %s", dest);
+  int proc = open (dest, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int rc = proc < 0 ? securer_error_set (err, errno, "open %s", dest) : 0;
+  if (rc == 0)
+    rc = proc_boot_id (&r, proc, dest, err);
+  if (rc == 0)
+    rc = proc_meminfo (&r, proc, dest, err);
+  close_fd (&proc);
+  close_fd (&r.scratch);
+  close_fd (&r.rootfd);
+  return rc;
+}
+
 static int
 do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
 {
@@ -897,7 +917,7 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
   /* Sized: RLIMIT_FSIZE caps each file, not how many there are, and an
    * unsized tmpfs may take half the host's memory.  A policy that needs
    * more mounts its own tmpfs on /dev/shm after the dev entry. */
-  if (mount_tmpfs_at (r, path, DEV_SHM_SIZE, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+  if (mount_tmpfs_at (r, path, SECURER_DEV_SHM_SIZE, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
                       err) < 0)
     goto out;
 

@@ -218,9 +218,15 @@ securer_template_start (const struct securer_template_opts *o, struct securer_te
   t->verbose = o->verbose;
   int ctl[2] = { -1, -1 };
   int fds[4] = { -1, -1, -1, -1 };   /* module, policy, init, /dev/null */
+  int tpl_sock;
   if ((geteuid () == 0 && securer_hostids_range (&t->first, &t->count, err) < 0) || template_policy (p, &t->tp, err) < 0
-      || launch_sync_fd_number (p, 0, &t->sock_at, err) < 0)
+      || launch_sync_fd_number (p, 0, &t->sock_at, err) < 0 || launch_sync_fd_number (t->tp, 4, &tpl_sock, err) < 0)
     goto fail;
+  /* The template's own launch sets its NOFILE hard limit at its setup
+   * socket's number; a session's must be placed below that, where its
+   * payload can still put it. */
+  if (t->sock_at >= tpl_sock)
+    t->sock_at = tpl_sock - 1;
   if (p->seccomp.enabled)
     {
       unsigned flags = launch_policy_can_kill (&p->seccomp) ? SECURER_SECCOMP_REPORT_DENIALS : 0;
@@ -349,9 +355,13 @@ send_request (struct securer_template *t, const struct securer_zygote_request *r
   h->cmsg_len = CMSG_LEN (SECURER_ZYGOTE_REQUEST_FDS * sizeof (int));
   memcpy (CMSG_DATA (h), fds, SECURER_ZYGOTE_REQUEST_FDS * sizeof (int));
   ssize_t n;
+  /* Never blocking: a template that stopped reading its requests must not
+   * hang the caller. */
   do
-    n = sendmsg (t->ctl, &mh, MSG_NOSIGNAL);
+    n = sendmsg (t->ctl, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
   while (n < 0 && errno == EINTR);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+    return securer_error_set (err, EAGAIN, "the template is not reading its requests");
   if (n != (ssize_t) sizeof *rq)
     return securer_error_set (err, n < 0 ? errno : EIO, "send the request to the template");
   return 0;
@@ -481,13 +491,14 @@ securer_template_spawn (struct securer_template *t, const struct securer_spawn_o
       securer_error_set (err, EPROTO, "the session's pid 1 did not say who it is (message %u)", m.type);
       goto fail;
     }
-  sb->init_pid = init_pid;
+  /* Only with a pidfd: a pid alone could be reused once it is gone. */
   sb->pidfd = pidfd_open (init_pid, 0);
   if (sb->pidfd < 0)
     {
       securer_error_set (err, errno, "pidfd for the session's pid 1");
       goto fail;
     }
+  sb->init_pid = init_pid;
   if (launch_await_exec (sb, setup[0], setup_ms, err) < 0 || launch_start_supervision (sb, timeout_ms, err) < 0)
     goto fail;
   close_fds (setup, 2);

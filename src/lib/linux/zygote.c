@@ -138,10 +138,33 @@ session_pid1 (const struct securer_zygote_session *s, securer_err_t *err)
 {
   if (getpid () != 1)
     return securer_error_set (err, EPROTO, "session init is pid %d, not 1", (int) getpid ());
-  if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+  /* The policy's proc, as a cold sandbox gets it: only the processes'
+   * directories with subset=pid, else masked, with a boot id and meminfo
+   * of its own. */
+  const struct securer_mount *pm = NULL;
+  for (size_t i = 0; s->policy != NULL && i < s->policy->n_mounts; i++)
+    if (s->policy->mounts[i].type == SECURER_MOUNT_PROC && strcmp (s->policy->mounts[i].dest, "/proc") == 0)
+      pm = &s->policy->mounts[i];
+  bool pid_only = pm != NULL && pm->pid_only;
+  if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, pid_only ? "subset=pid" : NULL) < 0)
     return securer_error_set (err, errno, "mount the session's /proc");
-  if (mask_proc (s->policy, err) < 0)
+  if (!pid_only && s->policy_tmpfs && securer_linux_proc_own_entries (s->policy, "/proc", err) < 0)
     return -1;
+  if (!pid_only && mask_proc (s->policy, err) < 0)
+    return -1;
+  /* A `mount dev`'s own /dev/shm, fresh, as mount.c makes it: the
+   * template's would be shared by every session. */
+  for (size_t i = 0; s->policy_tmpfs && s->policy != NULL && i < s->policy->n_mounts; i++)
+    {
+      const struct securer_mount *m = &s->policy->mounts[i];
+      if (m->type != SECURER_MOUNT_DEV)
+        continue;
+      char shm[4096], opts[64];
+      snprintf (shm, sizeof shm, "%s/shm", strcmp (m->dest, "/") == 0 ? "" : m->dest);
+      snprintf (opts, sizeof opts, "mode=1777,size=%u", SECURER_DEV_SHM_SIZE);
+      if (mount ("tmpfs", shm, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+        return securer_error_set (err, errno, "mount a fresh tmpfs on %s", shm);
+    }
   /* The policy's tmpfs mounts again, with their sizes and modes: the
    * template's are shared by every session. */
   for (size_t i = 0; s->policy_tmpfs && s->policy != NULL && i < s->policy->n_mounts; i++)
@@ -195,7 +218,12 @@ securer_zygote_enter (const struct securer_zygote_session *s, securer_err_t *err
    * the parent's root needs CAP_SETFCAP at the unshare). */
   uint32_t lower_uid = s->own_id ? (uint32_t) getuid () : s->index;
   uint32_t lower_gid = s->own_id ? (uint32_t) getgid () : s->index;
-  if (unshare (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+  /* The policy's namespaces (user, mount and pid are required); for the
+   * namespace-level tests, all of them. */
+  unsigned ns = s->policy != NULL && s->policy_ns ? s->policy->namespaces : ~0u;
+  int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | ((ns & SECURER_NS_NET) ? CLONE_NEWNET : 0)
+              | ((ns & SECURER_NS_IPC) ? CLONE_NEWIPC : 0) | ((ns & SECURER_NS_UTS) ? CLONE_NEWUTS : 0);
+  if (unshare (flags) < 0)
     return securer_error_set (err, errno, "unshare the session's namespaces");
   /* Only the namespace or its parent may write these maps, and the host is
    * two levels up: the session maps its own single id, which needs no
@@ -343,7 +371,7 @@ securer_zygote_fork_session (const struct securer_zygote_program *z, const struc
   struct securer_zygote_session s = { .index = rq->index, .own_id = rq->index == 0,
                                       .inside = p->uid, .inside_gid = p->gid,
                                       .hostname = (p->namespaces & SECURER_NS_UTS) ? p->hostname : NULL,
-                                      .policy = p, .policy_tmpfs = true };
+                                      .policy = p, .policy_tmpfs = true, .policy_ns = true };
   pid_t g = securer_zygote_enter (&s, &e);
   if (g > 0)
     _exit (0);   /* G is now the template's init's to reap */

@@ -39,6 +39,7 @@ struct securer_zygote_session {
   uint32_t inside_gid;         /* the gid it maps; 0: inside */
   bool policy_tmpfs;           /* the policy's tmpfs mounts fresh, with their sizes and modes */
   bool own_id;                 /* index 0: stay the template's own id (an unprivileged caller's) */
+  bool policy_ns;              /* unshare the policy's namespaces only (else all of them) */
 };
 
 /* Runs in a fresh fork of the template (single-threaded, uid 0 of the

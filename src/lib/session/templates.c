@@ -451,7 +451,10 @@ spawn_from (struct session_template *st, const struct securer_spawn_opts *so, st
   int rc = securer_template_alive (st->t) ? securer_template_spawn (st->t, so, out, err) : 1;
   if (rc == 0)
     st->forks++;
-  if (rc < 0 && ((*err)->errnum == EPIPE || (*err)->errnum == ECONNRESET || !securer_template_alive (st->t)))
+  /* Dead only when the template says so (its control socket or its pid 1):
+   * a session that died during its own setup (out of memory in its cgroup)
+   * says EPIPE too, and the template is fine. */
+  if (rc < 0 && !securer_template_alive (st->t))
     {
       securer_error_free (err);
       rc = 1;
