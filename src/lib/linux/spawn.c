@@ -385,13 +385,27 @@ kill_everything (struct securer_sandbox *sb)
     securer_cgroup_kill_all (sb->cg);
 }
 
+/* A session forked from a template is reaped by the template's init, not
+ * by us: wait (bounded) for its pid 1 to be gone, which the kernel says
+ * only once everything in its pid namespace is, so that its host id is
+ * not leased again while any of it runs. */
+static void
+await_foreign_end (struct securer_sandbox *sb)
+{
+  struct pollfd pfd = { sb->pidfd, POLLIN, 0 };
+  if (sb->pidfd >= 0)
+    while (poll (&pfd, 1, 2000) < 0 && errno == EINTR)
+      ;
+}
+
 /* Kills and reaps a child that never got to exec. */
 void
 launch_abort_child (struct securer_sandbox *sb)
 {
   kill_everything (sb);
-  /* A session forked from a template is reaped by the template's init. */
-  if (sb->init_pid > 0 && !sb->foreign)
+  if (sb->init_pid > 0 && sb->foreign)
+    await_foreign_end (sb);
+  else if (sb->init_pid > 0)
     while (waitpid (sb->init_pid, NULL, __WALL) < 0 && errno == EINTR)
       ;
   sb->init_pid = 0;
@@ -1168,8 +1182,11 @@ securer_sandbox_free (struct securer_sandbox *sb)
   if (!sb->finished && sb->init_pid > 0)
     {
       kill_everything (sb);
-      while (!sb->foreign && waitpid (sb->init_pid, NULL, __WALL) < 0 && errno == EINTR)
-        ;
+      if (sb->foreign)
+        await_foreign_end (sb);
+      else
+        while (waitpid (sb->init_pid, NULL, __WALL) < 0 && errno == EINTR)
+          ;
     }
   launch_sandbox_destroy (sb);
 }
