@@ -72,6 +72,8 @@ struct session_template {
 };
 
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+/* Held while a template starts (taken before cache_mu, never inside it). */
+static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct session_template *cache;
 
 /* The canonical digest costs two JSON passes over the policy (more than
@@ -365,9 +367,6 @@ securer_session_templates_trim (void)
   free_list (gone);
 }
 
-/* The current template of p, referenced; started here when there is none.
- * Starting holds the cache's lock: concurrent first sessions of one policy
- * wait for one template rather than each starting their own. */
 static unsigned
 retire_sessions (void)
 {
@@ -384,30 +383,56 @@ retirement_due (const struct session_template *st)
   return st->forks >= retire_sessions () || securer_now_ns () - st->born > RETIRE_AGE_NS;
 }
 
+/* The cached template of key, referenced; under cache_mu. */
+static struct session_template *
+find_locked (const char *key)
+{
+  struct session_template *st = cache;
+  while (st != NULL && strcmp (st->key, key) != 0)
+    st = st->next;
+  if (st != NULL)
+    st->refs++;
+  return st;
+}
+
+/* The current template of p, referenced; started here when there is none
+ * (concurrent first sessions of one policy wait for one template rather
+ * than each starting their own). */
 static int
 acquire (const struct securer_policy *p, const char *text_digest, const struct session_template_prog *prog,
          struct session_template **out, securer_err_t *err)
 {
   char key[2 * SECURER_SHA256_LEN + 1];
   pthread_mutex_lock (&cache_mu);
-  if (policy_key (p, text_digest, key, err) < 0)
+  int rc = policy_key (p, text_digest, key, err);
+  struct session_template *st = rc == 0 ? find_locked (key) : NULL;
+  struct session_template *gone = st != NULL ? trim_locked (false) : NULL;
+  pthread_mutex_unlock (&cache_mu);
+  free_list (gone);
+  if (rc < 0 || st != NULL)
     {
-      pthread_mutex_unlock (&cache_mu);
-      return -1;
+      *out = st;
+      return rc;
     }
-  int rc = 0;
-  struct session_template *st = cache;
-  while (st != NULL && strcmp (st->key, key) != 0)
-    st = st->next;
-  if (st != NULL)
-    st->refs++;
-  else if ((rc = template_new (p, key, prog, &st, err)) == 0)
+  /* Started under start_mu alone: sessions of templates already running
+   * (opens, closes, restarts) never wait for R to start; concurrent first
+   * sessions of one policy still wait for one template, found again once
+   * the one started before them is in. */
+  pthread_mutex_lock (&start_mu);
+  pthread_mutex_lock (&cache_mu);
+  st = find_locked (key);
+  pthread_mutex_unlock (&cache_mu);
+  if (st == NULL && (rc = template_new (p, key, prog, &st, err)) == 0)
     {
+      pthread_mutex_lock (&cache_mu);
       st->cached = true;
       st->next = cache;
       cache = st;
+      pthread_mutex_unlock (&cache_mu);
     }
-  struct session_template *gone = trim_locked (false);
+  pthread_mutex_unlock (&start_mu);
+  pthread_mutex_lock (&cache_mu);
+  gone = trim_locked (false);
   pthread_mutex_unlock (&cache_mu);
   free_list (gone);
   *out = st;
