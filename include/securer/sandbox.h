@@ -62,6 +62,16 @@ struct securer_spawn_opts {
    * SECURER_SECCOMP_CACHE=off in the environment does the same for every
    * spawn. */
   bool no_seccomp_cache;
+
+  /* Finish as soon as the sandbox's pid 1 reports that the command and
+   * every other process of the sandbox are gone, without waiting for the
+   * namespaces to be torn down as pid 1 exits; securer_sandbox_free() then
+   * does not wait for it either (pid 1 is reaped there if it is already
+   * gone, else left to the caller's exit: for a process about to exit,
+   * like `securer run`).  Applies only to a sandbox with its own pid
+   * namespace and nothing that must outlive its pid 1 (no leased host id,
+   * no cgroup); others finish as without it. */
+  bool return_before_teardown;
 };
 
 enum securer_kill_reason {

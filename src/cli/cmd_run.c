@@ -347,6 +347,8 @@ cmd_run (int argc, char **argv)
     .timeout_ms = a.timeout_ms,
     .verbose = a.verbose,
     .no_seccomp_cache = a.no_seccomp_cache,
+    /* The status is all this process waits for before it exits. */
+    .return_before_teardown = true,
   };
   struct securer_sandbox *sb = NULL;
   struct securer_status st;

@@ -234,6 +234,27 @@ Test (run_cli, timeout_is_124_and_kills_everything)
   free (probe);
 }
 
+/* securer run returns as soon as the sandbox's pid 1 has reported, before
+ * its namespaces are torn down: by then nothing the command left behind
+ * may still run. */
+Test (run_cli, nothing_of_the_sandbox_runs_once_run_returns)
+{
+  char *probe = probe_path ();
+  for (int i = 0; i < 20; i++)
+    {
+      char marker[96];
+      unique_marker (marker, sizeof marker, "cli-orphans");
+      char *args[] = { "run", "--policy", policy_file, "--", probe, "marker", marker, "orphan", "60", "orphan", "60",
+                       "exit", "7", NULL };
+      struct cli_result r;
+      run_cli (args, -1, &r);
+      cr_assert_eq (r.status, 7, "%s", r.err);
+      cr_assert_eq (count_marked (marker), 0, "round %d: a process of the sandbox outlived securer run", i);
+      cli_clear (&r);
+    }
+  free (probe);
+}
+
 Test (run_cli, json_status_to_a_file)
 {
   char *probe = probe_path ();

@@ -40,6 +40,9 @@ struct sync_msg {
   int32_t ll_abi;      /* READY: landlock report */
   uint32_t ll_enforced;
   uint64_t ll_fs, ll_net, ll_scoped;
+  /* EXIT: the usage of everything securer-init reaped (has_rusage 1). */
+  uint64_t ru_user_us, ru_sys_us, ru_maxrss_kb;
+  uint32_t has_rusage;
   char text[SYNC_TEXT_MAX];  /* ERROR: message; READY: landlock summary */
 };
 
@@ -217,6 +220,8 @@ struct securer_sandbox {
   struct securer_status final;
   bool foreign;                     /* a session of a template: init_pid is not our child */
   bool prog_borrowed;               /* prog belongs to the template */
+  bool status_early;                /* finished on securer-init's report (return_before_teardown) */
+  bool teardown_pending;            /* finished, and pid 1 not reaped yet */
 };
 
 uint64_t launch_now_ns (void);

@@ -623,6 +623,8 @@ launch_start_supervision (struct securer_sandbox *sb, uint64_t timeout_ms, secur
     }
   if (sb->notify_fd >= 0 && epoll_add (sb->epfd, sb->notify_fd, err) < 0)
     return -1;
+  if (sb->status_early && epoll_add (sb->epfd, sb->status_sock, err) < 0)
+    return -1;
   int oom = securer_cgroup_oom_fd (sb->cg);
   if (oom >= 0 && epoll_add (sb->epfd, oom, err) < 0)
     return -1;
@@ -940,6 +942,10 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
   close (socks_setup[0]);
   socks_setup[0] = -1;
 
+  /* Only pid 1 of the sandbox's own pid namespace can say that nothing of
+   * it runs any more, and a host-id lease or a cgroup must outlive pid 1. */
+  sb->status_early = opts->return_before_teardown && tpl == NULL && (p->namespaces & SECURER_NS_PID)
+                     && sb->host_ids.fd < 0 && sb->cg == NULL;
   if (launch_start_supervision (sb, timeout_ms, err) < 0)
     goto fail_child;
 
@@ -994,61 +1000,48 @@ status_dup (const struct securer_status *from, struct securer_status *to, secure
   return 0;
 }
 
-/* The init has exited (pidfd readable): collect its status and usage. */
-static int
-reap (struct securer_sandbox *sb, securer_err_t *err)
+/* The sandbox's final status, from how pid 1 ended (ws, ru: when it was
+ * reaped here) and securer-init's report (m, or NULL when none came). */
+static void
+finish_status (struct securer_sandbox *sb, int ws, const struct rusage *ru, const struct sync_msg *m)
 {
-  int ws;
-  struct rusage ru;
-  pid_t r;
-  if (sb->foreign)
-    {
-      /* Not our child (the template's init reaps it): the pidfd said it
-       * ended; how is in securer-init's message, or it was killed. */
-      memset (&ru, 0, sizeof ru);
-      ws = SIGKILL;
-    }
-  else
-    {
-      do
-        r = wait4 (sb->init_pid, &ws, __WALL | WNOHANG, &ru);
-      while (r < 0 && errno == EINTR);
-      if (r < 0)
-        return securer_error_set (err, errno, "wait for the sandbox");
-      if (r == 0)
-        return 0;
-    }
   uint64_t end = launch_now_ns ();
   struct securer_status *st = &sb->final;
   memset (st, 0, sizeof *st);
   st->pid = securer_sandbox_pid (sb);
   st->wall_us = (end - sb->start_ns) / 1000u;
-  st->user_us = (uint64_t) ru.ru_utime.tv_sec * 1000000u + (uint64_t) ru.ru_utime.tv_usec;
-  st->sys_us = (uint64_t) ru.ru_stime.tv_sec * 1000000u + (uint64_t) ru.ru_stime.tv_usec;
-  st->max_rss_kb = (uint64_t) ru.ru_maxrss;
+  /* securer-init's figures cover everything it reaped (the command and
+   * what it left behind); wait4's on pid 1 are the fallback. */
+  if (m != NULL && m->has_rusage)
+    {
+      st->user_us = m->ru_user_us;
+      st->sys_us = m->ru_sys_us;
+      st->max_rss_kb = m->ru_maxrss_kb;
+    }
+  else if (ru != NULL)
+    {
+      st->user_us = (uint64_t) ru->ru_utime.tv_sec * 1000000u + (uint64_t) ru->ru_utime.tv_usec;
+      st->sys_us = (uint64_t) ru->ru_stime.tv_sec * 1000000u + (uint64_t) ru->ru_stime.tv_usec;
+      st->max_rss_kb = (uint64_t) ru->ru_maxrss;
+    }
 
   /* init exits with the payload's code; a signal death is told by message
    * because pid 1 cannot die of the payload's signal itself. */
-  struct sync_msg m;
-  bool have_exit = false;
-  if (sb->status_sock >= 0 && sync_recv (sb->status_sock, &m, NULL, NULL, true) == 1
-      && m.type == SYNC_EXIT)
-    have_exit = true;
-  if (sb->foreign && have_exit)
+  if ((sb->foreign || ru == NULL) && m != NULL)
     {
-      st->exited = m.signal == 0;
-      st->signal = m.signal;
-      st->exit_code = m.status;
+      st->exited = m->signal == 0;
+      st->signal = m->signal;
+      st->exit_code = m->status;
     }
   else if (WIFSIGNALED (ws))
     {
       st->exited = false;
       st->signal = WTERMSIG (ws);
     }
-  else if (have_exit && m.signal > 0)
+  else if (m != NULL && m->signal > 0)
     {
       st->exited = false;
-      st->signal = m.signal;
+      st->signal = m->signal;
     }
   else
     {
@@ -1076,6 +1069,60 @@ reap (struct securer_sandbox *sb, securer_err_t *err)
   if (sb->detail != NULL)
     st->detail = strdup (sb->detail);
   sb->finished = true;
+}
+
+/* securer-init's report arrived before pid 1 is gone (status_early): it
+ * killed and reaped everything else first, so the sandbox has finished;
+ * the teardown of its namespaces is left to pid 1's exit.  Returns 1 when
+ * finished, 0 when the socket had nothing (pid 1 died without a report:
+ * the pidfd tells). */
+static int
+take_early_report (struct securer_sandbox *sb)
+{
+  struct sync_msg m;
+  int r = sync_recv (sb->status_sock, &m, NULL, NULL, true);
+  if (r == 1 && m.type == SYNC_EXIT)
+    {
+      finish_status (sb, 0, NULL, &m);
+      sb->teardown_pending = true;
+      return 1;
+    }
+  if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || r == 1)
+    {
+      epoll_ctl (sb->epfd, EPOLL_CTL_DEL, sb->status_sock, NULL);
+      sb->status_early = false;
+    }
+  return 0;
+}
+
+/* The init has exited (pidfd readable): collect its status and usage. */
+static int
+reap (struct securer_sandbox *sb, securer_err_t *err)
+{
+  int ws;
+  struct rusage ru;
+  pid_t r;
+  if (sb->foreign)
+    {
+      /* Not our child (the template's init reaps it): the pidfd said it
+       * ended; how is in securer-init's message, or it was killed. */
+      memset (&ru, 0, sizeof ru);
+      ws = SIGKILL;
+    }
+  else
+    {
+      do
+        r = wait4 (sb->init_pid, &ws, __WALL | WNOHANG, &ru);
+      while (r < 0 && errno == EINTR);
+      if (r < 0)
+        return securer_error_set (err, errno, "wait for the sandbox");
+      if (r == 0)
+        return 0;
+    }
+  struct sync_msg m;
+  bool have_exit = sb->status_sock >= 0 && sync_recv (sb->status_sock, &m, NULL, NULL, true) == 1
+                   && m.type == SYNC_EXIT;
+  finish_status (sb, ws, &ru, have_exit ? &m : NULL);
   sb->init_pid = 0;
   /* Leftovers outside the pid namespace (if the policy has none). */
   if (sb->cg != NULL)
@@ -1118,6 +1165,8 @@ securer_sandbox_dispatch (struct securer_sandbox *sb, struct securer_status *st,
             }
           else if (fd == sb->pidfd)
             exited = true;
+          else if (fd == sb->status_sock && sb->status_early && take_early_report (sb) == 1)
+            break;
           else if (fd == securer_cgroup_oom_fd (sb->cg))
             {
               /* The memory limit was hit: the whole sandbox ends, as with
@@ -1128,11 +1177,14 @@ securer_sandbox_dispatch (struct securer_sandbox *sb, struct securer_status *st,
               kill_everything (sb);
             }
         }
-      if (!exited)
-        return 0;
-      int r = reap (sb, err);
-      if (r <= 0)
-        return r;
+      if (!sb->finished)
+        {
+          if (!exited)
+            return 0;
+          int r = reap (sb, err);
+          if (r <= 0)
+            return r;
+        }
     }
   if (st != NULL && status_dup (&sb->final, st, err) < 0)
     return -1;
@@ -1179,6 +1231,15 @@ securer_sandbox_free (struct securer_sandbox *sb)
 {
   if (sb == NULL)
     return;
+  if (sb->teardown_pending)
+    {
+      /* Nothing of the sandbox runs any more; pid 1 is tearing its
+       * namespaces down.  Reaped if it is done, else left to whoever
+       * inherits it when the caller exits. */
+      while (waitpid (sb->init_pid, NULL, __WALL | WNOHANG) < 0 && errno == EINTR)
+        ;
+      sb->init_pid = 0;
+    }
   if (!sb->finished && sb->init_pid > 0)
     {
       kill_everything (sb);
