@@ -10,7 +10,7 @@
  * (sys.h says why).
  *
  *   fd 3  the status socket: one SYNC_EXIT message when the payload ends
- *   fd 4  the payload's gate: closed once this process is undumpable, which
+ *   fd 4  the payload's gate: a byte once this process is undumpable, which
  *         lets the payload go on to execute the command
  *
  * It reaps orphans and forwards every signal it receives to the payload.
@@ -133,6 +133,11 @@ init_main (int argc, char **argv)
   if ((argc != 2 && !in_template) || !parse_pid (argv[1], &payload))
     return SECURER_EXIT_SETUP;
   if ((!in_template && SYS5 (SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) || !supervisor_alive ())
+    return SECURER_EXIT_SETUP;
+  /* A byte, not just EOF: the payload tells this from pid 1 dying before
+   * it got here. */
+  static const char go = LAUNCH_GATE_BYTE;
+  if (SYS3 (SYS_write, GATE_FD, &go, 1) != 1)
     return SECURER_EXIT_SETUP;
   SYS1 (SYS_close, GATE_FD);
 

@@ -191,6 +191,31 @@ Test (run_cli, missing_required_mount_is_125_with_the_reason)
   free (probe);
 }
 
+/* The payload is forked before pid 1 builds the mounts: when a mount then
+ * fails, the command must not run at all, in any part of the sandbox. */
+Test (run_cli, a_failed_mount_never_lets_the_command_run)
+{
+  char extra[600], *out = NULL;
+  cr_assert (asprintf (&out, "%s/ran", tmpdir) > 0);
+  /* Neither seccomp nor Landlock: nothing else would hold the payload back. */
+  snprintf (extra, sizeof extra, "seccomp off\nlandlock off\nmount rw %s\nmount ro /securer-no-such-dir/y", tmpdir);
+  char *bad = write_policy ("bad-late-mount", extra);
+  for (int i = 0; i < 20; i++)
+    {
+      char *args[] = { "run", "--policy", bad, "--", "/bin/sh", "-c", "echo ran > \"$0\"", out, NULL };
+      struct cli_result r;
+      run_cli (args, -1, &r);
+      cr_assert_eq (r.status, 125, "%s", r.err);
+      cr_assert (strstr (r.err, "/securer-no-such-dir/y") != NULL, "%s", r.err);
+      cli_clear (&r);
+    }
+  struct timespec ts = { 0, 100 * 1000 * 1000 };
+  nanosleep (&ts, NULL);
+  cr_assert_eq (access (out, F_OK), -1, "the command ran in a sandbox whose setup failed");
+  free (bad);
+  free (out);
+}
+
 Test (run_cli, bad_policy_is_125)
 {
   char *args[] = { "run", "--policy", "/securer-no-such.policy", "--", "/bin/true", NULL };

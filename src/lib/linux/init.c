@@ -60,6 +60,8 @@ securer_linux_child_log (const char *fmt, ...)
   (void) !write (STDERR_FILENO, line, len);
 }
 
+static pid_t fork_payload (struct launch_plan *lp, int gate[2], int ready[2]);
+
 static void
 step (struct launch_plan *lp, const char *what)
 {
@@ -142,6 +144,18 @@ securer_init_main (struct launch_plan *lp)
       fail (lp, &err);
     }
 
+  /* The payload is forked now, before the mounts: its first steps (signal
+   * dispositions, a new session, the capability drop, no_new_privs: a few
+   * hundred system calls and the copy-on-write faults of a fresh fork)
+   * then run on another CPU while this process builds the sandbox, and it
+   * waits for the ready byte before anything that needs the new root.
+   * pivot_root moves its root and working directory along with ours. */
+  int gate[2], ready[2];
+  pid_t self = getpid ();
+  pid_t payload = fork_payload (lp, gate, ready);
+  if (payload == 0)
+    securer_payload_main (lp, self);
+
   const struct securer_policy *p = lp->p;
   if (p->namespaces & SECURER_NS_MOUNT)
     {
@@ -164,32 +178,35 @@ securer_init_main (struct launch_plan *lp)
       if (securer_linux_setup_network (p, &err) < 0)
         fail (lp, &err);
     }
-
-  pid_t self;
-  securer_init_fork_payload (lp, &self);
-  securer_payload_main (lp, self);
+  static const char go = LAUNCH_GATE_BYTE;
+  if (write (ready[1], &go, 1) != 1)
+    {
+      securer_error_set (&err, errno, "release the payload");
+      fail (lp, &err);
+    }
+  close (ready[1]);
+  exec_init (lp, payload, gate[1]);
 }
 
-void
-securer_init_fork_payload (struct launch_plan *lp, pid_t *init_pid)
+/* Blocks every signal and forks the payload.  Every signal stays blocked
+ * across the exec of securer-init, which takes them with sigwaitinfo: pid 1
+ * gets no default actions, and nothing is lost in between.  The gate (and
+ * the ready pipe, when ready is not NULL) go to lp in the payload. */
+static pid_t
+fork_payload (struct launch_plan *lp, int gate[2], int ready[2])
 {
   securer_err_t err = NULL;
-  /* Every signal is blocked before the fork and stays blocked across the
-   * exec below: securer-init takes them with sigwaitinfo, pid 1 gets no
-   * default actions, and nothing is lost in between. */
   sigset_t all;
   sigfillset (&all);
   sigprocmask (SIG_BLOCK, &all, NULL);
 
   /* The payload waits at this gate until securer-init has made itself
    * undumpable: before that it could be ptraced by the command. */
-  int gate[2];
-  if (pipe2 (gate, O_CLOEXEC) < 0)
+  if (pipe2 (gate, O_CLOEXEC) < 0 || (ready != NULL && pipe2 (ready, O_CLOEXEC) < 0))
     {
       securer_error_set (&err, errno, "pipe for the payload's gate");
       fail (lp, &err);
     }
-  pid_t self = getpid ();
   /* A raw clone, not fork(): glibc's fork takes the allocator's and stdio's
    * locks and runs the caller's atfork handlers, any of which a thread of
    * the caller (absent from this copy) may have held at clone time. */
@@ -203,9 +220,29 @@ securer_init_fork_payload (struct launch_plan *lp, pid_t *init_pid)
     {
       close (gate[1]);
       lp->gate_fd = gate[0];
+      if (ready != NULL)
+        {
+          close (ready[1]);
+          lp->ready_fd = ready[0];
+        }
+      return 0;
+    }
+  close (gate[0]);
+  if (ready != NULL)
+    close (ready[0]);
+  return payload;
+}
+
+void
+securer_init_fork_payload (struct launch_plan *lp, pid_t *init_pid)
+{
+  int gate[2];
+  pid_t self = getpid ();
+  pid_t payload = fork_payload (lp, gate, NULL);
+  if (payload == 0)
+    {
       *init_pid = self;
       return;
     }
-  close (gate[0]);
   exec_init (lp, payload, gate[1]);
 }

@@ -157,7 +157,9 @@ struct launch_plan {
   struct securer_cgroup *cg;              /* v1 groups init joins itself, or NULL */
   bool verbose;
   int init_fd;              /* securer-init, opened (O_PATH) before clone */
-  int gate_fd;              /* payload: EOF once securer-init is undumpable */
+  int gate_fd;              /* payload: a byte once securer-init is undumpable */
+  int ready_fd;             /* payload forked before the mounts: a byte once pid 1
+                               has built the sandbox (EOF: pid 1 failed), or -1 */
   const struct launch_template *tpl;  /* a session template (zygote.c), or NULL */
   bool want_filter;         /* the payload receives a seccomp program after READY */
   bool resume;              /* a session from a template: the payload returns into the
@@ -189,6 +191,10 @@ __attribute__ ((noreturn)) void securer_payload_main (struct launch_plan *lp, pi
  * only in the payload, with *init_pid the pid of its parent (as the payload
  * sees it) and lp->gate_fd its gate. */
 void securer_init_fork_payload (struct launch_plan *lp, pid_t *init_pid);
+/* The byte securer-init writes on the gate, and pid 1 on the ready pipe. */
+#define LAUNCH_GATE_BYTE 'g'
+/* Reads a gate: true when its byte came. */
+bool launch_wait_byte (int fd);
 
 /* ---- spawn.c: parent side, shared with template.c ------------------------ */
 int launch_await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, securer_err_t *err);

@@ -81,6 +81,18 @@ payload_fail_noalloc (struct launch_plan *lp, int status, int errnum, const char
   _exit (status);
 }
 
+/* A gate opens with one byte; EOF alone means its writer died first. */
+bool
+launch_wait_byte (int fd)
+{
+  char c;
+  ssize_t n;
+  do
+    n = read (fd, &c, 1);
+  while (n < 0 && errno == EINTR);
+  return n == 1 && c == LAUNCH_GATE_BYTE;
+}
+
 static void
 reset_signals (void)
 {
@@ -124,17 +136,26 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
       securer_error_set (&err, errno, "setsid");
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
     }
-  const char *cwd = p->cwd != NULL ? p->cwd : "/";
-  if (chdir (cwd) < 0)
-    {
-      securer_error_set (&err, errno, "chdir %s", cwd);
-      payload_fail (lp, SECURER_EXIT_SETUP, &err);
-    }
   if ((lp->tpl && lp->tpl->count ? securer_zygote_keep_setid_caps (&err) : securer_linux_drop_caps (&err)) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     {
       securer_error_set (&err, errno, "set no_new_privs");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
+  /* Forked before the mounts (the steps above ran meanwhile): the rest
+   * needs the sandbox's root.  Without pid 1's byte it failed and said
+   * why; the command must not run in a half-built sandbox. */
+  if (lp->ready_fd >= 0)
+    {
+      if (!launch_wait_byte (lp->ready_fd))
+        _exit (SECURER_EXIT_SETUP);
+      close (lp->ready_fd);
+    }
+  const char *cwd = p->cwd != NULL ? p->cwd : "/";
+  if (chdir (cwd) < 0)
+    {
+      securer_error_set (&err, errno, "chdir %s", cwd);
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
     }
 
@@ -151,14 +172,8 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
    * out of the command's reach.  The steps above (capabilities,
    * no_new_privs, Landlock) need no particular descriptors, so they run
    * while pid 1 is still executing securer-init. */
-  char gate_byte;
-  ssize_t gate_n;
-  while ((gate_n = read (lp->gate_fd, &gate_byte, 1)) != 0)
-    if (gate_n < 0 && errno != EINTR)
-      {
-        securer_error_set (&err, errno, "wait for securer-init");
-        payload_fail (lp, SECURER_EXIT_SETUP, &err);
-      }
+  if (!launch_wait_byte (lp->gate_fd))
+    _exit (SECURER_EXIT_SETUP);   /* pid 1 failed to become securer-init, and said so */
   close (lp->gate_fd);
   /* The sync socket goes to a fixed number at the payload's NOFILE hard
    * limit: the seccomp filter allows sendmsg on exactly that fd number, and
@@ -756,7 +771,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
   memset (&lp, 0, sizeof lp);
   struct securer_landlock_plan ll_plan;
   memset (&ll_plan, 0, sizeof ll_plan);
-  lp.init_fd = lp.gate_fd = -1;
+  lp.init_fd = lp.gate_fd = lp.ready_fd = -1;
   lp.p = p;
   lp.argv = opts->argv;
   lp.stdin_fd = opts->stdin_fd;
