@@ -152,6 +152,9 @@ securer_init_main (struct launch_plan *lp)
    * pivot_root moves its root and working directory along with ours. */
   int gate[2], ready[2];
   pid_t self = getpid ();
+  /* The loopback too is the payload's to bring up, while it still has its
+   * capabilities: off this process's path as well. */
+  lp->payload_network = (lp->p->namespaces & SECURER_NS_NET) != 0;
   pid_t payload = fork_payload (lp, gate, ready);
   if (payload == 0)
     securer_payload_main (lp, self);
@@ -171,12 +174,6 @@ securer_init_main (struct launch_plan *lp)
           securer_error_set (&err, errno, "sethostname '%s'", p->hostname);
           fail (lp, &err);
         }
-    }
-  if (p->namespaces & SECURER_NS_NET)
-    {
-      step (lp, "set up the network");
-      if (securer_linux_setup_network (p, &err) < 0)
-        fail (lp, &err);
     }
   static const char go = LAUNCH_GATE_BYTE;
   if (write (ready[1], &go, 1) != 1)

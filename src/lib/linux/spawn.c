@@ -136,6 +136,13 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
       securer_error_set (&err, errno, "setsid");
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
     }
+  if (lp->payload_network)
+    {
+      if (lp->verbose)
+        securer_linux_child_log ("set up the network");
+      if (securer_linux_setup_network (p, &err) < 0)
+        payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
   if ((lp->tpl && lp->tpl->count ? securer_zygote_keep_setid_caps (&err) : securer_linux_drop_caps (&err)) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
