@@ -216,6 +216,36 @@ Test (run_cli, a_failed_mount_never_lets_the_command_run)
   free (out);
 }
 
+/* The loopback is brought up during the launch (by the payload, before it
+ * drops its capabilities): reachable under `network loopback`, absent under
+ * `network none`. */
+Test (run_cli, loopback_is_up_only_when_the_policy_asks)
+{
+  /* minimal's filter refuses AF_INET sockets and its Landlock rules TCP
+   * connections: both off, to reach the network itself. */
+  char *lo = write_policy ("loopback", "seccomp off\nlandlock off\nnetwork loopback");
+  char *none = write_policy ("no-network", "seccomp off\nlandlock off\nnetwork none");
+  char *probe = probe_path ();
+  const struct {
+    const char *policy, *connect;
+  } cases[] = { { lo, "ECONNREFUSED" }, { none, "ENETUNREACH" } };
+  for (size_t i = 0; i < 2; i++)
+    {
+      char *args[] = { "run", "--policy", (char *) cases[i].policy, "--", probe, "connect", "127.0.0.1", "9", NULL };
+      struct cli_result r;
+      run_cli (args, -1, &r);
+      cr_assert_eq (r.status, 0, "%s", r.err);
+      char *v = kv (r.out, "connect");
+      cr_assert_not_null (v, "%s", r.out);
+      cr_assert_str_eq (v, cases[i].connect, "case %zu", i);
+      free (v);
+      cli_clear (&r);
+    }
+  free (lo);
+  free (none);
+  free (probe);
+}
+
 Test (run_cli, bad_policy_is_125)
 {
   char *args[] = { "run", "--policy", "/securer-no-such.policy", "--", "/bin/true", NULL };
