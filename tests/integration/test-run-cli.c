@@ -246,6 +246,55 @@ Test (run_cli, loopback_is_up_only_when_the_policy_asks)
   free (probe);
 }
 
+/* Interface names listed in a /proc/PID/net/dev text, space-separated. */
+static void
+interfaces (const char *dev, char *out, size_t len)
+{
+  out[0] = '\0';
+  for (const char *l = dev; l != NULL && *l; )
+    {
+      const char *colon = strchr (l, ':'), *nl = strchr (l, '\n');
+      if (colon != NULL && (nl == NULL || colon < nl))
+        {
+          while (*l == ' ')
+            l++;
+          size_t n = strlen (out);
+          snprintf (out + n, len - n, "%s%.*s", n ? " " : "", (int) (colon - l), l);
+        }
+      l = nl ? nl + 1 : NULL;
+    }
+}
+
+/* The network namespace is created by the payload, off pid 1's path, and
+ * pid 1 joins it: every process of the sandbox, pid 1 included, sees the
+ * sandbox's loopback alone, never the host's interfaces. */
+Test (run_cli, pid_1_is_in_the_sandbox_network_namespace)
+{
+  FILE *f = fopen ("/proc/self/net/dev", "r");
+  cr_assert_not_null (f);
+  char host[4096], buf[1024];
+  size_t n = fread (buf, 1, sizeof buf - 1, f);
+  fclose (f);
+  buf[n] = '\0';
+  interfaces (buf, host, sizeof host);
+  if (strcmp (host, "lo") == 0)
+    cr_skip_test ("the host has no interface but lo to tell its namespace from the sandbox's");
+  char *args[] = { "run", "--policy", policy_file, "--", "/bin/sh", "-c", "cat /proc/1/net/dev; echo; cat /proc/self/net/dev",
+                   NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  char *second = strstr (r.out, "\n\n");
+  cr_assert_not_null (second, "%s", r.out);
+  *second = '\0';
+  char inside1[512], inside_self[512];
+  interfaces (r.out, inside1, sizeof inside1);
+  interfaces (second + 2, inside_self, sizeof inside_self);
+  cr_assert_str_eq (inside1, "lo", "pid 1 sees interfaces '%s' (host: '%s')", inside1, host);
+  cr_assert_str_eq (inside_self, "lo", "the command sees '%s'", inside_self);
+  cli_clear (&r);
+}
+
 Test (run_cli, bad_policy_is_125)
 {
   char *args[] = { "run", "--policy", "/securer-no-such.policy", "--", "/bin/true", NULL };

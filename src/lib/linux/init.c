@@ -150,14 +150,39 @@ securer_init_main (struct launch_plan *lp)
    * then run on another CPU while this process builds the sandbox, and it
    * waits for the ready byte before anything that needs the new root.
    * pivot_root moves its root and working directory along with ours. */
-  int gate[2], ready[2];
+  int gate[2], ready[2], netready[2] = { -1, -1 };
   pid_t self = getpid ();
-  /* The loopback too is the payload's to bring up, while it still has its
-   * capabilities: off this process's path as well. */
-  lp->payload_network = (lp->p->namespaces & SECURER_NS_NET) != 0;
+  /* The network namespace too is the payload's to create (clone3 made
+   * none: spawn.c) and to set up while it still has its capabilities,
+   * off this process's path; this process joins it before the command can
+   * run. */
+  bool net = (lp->p->namespaces & SECURER_NS_NET) != 0;
+  if (net && pipe2 (netready, O_CLOEXEC) < 0)
+    {
+      securer_error_set (&err, errno, "pipe for the network's set-up");
+      fail (lp, &err);
+    }
   pid_t payload = fork_payload (lp, gate, ready);
   if (payload == 0)
-    securer_payload_main (lp, self);
+    {
+      if (net)
+        {
+          close (netready[0]);
+          lp->netready_fd = netready[1];
+        }
+      securer_payload_main (lp, self);
+    }
+  int payload_fd = -1;
+  if (net)
+    {
+      close (netready[1]);
+      payload_fd = (int) syscall (SYS_pidfd_open, payload, 0);
+      if (payload_fd < 0)
+        {
+          securer_error_set (&err, errno, "pidfd of the payload");
+          fail (lp, &err);
+        }
+    }
 
   const struct securer_policy *p = lp->p;
   if (p->namespaces & SECURER_NS_MOUNT)
@@ -174,6 +199,19 @@ securer_init_main (struct launch_plan *lp)
           securer_error_set (&err, errno, "sethostname '%s'", p->hostname);
           fail (lp, &err);
         }
+    }
+  if (net)
+    {
+      /* Without the payload's byte it failed and reported why. */
+      if (!launch_wait_byte (netready[0]))
+        _exit (SECURER_EXIT_SETUP);
+      close (netready[0]);
+      if (setns (payload_fd, CLONE_NEWNET) < 0)
+        {
+          securer_error_set (&err, errno, "join the sandbox's network namespace");
+          fail (lp, &err);
+        }
+      close (payload_fd);
     }
   static const char go = LAUNCH_GATE_BYTE;
   if (write (ready[1], &go, 1) != 1)

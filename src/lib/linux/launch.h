@@ -160,7 +160,9 @@ struct launch_plan {
   int gate_fd;              /* payload: a byte once securer-init is undumpable */
   int ready_fd;             /* payload forked before the mounts: a byte once pid 1
                                has built the sandbox (EOF: pid 1 failed), or -1 */
-  bool payload_network;     /* the payload brings the loopback up (forked early) */
+  int netready_fd;          /* payload forked early with a network namespace in the
+                               policy: it creates the namespace, sets it up and
+                               writes a byte here for pid 1 to join it; or -1 */
   const struct launch_template *tpl;  /* a session template (zygote.c), or NULL */
   bool want_filter;         /* the payload receives a seccomp program after READY */
   bool resume;              /* a session from a template: the payload returns into the
