@@ -23,7 +23,7 @@ cmd = bwrap if arg == "--bwrap" else [securer, "run", "--policy", arg, "--", "/b
 events = ["sched:sched_process_exec", "sched:sched_process_exit",
           "syscalls:sys_enter_clone3", "syscalls:sys_enter_pivot_root", "syscalls:sys_enter_umount",
           "syscalls:sys_exit_umount", "syscalls:sys_enter_seccomp", "syscalls:sys_enter_execve",
-          "syscalls:sys_enter_execveat"]
+          "syscalls:sys_enter_execveat", "syscalls:sys_exit_unshare", "syscalls:sys_exit_setns"]
 line_re = re.compile(r"\s*(\S+)\s+(\d+)\s+([\d.]+):\s+\S+:(\S+):\s*(.*)")
 
 
@@ -44,8 +44,12 @@ def steps(trace):
         return hit
     out = [("first syscall of the launcher", 0.0),
            ("clone3 (the sandbox's child)", first("sys_enter_clone3", launcher))]
+    # The payload makes the network namespace (after the cgroup one, which
+    # pid 1 unshares first) while pid 1 builds the mounts; pid 1 joins it.
+    out.append(("payload's network namespace made", first("sys_exit_unshare", last=True)))
     out.append(("pivot_root", first("sys_enter_pivot_root")))
     out.append(("old root detached", first("sys_exit_umount")))
+    out.append(("pid 1 joins it", first("sys_exit_setns")))
     out.append(("pid 1 execs securer-init", first("sys_enter_execveat")))
     # The launcher asks seccomp(2) about the kernel first; the payload's
     # filter is the last call.

@@ -3,6 +3,8 @@
  * R started in the shipped r policy. */
 #include <config.h>
 
+#include <sched.h>
+
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <sys/stat.h>
@@ -293,6 +295,41 @@ Test (run_cli, pid_1_is_in_the_sandbox_network_namespace)
   cr_assert_str_eq (inside1, "lo", "pid 1 sees interfaces '%s' (host: '%s')", inside1, host);
   cr_assert_str_eq (inside_self, "lo", "the command sees '%s'", inside_self);
   cli_clear (&r);
+}
+
+/* The payload is moved off pid 1's CPU while the sandbox is built; the
+ * command still gets the caller's CPU affinity, whatever it is. */
+Test (run_cli, the_command_has_the_callers_cpu_affinity)
+{
+  cpu_set_t all, one;
+  cr_assert_eq (sched_getaffinity (0, sizeof all, &all), 0);
+  CPU_ZERO (&one);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET (c, &all))
+      {
+        CPU_SET (c, &one);
+        break;
+      }
+  const cpu_set_t *masks[] = { &all, &one };
+  for (int i = 0; i < 2; i++)
+    {
+      cr_assert_eq (sched_setaffinity (0, sizeof *masks[i], masks[i]), 0);
+      char line[256], want[256] = "";
+      FILE *f = fopen ("/proc/self/status", "r");
+      cr_assert_not_null (f);
+      while (fgets (line, sizeof line, f))
+        if (strncmp (line, "Cpus_allowed_list:", 18) == 0)
+          snprintf (want, sizeof want, "%s", line);
+      fclose (f);
+      char *args[] = { "run", "--policy", policy_file, "--", "/bin/sh", "-c",
+                       "grep Cpus_allowed_list /proc/self/status", NULL };
+      struct cli_result r;
+      run_cli (args, -1, &r);
+      cr_assert_eq (sched_setaffinity (0, sizeof all, &all), 0);
+      cr_assert_eq (r.status, 0, "%s", r.err);
+      cr_assert_str_eq (r.out, want, "case %d", i);
+      cli_clear (&r);
+    }
 }
 
 Test (run_cli, bad_policy_is_125)

@@ -162,7 +162,22 @@ securer_init_main (struct launch_plan *lp)
       securer_error_set (&err, errno, "pipe for the network's set-up");
       fail (lp, &err);
     }
+  /* A new task starts on its parent's CPU and waits there while this
+   * process keeps it: the payload is moved off it (the mask without this
+   * CPU), so that its steps run beside this process's on an idle CPU; it
+   * puts its mask back before it goes on. */
+  bool spread = sched_getaffinity (0, sizeof lp->cpus, &lp->cpus) == 0 && CPU_COUNT (&lp->cpus) > 1;
+  lp->restore_cpus = spread;
   pid_t payload = fork_payload (lp, gate, ready);
+  if (payload != 0 && spread)
+    {
+      cpu_set_t others = lp->cpus;
+      int here = sched_getcpu ();
+      if (here >= 0 && here < CPU_SETSIZE)
+        CPU_CLR (here, &others);
+      if (CPU_COUNT (&others) > 0)
+        (void) sched_setaffinity (payload, sizeof others, &others);
+    }
   if (payload == 0)
     {
       if (net)

@@ -3,6 +3,7 @@
 #ifndef SECURER_LAUNCH_H
 #define SECURER_LAUNCH_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <signal.h>
@@ -160,6 +161,8 @@ struct launch_plan {
   int gate_fd;              /* payload: a byte once securer-init is undumpable */
   int ready_fd;             /* payload forked before the mounts: a byte once pid 1
                                has built the sandbox (EOF: pid 1 failed), or -1 */
+  bool restore_cpus;        /* payload moved off pid 1's CPU: cpus is its own mask */
+  cpu_set_t cpus;
   int netready_fd;          /* payload forked early with a network namespace in the
                                policy: it creates the namespace, sets it up and
                                writes a byte here for pid 1 to join it; or -1 */

@@ -167,6 +167,11 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
   /* Forked before the mounts (the steps above ran meanwhile): the rest
    * needs the sandbox's root.  Without pid 1's byte it failed and said
    * why; the command must not run in a half-built sandbox. */
+  if (lp->restore_cpus && sched_setaffinity (0, sizeof lp->cpus, &lp->cpus) < 0)
+    {
+      securer_error_set (&err, errno, "restore the CPU affinity");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
   if (lp->ready_fd >= 0)
     {
       if (!launch_wait_byte (lp->ready_fd))
