@@ -60,7 +60,7 @@ securer_linux_child_log (const char *fmt, ...)
   (void) !write (STDERR_FILENO, line, len);
 }
 
-static pid_t fork_payload (struct launch_plan *lp, int gate[2], int ready[2]);
+static pid_t fork_payload (struct launch_plan *lp, int gate[2]);
 
 static void
 step (struct launch_plan *lp, const char *what)
@@ -144,31 +144,24 @@ securer_init_main (struct launch_plan *lp)
       fail (lp, &err);
     }
 
-  /* The payload is forked now, before the mounts: its first steps (signal
-   * dispositions, a new session, the capability drop, no_new_privs: a few
-   * hundred system calls and the copy-on-write faults of a fresh fork)
-   * then run on another CPU while this process builds the sandbox, and it
-   * waits for the ready byte before anything that needs the new root.
-   * pivot_root moves its root and working directory along with ours. */
-  int gate[2], ready[2], netready[2] = { -1, -1 };
+  /* The payload is forked now, and it builds the sandbox's view itself
+   * (mounts, pivot_root, hostname: init.c's securer_init_build_view) while
+   * this process makes the network namespace and becomes securer-init:
+   * the two steps that pid 1 had to take one after the other before the
+   * command could start now run side by side, and pid 1 holds nothing of
+   * the caller long before the view is ready.  The payload joins the
+   * network namespace once securer-init has opened its gate (pivot_root
+   * moves pid 1's root along with the payload's). */
+  int gate[2];
   pid_t self = getpid ();
-  /* The network namespace too is the payload's to create (clone3 made
-   * none: spawn.c) and to set up while it still has its capabilities,
-   * off this process's path; this process joins it before the command can
-   * run. */
-  bool net = (lp->p->namespaces & SECURER_NS_NET) != 0;
-  if (net && pipe2 (netready, O_CLOEXEC) < 0)
-    {
-      securer_error_set (&err, errno, "pipe for the network's set-up");
-      fail (lp, &err);
-    }
+  lp->builds_view = true;
   /* A new task starts on its parent's CPU and waits there while this
    * process keeps it: the payload is moved off it (the mask without this
    * CPU), so that its steps run beside this process's on an idle CPU; it
    * puts its mask back before it goes on. */
   bool spread = sched_getaffinity (0, sizeof lp->cpus, &lp->cpus) == 0 && CPU_COUNT (&lp->cpus) > 1;
   lp->restore_cpus = spread;
-  pid_t payload = fork_payload (lp, gate, ready);
+  pid_t payload = fork_payload (lp, gate);
   if (payload != 0 && spread)
     {
       cpu_set_t others = lp->cpus;
@@ -179,26 +172,29 @@ securer_init_main (struct launch_plan *lp)
         (void) sched_setaffinity (payload, sizeof others, &others);
     }
   if (payload == 0)
+    securer_payload_main (lp, self);
+
+  /* A network namespace costs about 0.5 ms of kernel CPU to make (every
+   * pernet subsystem, the loopback device, sysctl tables): made here,
+   * beside the payload's mounts, not in clone3 (spawn.c). */
+  if (lp->p->namespaces & SECURER_NS_NET)
     {
-      if (net)
+      step (lp, "set up the network");
+      if (unshare (CLONE_NEWNET) < 0)
         {
-          close (netready[0]);
-          lp->netready_fd = netready[1];
-        }
-      securer_payload_main (lp, self);
-    }
-  int payload_fd = -1;
-  if (net)
-    {
-      close (netready[1]);
-      payload_fd = (int) syscall (SYS_pidfd_open, payload, 0);
-      if (payload_fd < 0)
-        {
-          securer_error_set (&err, errno, "pidfd of the payload");
+          securer_error_set (&err, errno, "unshare the network namespace");
           fail (lp, &err);
         }
+      if (securer_linux_setup_network (lp->p, &err) < 0)
+        fail (lp, &err);
     }
+  exec_init (lp, payload, gate[1]);
+}
 
+void
+securer_init_build_view (struct launch_plan *lp)
+{
+  securer_err_t err = NULL;
   const struct securer_policy *p = lp->p;
   if (p->namespaces & SECURER_NS_MOUNT)
     {
@@ -215,35 +211,14 @@ securer_init_main (struct launch_plan *lp)
           fail (lp, &err);
         }
     }
-  if (net)
-    {
-      /* Without the payload's byte it failed and reported why. */
-      if (!launch_wait_byte (netready[0]))
-        _exit (SECURER_EXIT_SETUP);
-      close (netready[0]);
-      if (setns (payload_fd, CLONE_NEWNET) < 0)
-        {
-          securer_error_set (&err, errno, "join the sandbox's network namespace");
-          fail (lp, &err);
-        }
-      close (payload_fd);
-    }
-  static const char go = LAUNCH_GATE_BYTE;
-  if (write (ready[1], &go, 1) != 1)
-    {
-      securer_error_set (&err, errno, "release the payload");
-      fail (lp, &err);
-    }
-  close (ready[1]);
-  exec_init (lp, payload, gate[1]);
 }
 
 /* Blocks every signal and forks the payload.  Every signal stays blocked
  * across the exec of securer-init, which takes them with sigwaitinfo: pid 1
- * gets no default actions, and nothing is lost in between.  The gate (and
- * the ready pipe, when ready is not NULL) go to lp in the payload. */
+ * gets no default actions, and nothing is lost in between.  The gate goes
+ * to lp in the payload. */
 static pid_t
-fork_payload (struct launch_plan *lp, int gate[2], int ready[2])
+fork_payload (struct launch_plan *lp, int gate[2])
 {
   securer_err_t err = NULL;
   sigset_t all;
@@ -252,7 +227,7 @@ fork_payload (struct launch_plan *lp, int gate[2], int ready[2])
 
   /* The payload waits at this gate until securer-init has made itself
    * undumpable: before that it could be ptraced by the command. */
-  if (pipe2 (gate, O_CLOEXEC) < 0 || (ready != NULL && pipe2 (ready, O_CLOEXEC) < 0))
+  if (pipe2 (gate, O_CLOEXEC) < 0)
     {
       securer_error_set (&err, errno, "pipe for the payload's gate");
       fail (lp, &err);
@@ -270,16 +245,9 @@ fork_payload (struct launch_plan *lp, int gate[2], int ready[2])
     {
       close (gate[1]);
       lp->gate_fd = gate[0];
-      if (ready != NULL)
-        {
-          close (ready[1]);
-          lp->ready_fd = ready[0];
-        }
       return 0;
     }
   close (gate[0]);
-  if (ready != NULL)
-    close (ready[0]);
   return payload;
 }
 
@@ -288,7 +256,7 @@ securer_init_fork_payload (struct launch_plan *lp, pid_t *init_pid)
 {
   int gate[2];
   pid_t self = getpid ();
-  pid_t payload = fork_payload (lp, gate, NULL);
+  pid_t payload = fork_payload (lp, gate);
   if (payload == 0)
     {
       *init_pid = self;

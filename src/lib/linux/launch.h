@@ -159,13 +159,10 @@ struct launch_plan {
   bool verbose;
   int init_fd;              /* securer-init, opened (O_PATH) before clone */
   int gate_fd;              /* payload: a byte once securer-init is undumpable */
-  int ready_fd;             /* payload forked before the mounts: a byte once pid 1
-                               has built the sandbox (EOF: pid 1 failed), or -1 */
+  bool builds_view;         /* the payload builds the sandbox's view (init.c) and
+                               joins pid 1's network namespace */
   bool restore_cpus;        /* payload moved off pid 1's CPU: cpus is its own mask */
   cpu_set_t cpus;
-  int netready_fd;          /* payload forked early with a network namespace in the
-                               policy: it creates the namespace, sets it up and
-                               writes a byte here for pid 1 to join it; or -1 */
   const struct launch_template *tpl;  /* a session template (zygote.c), or NULL */
   bool want_filter;         /* the payload receives a seccomp program after READY */
   bool resume;              /* a session from a template: the payload returns into the
@@ -197,6 +194,9 @@ __attribute__ ((noreturn)) void securer_payload_main (struct launch_plan *lp, pi
  * only in the payload, with *init_pid the pid of its parent (as the payload
  * sees it) and lp->gate_fd its gate. */
 void securer_init_fork_payload (struct launch_plan *lp, pid_t *init_pid);
+/* The payload's part of a cold launch: the filesystem view and the
+ * hostname; a failure is reported on the setup socket and exits. */
+void securer_init_build_view (struct launch_plan *lp);
 /* The byte securer-init writes on the gate, and pid 1 on the ready pipe. */
 #define LAUNCH_GATE_BYTE 'g'
 /* Reads a gate: true when its byte came. */

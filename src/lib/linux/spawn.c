@@ -93,6 +93,15 @@ launch_wait_byte (int fd)
   return n == 1 && c == LAUNCH_GATE_BYTE;
 }
 
+/* Until securer-init's byte: without it pid 1 failed a step and said so. */
+static void
+wait_gate (struct launch_plan *lp)
+{
+  if (!launch_wait_byte (lp->gate_fd))
+    _exit (SECURER_EXIT_SETUP);
+  close (lp->gate_fd);
+}
+
 static void
 reset_signals (void)
 {
@@ -136,26 +145,29 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
       securer_error_set (&err, errno, "setsid");
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
     }
-  bool made_net = lp->netready_fd >= 0;
-  if (made_net)
+  if (lp->builds_view)
     {
-      if (lp->verbose)
-        securer_linux_child_log ("set up the network");
-      if (unshare (CLONE_NEWNET) < 0)
+      securer_init_build_view (lp);
+      if (lp->restore_cpus && sched_setaffinity (0, sizeof lp->cpus, &lp->cpus) < 0)
         {
-          securer_error_set (&err, errno, "unshare the network namespace");
+          securer_error_set (&err, errno, "restore the CPU affinity");
           payload_fail (lp, SECURER_EXIT_SETUP, &err);
         }
-      if (securer_linux_setup_network (p, &err) < 0)
-        payload_fail (lp, SECURER_EXIT_SETUP, &err);
-      /* Joining through a pidfd takes ptrace access, and this copy of a
-       * process that changed its uid is not dumpable (its memory belongs
-       * to a namespace pid 1 has no capability in): dumpable until pid 1
-       * has joined, which the ready byte says. */
-      static const char go = LAUNCH_GATE_BYTE;
-      if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 || write (lp->netready_fd, &go, 1) != 1)
-        _exit (SECURER_EXIT_SETUP);
-      close (lp->netready_fd);
+      /* securer-init's byte: pid 1 holds nothing of the caller, cannot be
+       * ptraced, and has made the network namespace, which this process
+       * joins (through pid 1's pidfd: that takes ptrace access, which the
+       * capabilities still held here give). */
+      wait_gate (lp);
+      if (p->namespaces & SECURER_NS_NET)
+        {
+          int pfd = (int) syscall (SYS_pidfd_open, init_pid, 0);
+          if (pfd < 0 || setns (pfd, CLONE_NEWNET) < 0)
+            {
+              securer_error_set (&err, errno, "join the sandbox's network namespace");
+              payload_fail (lp, SECURER_EXIT_SETUP, &err);
+            }
+          close (pfd);
+        }
     }
   if ((lp->tpl && lp->tpl->count ? securer_zygote_keep_setid_caps (&err) : securer_linux_drop_caps (&err)) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
@@ -163,22 +175,6 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
     {
       securer_error_set (&err, errno, "set no_new_privs");
       payload_fail (lp, SECURER_EXIT_SETUP, &err);
-    }
-  /* Forked before the mounts (the steps above ran meanwhile): the rest
-   * needs the sandbox's root.  Without pid 1's byte it failed and said
-   * why; the command must not run in a half-built sandbox. */
-  if (lp->restore_cpus && sched_setaffinity (0, sizeof lp->cpus, &lp->cpus) < 0)
-    {
-      securer_error_set (&err, errno, "restore the CPU affinity");
-      payload_fail (lp, SECURER_EXIT_SETUP, &err);
-    }
-  if (lp->ready_fd >= 0)
-    {
-      if (!launch_wait_byte (lp->ready_fd))
-        _exit (SECURER_EXIT_SETUP);
-      close (lp->ready_fd);
-      if (made_net && prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-        _exit (SECURER_EXIT_SETUP);
     }
   const char *cwd = p->cwd != NULL ? p->cwd : "/";
   if (chdir (cwd) < 0)
@@ -200,9 +196,8 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
    * out of the command's reach.  The steps above (capabilities,
    * no_new_privs, Landlock) need no particular descriptors, so they run
    * while pid 1 is still executing securer-init. */
-  if (!launch_wait_byte (lp->gate_fd))
-    _exit (SECURER_EXIT_SETUP);   /* pid 1 failed to become securer-init, and said so */
-  close (lp->gate_fd);
+  if (!lp->builds_view)
+    wait_gate (lp);
   /* The sync socket goes to a fixed number at the payload's NOFILE hard
    * limit: the seccomp filter allows sendmsg on exactly that fd number, and
    * after exec (CLOEXEC) the command can never own an fd that high.  The
@@ -801,7 +796,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
   memset (&lp, 0, sizeof lp);
   struct securer_landlock_plan ll_plan;
   memset (&ll_plan, 0, sizeof ll_plan);
-  lp.init_fd = lp.gate_fd = lp.ready_fd = lp.netready_fd = -1;
+  lp.init_fd = lp.gate_fd = -1;
   lp.p = p;
   lp.argv = opts->argv;
   lp.stdin_fd = opts->stdin_fd;
