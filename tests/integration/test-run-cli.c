@@ -193,8 +193,8 @@ Test (run_cli, missing_required_mount_is_125_with_the_reason)
   free (probe);
 }
 
-/* The payload is forked before pid 1 builds the mounts: when a mount then
- * fails, the command must not run at all, in any part of the sandbox. */
+/* The payload builds the mounts while pid 1 becomes securer-init: when a
+ * mount fails, the command must not run at all, in any part of the sandbox. */
 Test (run_cli, a_failed_mount_never_lets_the_command_run)
 {
   char extra[600], *out = NULL;
@@ -218,9 +218,9 @@ Test (run_cli, a_failed_mount_never_lets_the_command_run)
   free (out);
 }
 
-/* The loopback is brought up during the launch (by the payload, before it
- * drops its capabilities): reachable under `network loopback`, absent under
- * `network none`. */
+/* The loopback is brought up during the launch (after clone3, in the
+ * network namespace made then): reachable under `network loopback`,
+ * absent under `network none`. */
 Test (run_cli, loopback_is_up_only_when_the_policy_asks)
 {
   /* minimal's filter refuses AF_INET sockets and its Landlock rules TCP
@@ -267,9 +267,10 @@ interfaces (const char *dev, char *out, size_t len)
     }
 }
 
-/* The network namespace is created by the payload, off pid 1's path, and
- * pid 1 joins it: every process of the sandbox, pid 1 included, sees the
- * sandbox's loopback alone, never the host's interfaces. */
+/* The network namespace is made after clone3 (by pid 1, beside the
+ * payload's mounts) and the payload joins it: every process of the
+ * sandbox, pid 1 included, sees the sandbox's loopback alone, never the
+ * host's interfaces. */
 Test (run_cli, pid_1_is_in_the_sandbox_network_namespace)
 {
   FILE *f = fopen ("/proc/self/net/dev", "r");
