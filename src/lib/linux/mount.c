@@ -183,21 +183,24 @@ open_name (int dirfd, const char *name, struct stat *st)
   return fd;
 }
 
-/* open_name for a directory that is about to be walked through. */
+/* open_name for a directory that is about to be walked through.
+ * O_DIRECTORY stands in for the stat: anything that is not a directory,
+ * a symlink included, fails with ENOTDIR, and only then is open_name
+ * asked which it was (ELOOP for a link, as before). */
 static int
 open_dir_name (int dirfd, const char *name)
 {
+  int fd = sys_openat2 (dirfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC,
+                        RESOLVE_STRICT);
+  if (fd >= 0 || errno != ENOTDIR)
+    return fd;
   struct stat st;
-  int fd = open_name (dirfd, name, &st);
+  fd = open_name (dirfd, name, &st);
   if (fd < 0)
     return -1;
-  if (!S_ISDIR (st.st_mode))
-    {
-      close (fd);
-      errno = ENOTDIR;
-      return -1;
-    }
-  return fd;
+  close (fd);
+  errno = ENOTDIR;
+  return -1;
 }
 
 /* Splits an absolute sandbox path into components; refuses "." and "..",
@@ -232,12 +235,18 @@ check_dest (const char *dest, securer_err_t *err)
 /* Opens the directory that will contain `dest`'s last component, creating
  * missing intermediate directories (0755).  Never follows a symlink and
  * never leaves the new root.  *last points into buf (PATH_MAX bytes: this
- * runs in the sandbox's child, which allocates nothing). */
+ * runs in the sandbox's child, which allocates nothing).  The result may
+ * be r->rootfd itself (a destination directly below the root): release it
+ * with put_parent.  *fresh (may be NULL) tells whether the directory is one
+ * where the last component is most likely missing: the root tmpfs, or a
+ * directory this call created. */
 static int
 open_parent (struct rootfs *r, const char *dest, bool create, char *buf, char **last,
-             securer_err_t *err)
+             bool *fresh, securer_err_t *err)
 {
   *last = NULL;
+  if (fresh != NULL)
+    *fresh = false;
   if (check_dest (dest, err) < 0)
     return -1;
   if (strlen (dest) >= PATH_MAX)
@@ -259,58 +268,92 @@ open_parent (struct rootfs *r, const char *dest, bool create, char *buf, char **
   const char *rel = buf;
   while (*rel == '/')
     rel++;
-  if (*rel != '\0')
+  if (*rel == '\0')
     {
-      int fd = sys_openat2 (r->rootfd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_STRICT);
-      if (fd >= 0)
-        return fd;
+      if (fresh != NULL)
+        *fresh = true;
+      return r->rootfd;
     }
-  int cur = fcntl (r->rootfd, F_DUPFD_CLOEXEC, 3);
-  if (cur < 0)
-    return securer_error_set (err, errno, "dup root fd");
+  int fd = sys_openat2 (r->rootfd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_STRICT);
+  if (fd >= 0)
+    return fd;
+  int cur = r->rootfd;
+  bool made = false;
   char *save = NULL;
   for (char *comp = strtok_r (buf, "/", &save); comp != NULL; comp = strtok_r (NULL, "/", &save))
     {
-      int next = open_dir_name (cur, comp);
-      if (next < 0 && errno == ENOENT && create)
+      /* Below a directory made here nothing exists yet: no lookup first. */
+      int next = made ? -1 : open_dir_name (cur, comp);
+      if (made || (next < 0 && errno == ENOENT && create))
         {
           if (mkdirat (cur, comp, 0755) < 0 && errno != EEXIST)
             {
               int e = errno;
-              close (cur);
+              if (cur != r->rootfd)
+                close (cur);
               return securer_error_set (err, e, "create directory %s in %s", comp, dest);
             }
+          made = true;
           next = open_dir_name (cur, comp);
         }
       if (next < 0)
         {
           int e = errno;
-          close (cur);
+          if (cur != r->rootfd)
+            close (cur);
           if (e == ELOOP)
             securer_error_set (err, e, "refusing to follow symlink %s in %s", comp, dest);
           else
             securer_error_set (err, e, "open %s in %s", comp, dest);
           return -1;
         }
-      close (cur);
+      if (cur != r->rootfd)
+        close (cur);
       cur = next;
     }
+  if (fresh != NULL)
+    *fresh = made;
   return cur;
+}
+
+/* Releases what open_parent returned. */
+static void
+put_parent (struct rootfs *r, int fd)
+{
+  if (fd >= 0 && fd != r->rootfd)
+    close (fd);
 }
 
 enum target_kind { TARGET_DIR, TARGET_FILE };
 
-/* Opens (creating when missing) the mount point for dest as an O_PATH fd. */
+/* Opens (creating when missing) the mount point for dest as an O_PATH fd.
+ * In a fresh directory (open_parent) the mount point is made first and
+ * looked up after: one failed lookup less, and a directory needs no stat
+ * (O_DIRECTORY checks the type).  Anything unexpected on that path (the
+ * name exists, a race, an error) falls through to the general one, which
+ * says what was wrong. */
 static int
 open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t mode,
              securer_err_t *err)
 {
   char copy[PATH_MAX], *last;
-  int parent = open_parent (r, dest, true, copy, &last, err);
+  bool fresh;
+  int parent = open_parent (r, dest, true, copy, &last, &fresh, err);
   if (parent < 0)
     return -1;
   struct stat st;
-  int fd = open_name (parent, last, &st);
+  int fd = -1;
+  if (fresh && kind == TARGET_DIR && mkdirat (parent, last, mode) == 0)
+    {
+      fd = sys_openat2 (parent, last, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC,
+                        RESOLVE_STRICT);
+      if (fd >= 0)
+        goto out;
+    }
+  else if (fresh && kind == TARGET_FILE && mknodat (parent, last, S_IFREG | 0644, 0) == 0)
+    fd = open_name (parent, last, &st);
+  if (fd < 0)
+    fd = open_name (parent, last, &st);
   if (fd < 0 && errno == ENOENT)
     {
       int rc = kind == TARGET_DIR ? mkdirat (parent, last, mode)
@@ -342,7 +385,7 @@ open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t
       close_fd (&fd);
     }
 out:
-  close (parent);
+  put_parent (r, parent);
   return fd;
 }
 
@@ -599,7 +642,7 @@ static int
 open_existing (struct rootfs *r, const char *path, securer_err_t *err)
 {
   char copy[PATH_MAX], *last;
-  int parent = open_parent (r, path, false, copy, &last, err);
+  int parent = open_parent (r, path, false, copy, &last, NULL, err);
   if (parent < 0)
     {
       if (securer_error_errno (*err) == ENOENT || securer_error_errno (*err) == ENOTDIR)
@@ -612,7 +655,7 @@ open_existing (struct rootfs *r, const char *path, securer_err_t *err)
   struct stat st;
   int fd = open_name (parent, last, &st);
   int e = errno;
-  close (parent);
+  put_parent (r, parent);
   if (fd < 0)
     {
       if (e == ENOENT)
@@ -862,12 +905,12 @@ static int
 make_symlink (struct rootfs *r, const char *target, const char *dest, securer_err_t *err)
 {
   char copy[PATH_MAX], *last;
-  int parent = open_parent (r, dest, true, copy, &last, err);
+  int parent = open_parent (r, dest, true, copy, &last, NULL, err);
   if (parent < 0)
     return -1;
   int rc = symlinkat (target, parent, last);
   int e = errno;
-  close (parent);
+  put_parent (r, parent);
   if (rc < 0)
     return securer_error_set (err, e, "create symlink %s -> %s", dest, target);
   return 0;
