@@ -475,42 +475,31 @@ new_tmpfs (uint64_t size, uint32_t mode, uint64_t attr, securer_err_t *err)
   return new_fs ("tmpfs", "tmpfs", opts, n, attr, err);
 }
 
-/* Mounts a new tmpfs at dest (a directory created when missing). */
-/* Size of the shm tmpfs inside a `mount dev`. */
-
+/* Mounts a new tmpfs at dest (a directory created when missing) and
+ * returns its mount's fd, which is the root of the tmpfs. */
 static int
-mount_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode, uint64_t attr,
-                securer_err_t *err)
+attach_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode, uint64_t attr,
+                 securer_err_t *err)
 {
   int target = open_target (r, dest, TARGET_DIR, 0755, err);
   if (target < 0)
     return -1;
   int mnt = new_tmpfs (size, mode, attr, err);
-  int rc = mnt < 0 ? -1 : attach (mnt, target, dest, err);
-  close_fd (&mnt);
+  if (mnt >= 0 && attach (mnt, target, dest, err) < 0)
+    close_fd (&mnt);
   close (target);
-  return rc;
+  return mnt;
 }
 
-/* Binds a host device node (cloned from the host's /dev) at dest. */
 static int
-bind_host_node (struct rootfs *r, const char *host_path, const char *dest, uint64_t attr,
+mount_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode, uint64_t attr,
                 securer_err_t *err)
 {
-  int tree = clone_tree (AT_FDCWD, host_path, 0, err);
-  if (tree < 0)
+  int mnt = attach_tmpfs_at (r, dest, size, mode, attr, err);
+  if (mnt < 0)
     return -1;
-  int target = -1, rc = -1;
-  if (set_attr (tree, AT_RECURSIVE, attr, host_path, err) < 0)
-    goto out;
-  target = open_target (r, dest, TARGET_FILE, 0, err);
-  if (target < 0)
-    goto out;
-  rc = attach (tree, target, dest, err);
-out:
-  close_fd (&target);
-  close (tree);
-  return rc;
+  close (mnt);
+  return 0;
 }
 
 /* Files made for the sandbox's /proc (content_tree), named in a scratch
@@ -680,15 +669,6 @@ mask_path (struct rootfs *r, const char *path, securer_err_t *err)
   return rc;
 }
 
-/* dir/name into buf (PATH_MAX bytes); NULL when it does not fit. */
-static char *
-join (char *buf, const char *dir, const char *name)
-{
-  size_t n = strlen (dir);
-  int k = snprintf (buf, PATH_MAX, "%s%s%s", dir, (n > 0 && dir[n - 1] == '/') ? "" : "/", name);
-  return k < 0 || k >= PATH_MAX ? NULL : buf;
-}
-
 /* ---- the mount types ----------------------------------------------------- */
 
 static int
@@ -706,31 +686,54 @@ do_bind (struct rootfs *r, const struct securer_mount *m, int tree, securer_err_
   return rc;
 }
 
-/* Entries of the procfs mounted at `proc` (an fd of its root) are reached
- * by name relative to it, without opening them first: the procfs is new,
- * nothing of the sandbox runs yet, nothing but our own masks is mounted on
- * it, and none of the names below crosses a symlink (move_mount does not
- * follow a final one).  That saves an open, a stat and a close per entry,
- * about half of the system calls of /proc's setup. */
+/* Entries of a filesystem made here (the procfs mounted at `proc`, an fd
+ * of its root; the tmpfs of a `mount dev`) are reached by name relative to
+ * it, without opening them first: the filesystem is new, nothing of the
+ * sandbox runs yet, nothing but our own mounts is mounted on it, and none
+ * of the names below crosses a symlink (move_mount does not follow a final
+ * one).  That saves an open, a stat and a close per entry. */
 
 /* "dest/name" into buf (256 bytes), for messages. */
 static const char *
-proc_path (char *buf, const char *dest, const char *name)
+entry_path (char *buf, const char *dest, const char *name)
 {
   snprintf (buf, 256, "%s/%s", dest, name);
   return buf;
 }
 
-/* Attaches `tree` over the proc entry `name`; closes nothing. */
+/* Attaches `tree` over the entry `name` of `dir`; closes nothing. */
 static int
-proc_attach (int tree, int proc, const char *dest, const char *name, securer_err_t *err)
+attach_name (int tree, int dir, const char *dest, const char *name, securer_err_t *err)
 {
-  if (move_mount (tree, "", proc, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+  if (move_mount (tree, "", dir, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
     {
       char path[256];
-      return securer_error_set (err, errno, "attach mount on %s", proc_path (path, dest, name));
+      return securer_error_set (err, errno, "attach mount on %s", entry_path (path, dest, name));
     }
   return 0;
+}
+
+/* attach_name for a new tree (-1: making it failed, err set); its fd is
+ * closed either way. */
+static int
+attach_name_close (int tree, int dir, const char *dest, const char *name, securer_err_t *err)
+{
+  if (tree < 0)
+    return -1;
+  int rc = attach_name (tree, dir, dest, name, err);
+  close (tree);
+  return rc;
+}
+
+/* Makes the mount point `name` (a directory, or an empty file) in `dir`,
+ * a filesystem made here. */
+static int
+make_point (int dir, const char *dest, const char *name, bool is_dir, securer_err_t *err)
+{
+  if ((is_dir ? mkdirat (dir, name, 0755) : mknodat (dir, name, S_IFREG | 0644, 0)) == 0)
+    return 0;
+  char path[256];
+  return securer_error_set (err, errno, "create mount point %s", entry_path (path, dest, name));
 }
 
 /* Hides the proc entry `name` when this kernel has it. */
@@ -741,13 +744,13 @@ proc_mask (struct rootfs *r, int proc, const char *dest, const char *name, secur
   struct stat st;
   if (fstatat (proc, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return errno == ENOENT ? 0 : securer_error_set (err, errno, "stat %s",
-                                                    proc_path (path, dest, name));
+                                                    entry_path (path, dest, name));
   bool dir = S_ISDIR (st.st_mode);
   int tree = mask_source (r, dir, err);
   if (tree < 0)
     return -1;
-  return mask_done (r, dir, tree, proc_attach (tree, proc, dest, name, err),
-                    proc_path (path, dest, name));
+  return mask_done (r, dir, tree, attach_name (tree, proc, dest, name, err),
+                    entry_path (path, dest, name));
 }
 
 /* Binds the proc entry `name` read-only over itself, with what is mounted
@@ -761,12 +764,12 @@ proc_readonly_entry (struct rootfs *r, int proc, const char *dest, const char *n
                         | AT_SYMLINK_NOFOLLOW);
   if (tree < 0)
     return errno == ENOENT ? 0 : securer_error_set (err, errno, "clone %s",
-                                                    proc_path (path, dest, name));
+                                                    entry_path (path, dest, name));
   int rc = -1;
   if (set_attr (tree, AT_RECURSIVE,
                 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-                proc_path (path, dest, name), err) == 0
-      && proc_attach (tree, proc, dest, name, err) == 0)
+                entry_path (path, dest, name), err) == 0
+      && attach_name (tree, proc, dest, name, err) == 0)
     {
       rc = 0;
       log_step (r, "read-only %s", path);
@@ -784,12 +787,12 @@ proc_replace (struct rootfs *r, int proc, const char *dest, const char *name,
   struct stat st;
   if (fstatat (proc, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return errno == ENOENT ? 0 : securer_error_set (err, errno, "stat %s",
-                                                    proc_path (path, dest, name));
+                                                    entry_path (path, dest, name));
   int tree = content_tree (r, name_in_scratch, text, err);
-  int rc = tree < 0 ? -1 : proc_attach (tree, proc, dest, name, err);
+  int rc = tree < 0 ? -1 : attach_name (tree, proc, dest, name, err);
   close_fd (&tree);
   if (rc == 0)
-    log_step (r, "per-sandbox %s", proc_path (path, dest, name));
+    log_step (r, "per-sandbox %s", entry_path (path, dest, name));
   return rc;
 }
 
@@ -916,53 +919,50 @@ make_symlink (struct rootfs *r, const char *target, const char *dest, securer_er
   return 0;
 }
 
+/* The minimal /dev.  Its entries are made by name in the new tmpfs
+ * itself, through the fd of its mount: nothing but this function has
+ * written there, so no name can be a link or exist already, and nothing
+ * needs to be looked up or reopened. */
 static int
 do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
 {
   /* The tmpfs itself holds no device nodes: the bound host nodes are
    * separate mounts that keep their own (dev-allowing) flags. */
-  if (mount_tmpfs_at (r, m->dest, 1 << 20, 0755,
-                      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err) < 0)
+  int dev = attach_tmpfs_at (r, m->dest, 1 << 20, 0755,
+                             MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+  if (dev < 0)
     return -1;
-
-  char buf[PATH_MAX], *path = NULL;
+  char path[256];
   int rc = -1;
   for (size_t i = 0; i < sizeof dev_nodes / sizeof *dev_nodes; i++)
     {
       char host[64];
       snprintf (host, sizeof host, "/dev/%s", dev_nodes[i]);
-      path = join (buf, m->dest, dev_nodes[i]);
-      if (path == NULL)
-        goto toolong;
-      if (bind_host_node (r, host, path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err) < 0)
+      /* The mount point first: a clone closed without being attached
+       * would cost an RCU grace period. */
+      if (make_point (dev, m->dest, dev_nodes[i], false, err) < 0
+          || attach_name_close (clone_tree (AT_FDCWD, host, 0, err), dev, m->dest, dev_nodes[i],
+                                err) < 0)
         goto out;
     }
 
   /* A private devpts instance: the sandbox sees only its own ptys. */
-  if ((path = join (buf, m->dest, "pts")) == NULL)
-    goto toolong;
-  int target = open_target (r, path, TARGET_DIR, 0755, err);
-  if (target < 0)
-    goto out;
   static const struct fsopt pts_opts[] = {
     { "newinstance", NULL }, { "ptmxmode", "0666" }, { "mode", "0620" },
   };
-  int mnt = new_fs ("devpts", "devpts", pts_opts, 3, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
-  rc = mnt < 0 ? -1 : attach (mnt, target, path, err);
-  close_fd (&mnt);
-  close (target);
-  if (rc < 0)
-    goto out;
-  rc = -1;
-
-  if ((path = join (buf, m->dest, "shm")) == NULL)
-    goto toolong;
   /* Sized: RLIMIT_FSIZE caps each file, not how many there are, and an
    * unsized tmpfs may take half the host's memory.  A policy that needs
    * more mounts its own tmpfs on /dev/shm after the dev entry. */
-  if (mount_tmpfs_at (r, path, SECURER_DEV_SHM_SIZE, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-                      err) < 0)
-    goto out;
+  static const char *const dirs[] = { "pts", "shm" };
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+    if (make_point (dev, m->dest, dirs[i], true, err) < 0
+        || attach_name_close (i == 0 ? new_fs ("devpts", "devpts", pts_opts, 3,
+                                               MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err)
+                                     : new_tmpfs (SECURER_DEV_SHM_SIZE, 01777,
+                                                  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                                                    | MOUNT_ATTR_NOEXEC, err),
+                              dev, m->dest, dirs[i], err) < 0)
+      goto out;
 
   static const char *const links[][2] = {
     { "ptmx", "pts/ptmx" },         { "fd", "/proc/self/fd" },
@@ -970,28 +970,22 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
     { "stderr", "/proc/self/fd/2" },
   };
   for (size_t i = 0; i < sizeof links / sizeof *links; i++)
-    {
-      if ((path = join (buf, m->dest, links[i][0])) == NULL)
-        goto toolong;
-      if (make_symlink (r, links[i][1], path, err) < 0)
+    if (symlinkat (links[i][1], dev, links[i][0]) < 0)
+      {
+        securer_error_set (err, errno, "create symlink %s -> %s",
+                           entry_path (path, m->dest, links[i][0]), links[i][1]);
         goto out;
-    }
+      }
 
-  /* Populated: nothing may be added to /dev itself any more (the shm
-   * and pts mounts below it keep their own flags). */
-  int devfd = open_existing (r, m->dest, err);
-  if (devfd < 0)
-    {
-      if (*err == NULL)
-        securer_error_set (err, ENOENT, "reopen %s", m->dest);
-      goto out;
-    }
-  rc = set_attr (devfd, 0, MOUNT_ATTR_RDONLY, m->dest, err);
-  close (devfd);
-  goto out;
-toolong:
-  securer_error_set (err, ENAMETOOLONG, "build %s", m->dest);
+  /* The host's nodes were cloned with the host's flags; one call gives
+   * them nosuid and noexec (no process of the sandbox exists yet, and
+   * pts, shm and the tmpfs have both already).  Then, populated: nothing
+   * may be added to /dev itself any more (the shm and pts mounts below
+   * it keep their own flags). */
+  if (set_attr (dev, AT_RECURSIVE, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, m->dest, err) == 0)
+    rc = set_attr (dev, 0, MOUNT_ATTR_RDONLY, m->dest, err);
 out:
+  close (dev);
   return rc;
 }
 
