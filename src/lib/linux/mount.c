@@ -79,6 +79,11 @@ static const char *const proc_masked[] = {
   /* host devices and drivers */
   "acpi", "scsi", "asound", "driver", "firmware",
 };
+/* The entries of proc_masked that are directories: the others are files.
+ * Only a hint that saves a stat per entry: an entry of the other kind is
+ * refused by the kernel (ENOTDIR) and then looked at. */
+static const char *const proc_masked_dirs[] = { "pressure", "acpi", "scsi", "asound", "driver",
+                                                "firmware" };
 /* Not here, to save a mount each: entries only host root can read (0400:
  * pagetypeinfo, slabinfo, vmallocinfo; the sandbox never maps host root),
  * and static descriptions of the hardware (iomem and ioports, addresses
@@ -97,6 +102,10 @@ struct rootfs {
   int scratch;       /* directory of content_tree's files, or -1 */
   char scratch_name[32];
   bool bare_proc;    /* a template's proc: nothing mounted over it (zygote.c) */
+  /* The proc entries (names in proc_masked) the first file and directory
+   * masks were attached on; the others are bound from there by name. */
+  const char *proc_first_file;
+  const char *proc_first_dir;
 };
 
 static void log_step (const struct rootfs *r, const char *fmt, ...)
@@ -736,21 +745,63 @@ make_point (int dir, const char *dest, const char *name, bool is_dir, securer_er
   return securer_error_set (err, errno, "create mount point %s", entry_path (path, dest, name));
 }
 
-/* Hides the proc entry `name` when this kernel has it. */
+static bool
+proc_masked_dir (const char *name)
+{
+  for (size_t i = 0; i < sizeof proc_masked_dirs / sizeof *proc_masked_dirs; i++)
+    if (strcmp (name, proc_masked_dirs[i]) == 0)
+      return true;
+  return false;
+}
+
+/* Hides the proc entry `name` when this kernel has it.  The first mask of
+ * each kind is a detached mount attached by fd; every later one is a bind
+ * of that first one by name (the caller has made the procfs's root the
+ * working directory).  One mount(2) per entry, present or not: no stat, no
+ * detached copy and no descriptor, and the bind carries the first mask's
+ * flags (read-only, nosuid, nodev, noexec).  The names are fixed procfs
+ * entries of a procfs nothing else has touched, so the path mount(2)
+ * resolves cannot lead anywhere else; a missing entry fails with ENOENT. */
 static int
 proc_mask (struct rootfs *r, int proc, const char *dest, const char *name, securer_err_t *err)
 {
   char path[256];
+  bool dir = proc_masked_dir (name);
+  const char *first = dir ? r->proc_first_dir : r->proc_first_file;
+  if (first != NULL)
+    {
+      if (mount (first, name, NULL, MS_BIND, NULL) == 0)
+        {
+          log_step (r, "mask %s", entry_path (path, dest, name));
+          return 0;
+        }
+      if (errno == ENOENT)
+        return 0;
+      if (errno != ENOTDIR)
+        return securer_error_set (err, errno, "mask %s", entry_path (path, dest, name));
+      /* Not of the kind the table says: look. */
+    }
   struct stat st;
   if (fstatat (proc, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return errno == ENOENT ? 0 : securer_error_set (err, errno, "stat %s",
                                                     entry_path (path, dest, name));
-  bool dir = S_ISDIR (st.st_mode);
+  dir = S_ISDIR (st.st_mode);
+  first = dir ? r->proc_first_dir : r->proc_first_file;
+  if (first != NULL)
+    {
+      if (mount (first, name, NULL, MS_BIND, NULL) < 0)
+        return securer_error_set (err, errno, "mask %s", entry_path (path, dest, name));
+      log_step (r, "mask %s", entry_path (path, dest, name));
+      return 0;
+    }
   int tree = mask_source (r, dir, err);
   if (tree < 0)
     return -1;
-  return mask_done (r, dir, tree, attach_name (tree, proc, dest, name, err),
-                    entry_path (path, dest, name));
+  int rc = mask_done (r, dir, tree, attach_name (tree, proc, dest, name, err),
+                      entry_path (path, dest, name));
+  if (rc == 0)
+    *(dir ? &r->proc_first_dir : &r->proc_first_file) = name;
+  return rc;
 }
 
 /* Binds the proc entry `name` read-only over itself, with what is mounted
@@ -891,15 +942,23 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
       return 0;
     }
 
+  /* First: the masks and files below sys then go on its read-only copy
+   * (a copy made after them would duplicate each of them, one more mount
+   * to make and to tear down, hidden under the copy). */
+  for (size_t i = 0; rc == 0 && i < sizeof proc_readonly / sizeof *proc_readonly; i++)
+    rc = proc_readonly_entry (r, mnt, m->dest, proc_readonly[i], err);
+  /* The masks after the first are bound by name from the procfs's root
+   * (proc_mask).  The working directory stays there until pivot()
+   * changes it: nothing in between uses a relative path. */
+  if (rc == 0 && fchdir (mnt) < 0)
+    rc = securer_error_set (err, errno, "chdir to %s", m->dest);
+  r->proc_first_file = r->proc_first_dir = NULL;
   for (size_t i = 0; rc == 0 && i < sizeof proc_masked / sizeof *proc_masked; i++)
     rc = proc_mask (r, mnt, m->dest, proc_masked[i], err);
   if (rc == 0)
     rc = proc_boot_id (r, mnt, m->dest, err);
   if (rc == 0)
     rc = proc_meminfo (r, mnt, m->dest, err);
-  /* Last: the read-only copy of sys takes the masks below it along. */
-  for (size_t i = 0; rc == 0 && i < sizeof proc_readonly / sizeof *proc_readonly; i++)
-    rc = proc_readonly_entry (r, mnt, m->dest, proc_readonly[i], err);
   close (mnt);
   return rc;
 }
