@@ -99,8 +99,7 @@ struct rootfs {
   int *trees;        /* per policy mount: pre-cloned bind source, or -1 */
   int empty_file;    /* the first attached empty-file mask, cloned for the others; or -1 */
   int empty_dir;     /* the same for directories */
-  int scratch;       /* directory of content_tree's files, or -1 */
-  char scratch_name[32];
+  char scratch_name[32]; /* prefix of content_tree's files; "" until the first */
   bool bare_proc;    /* a template's proc: nothing mounted over it (zygote.c) */
   /* The proc entries (names in proc_masked) the first file and directory
    * masks were attached on; the others are bound from there by name. */
@@ -511,34 +510,40 @@ mount_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode
   return 0;
 }
 
-/* Files made for the sandbox's /proc (content_tree), named in a scratch
- * directory of the root tmpfs. */
+/* Files made for the sandbox's /proc (content_tree), named
+ * "<scratch_name>-<file>" in the root of r->rootfd. */
 static const char *const scratch_files[] = { "empty", "boot_id", "meminfo" };
 
+/* The name of content_tree's file `name` into buf (64 bytes). */
+static const char *
+scratch_path (const struct rootfs *r, const char *name, char *buf)
+{
+  snprintf (buf, 64, "%s-%s", r->scratch_name, name);
+  return buf;
+}
+
 /* A detached, read-only mount of a new file `name` (one of scratch_files)
- * holding `text`.  The file lives in a scratch directory of the root
- * tmpfs, removed again before the pivot (remove_scratch): from then on
+ * holding `text`.  The file lives in the root tmpfs under a random name
+ * and is removed again before the pivot (remove_scratch): from then on
  * only the mounts it is attached to show it.  (The kernel refuses to
  * attach a mount of an unlinked file, so the names have to exist while
- * the masks are attached.) */
+ * the masks are attached.)  No directory of their own: nothing but this
+ * code writes to the root tmpfs, and O_EXCL refuses a name in use. */
 static int
 content_tree (struct rootfs *r, const char *name, const char *text, securer_err_t *err)
 {
-  if (r->scratch < 0)
+  if (r->scratch_name[0] == '\0')
     {
       unsigned char rnd[8];
       if (getrandom (rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t) sizeof rnd)
-        return securer_error_set (err, errno, "getrandom for a directory name");
+        return securer_error_set (err, errno, "getrandom for a file name");
       snprintf (r->scratch_name, sizeof r->scratch_name,
                 ".securer-%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3],
                 rnd[4], rnd[5], rnd[6], rnd[7]);
-      if (mkdirat (r->rootfd, r->scratch_name, 0700) < 0)
-        return securer_error_set (err, errno, "create a scratch directory in the new root");
-      r->scratch = open_dir_name (r->rootfd, r->scratch_name);
-      if (r->scratch < 0)
-        return securer_error_set (err, errno, "open the scratch directory");
     }
-  int fd = openat (r->scratch, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+  char file[64];
+  int fd = openat (r->rootfd, scratch_path (r, name, file),
+                   O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
   if (fd < 0)
     return securer_error_set (err, errno, "create %s in the new root", name);
   size_t len = strlen (text), done = 0;
@@ -565,19 +570,18 @@ out:
   return tree;
 }
 
-/* Removes the scratch directory of content_tree; the mounts of its files
- * stay. */
+/* Removes content_tree's files; the mounts of them stay. */
 static int
 remove_scratch (struct rootfs *r, securer_err_t *err)
 {
-  if (r->scratch < 0)
+  if (r->scratch_name[0] == '\0')
     return 0;
   for (size_t i = 0; i < sizeof scratch_files / sizeof *scratch_files; i++)
-    if (unlinkat (r->scratch, scratch_files[i], 0) < 0 && errno != ENOENT)
-      return securer_error_set (err, errno, "remove %s from the new root", scratch_files[i]);
-  close_fd (&r->scratch);
-  if (unlinkat (r->rootfd, r->scratch_name, AT_REMOVEDIR) < 0)
-    return securer_error_set (err, errno, "remove the scratch directory");
+    {
+      char file[64];
+      if (unlinkat (r->rootfd, scratch_path (r, scratch_files[i], file), 0) < 0 && errno != ENOENT)
+        return securer_error_set (err, errno, "remove %s from the new root", scratch_files[i]);
+    }
   return 0;
 }
 
@@ -897,7 +901,7 @@ securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest
 {
   /* The entries' files live in a detached tmpfs: nothing of them is
    * reachable but through the mounts attached over the proc entries. */
-  struct rootfs r = { .p = p, .rootfd = -1, .empty_file = -1, .empty_dir = -1, .scratch = -1 };
+  struct rootfs r = { .p = p, .rootfd = -1, .empty_file = -1, .empty_dir = -1 };
   r.rootfd = new_tmpfs (1 << 16, 0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
   if (r.rootfd < 0)
     return securer_error_prefix (err, "a scratch tmpfs for %s", dest);
@@ -908,7 +912,6 @@ securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest
   if (rc == 0)
     rc = proc_meminfo (&r, proc, dest, err);
   close_fd (&proc);
-  close_fd (&r.scratch);
   close_fd (&r.rootfd);
   return rc;
 }
@@ -1262,7 +1265,7 @@ securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, boo
   securer_err_t local = NULL;
   securer_err_t *err = errp != NULL ? errp : &local;
   struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1, .empty_file = -1,
-                      .empty_dir = -1, .scratch = -1, .bare_proc = bare_proc };
+                      .empty_dir = -1, .bare_proc = bare_proc };
   int rc = -1;
   if (p->n_mounts > SECURER_MAX_MOUNTS)
     {
@@ -1306,7 +1309,6 @@ out:
     close_fd (&r.trees[i]);
   close_fd (&r.empty_file);
   close_fd (&r.empty_dir);
-  close_fd (&r.scratch);
   close_fd (&r.rootfd);
   umask (old_umask);
   if (rc < 0)
