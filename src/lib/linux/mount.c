@@ -100,6 +100,7 @@ struct rootfs {
   int empty_file;    /* the first attached empty-file mask, cloned for the others; or -1 */
   int empty_dir;     /* the same for directories */
   char scratch_name[32]; /* prefix of content_tree's files; "" until the first */
+  struct stat empty_st[2]; /* of empty_file [0] and empty_dir [1] once looked at; st_ino 0: not yet */
   bool bare_proc;    /* a template's proc: nothing mounted over it (zygote.c) */
   /* The proc entries (names in proc_masked) the first file and directory
    * masks were attached on; the others are bound from there by name. */
@@ -617,20 +618,18 @@ mask_done (struct rootfs *r, bool dir, int tree, int rc, const char *path)
   return rc;
 }
 
-/* Hides what is at `path` (already opened as `fd`): a file gets an empty
- * read-only file bound over it (reads see end of file, writes EROFS), a
- * directory an empty read-only tmpfs. */
+/* Hides what is at `path` (already opened as `fd`, `st` its stat): a file
+ * gets an empty read-only file bound over it (reads see end of file, writes
+ * EROFS), a directory an empty read-only tmpfs. */
 static int
-mask_fd (struct rootfs *r, int fd, const char *path, securer_err_t *err)
+mask_fd (struct rootfs *r, int fd, const struct stat *st, const char *path, securer_err_t *err)
 {
-  struct stat st;
-  if (fstat (fd, &st) < 0)
-    return securer_error_set (err, errno, "stat %s", path);
-  bool dir = S_ISDIR (st.st_mode);
+  bool dir = S_ISDIR (st->st_mode);
   int first = dir ? r->empty_dir : r->empty_file;
-  struct stat fst;
-  if (first >= 0 && fstat (first, &fst) == 0 && fst.st_dev == st.st_dev
-      && fst.st_ino == st.st_ino)
+  struct stat *fst = &r->empty_st[dir];
+  if (first >= 0 && fst->st_ino == 0 && fstat (first, fst) < 0)
+    fst->st_ino = 0;
+  if (first >= 0 && fst->st_ino != 0 && fst->st_dev == st->st_dev && fst->st_ino == st->st_ino)
     return 0;   /* masked already (a policy mask of a /proc entry hidden anyway) */
   int tree = mask_source (r, dir, err);
   if (tree < 0)
@@ -638,10 +637,11 @@ mask_fd (struct rootfs *r, int fd, const char *path, securer_err_t *err)
   return mask_done (r, dir, tree, attach (tree, fd, path, err), path);
 }
 
-/* Opens an existing path inside the new root without following symlinks.
- * Returns -1 with errno ENOENT (and no error set) when it does not exist. */
+/* Opens an existing path inside the new root without following symlinks,
+ * and stats it into *st.  Returns -1 with errno ENOENT (and no error set)
+ * when it does not exist. */
 static int
-open_existing (struct rootfs *r, const char *path, securer_err_t *err)
+open_existing (struct rootfs *r, const char *path, struct stat *st, securer_err_t *err)
 {
   char copy[PATH_MAX], *last;
   int parent = open_parent (r, path, false, copy, &last, NULL, err);
@@ -654,8 +654,7 @@ open_existing (struct rootfs *r, const char *path, securer_err_t *err)
         }
       return -1;
     }
-  struct stat st;
-  int fd = open_name (parent, last, &st);
+  int fd = open_name (parent, last, st);
   int e = errno;
   put_parent (r, parent);
   if (fd < 0)
@@ -674,10 +673,11 @@ open_existing (struct rootfs *r, const char *path, securer_err_t *err)
 static int
 mask_path (struct rootfs *r, const char *path, securer_err_t *err)
 {
-  int fd = open_existing (r, path, err);
+  struct stat st;
+  int fd = open_existing (r, path, &st, err);
   if (fd < 0)
     return *err != NULL ? -1 : 0;
-  int rc = mask_fd (r, fd, path, err);
+  int rc = mask_fd (r, fd, &st, path, err);
   close (fd);
   return rc;
 }
