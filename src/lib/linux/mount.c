@@ -628,7 +628,7 @@ mask_fd (struct rootfs *r, int fd, const struct stat *st, const char *path, secu
   int first = dir ? r->empty_dir : r->empty_file;
   struct stat *fst = &r->empty_st[dir];
   if (first >= 0 && fst->st_ino == 0 && fstat (first, fst) < 0)
-    fst->st_ino = 0;
+    memset (fst, 0, sizeof *fst);
   if (first >= 0 && fst->st_ino != 0 && fst->st_dev == st->st_dev && fst->st_ino == st->st_ino)
     return 0;   /* masked already (a policy mask of a /proc entry hidden anyway) */
   int tree = mask_source (r, dir, err);
@@ -761,11 +761,12 @@ proc_masked_dir (const char *name)
 /* Hides the proc entry `name` when this kernel has it.  The first mask of
  * each kind is a detached mount attached by fd; every later one is a bind
  * of that first one by name (the caller has made the procfs's root the
- * working directory).  One mount(2) per entry, present or not: no stat, no
+ * working directory).  One mount(2) per present entry: no stat, no
  * detached copy and no descriptor, and the bind carries the first mask's
  * flags (read-only, nosuid, nodev, noexec).  The names are fixed procfs
  * entries of a procfs nothing else has touched, so the path mount(2)
- * resolves cannot lead anywhere else; a missing entry fails with ENOENT. */
+ * resolves cannot lead anywhere else.  A missing entry fails with ENOENT,
+ * confirmed by a stat. */
 static int
 proc_mask (struct rootfs *r, int proc, const char *dest, const char *name, securer_err_t *err)
 {
@@ -779,11 +780,11 @@ proc_mask (struct rootfs *r, int proc, const char *dest, const char *name, secur
           log_step (r, "mask %s", entry_path (path, dest, name));
           return 0;
         }
-      if (errno == ENOENT)
-        return 0;
-      if (errno != ENOTDIR)
+      /* ENOENT would also be a missing source: only a missing entry may
+       * pass for "nothing to hide" (the stat below tells). */
+      if (errno != ENOTDIR && errno != ENOENT)
         return securer_error_set (err, errno, "mask %s", entry_path (path, dest, name));
-      /* Not of the kind the table says: look. */
+      /* Missing, or not of the kind the table says: look. */
     }
   struct stat st;
   if (fstatat (proc, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
