@@ -18,7 +18,7 @@ noinst_PROGRAMS += bench/proc-masks
 bench_proc_masks_SOURCES = bench/proc-masks.c
 .PHONY: bench-proc-masks
 bench-proc-masks: bench/proc-masks
-	@for mode in 0 1 2; do $(abs_top_builddir)/bench/proc-masks $$mode 300 || exit 1; done
+	@for mode in 0 1 2 3; do $(abs_top_builddir)/bench/proc-masks $$mode 300 || exit 1; done
 
 # Sessions: cold start next to bare R, warm execute, tool call, pool
 # throughput (results: docs/benchmarks.md, "Sessions").

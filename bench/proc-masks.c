@@ -6,8 +6,10 @@
  *   bench/proc-masks MODE ROUNDS
  *
  * MODE 0: a clone of the first mask (open_tree) attached with move_mount,
- * as the launcher does; 1: classic mount(MS_BIND) through /proc/self/fd
- * paths; 2: no masks (the namespace, tmpfs and procfs alone).  Prints the
+ * as the launcher did; 1: classic mount(MS_BIND) through /proc/self/fd
+ * paths; 2: no masks (the namespace, tmpfs and procfs alone); 3: a bind of
+ * the first mask by name with mount(MS_BIND), the working directory at the
+ * procfs's root, as the launcher does now.  Prints the
  * mean time of the masks, and of the whole round including the child's
  * exit, when the kernel tears the namespace and its mounts down.  Needs
  * root (or CAP_SYS_ADMIN) and Linux 5.12 (mount_setattr). */
@@ -66,6 +68,12 @@ new_fs (const char *type)
 static void
 mask (int mode, int first, int proc, const char *name)
 {
+  if (mode == 3)
+    {
+      if (mount (names[0], name, NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
+        die (name);
+      return;
+    }
   if (mode == 0)
     {
       int t = (int) syscall (SYS_open_tree, first, "",
@@ -109,8 +117,10 @@ round_child (int mode)
   if (first < 0 || syscall (SYS_mount_setattr, first, "", AT_EMPTY_PATH, &a, sizeof a) < 0
       || syscall (SYS_move_mount, first, "", proc, names[0], MOVE_MOUNT_F_EMPTY_PATH) < 0)
     die ("first mask");
+  if (mode == 3 && fchdir (proc) < 0)
+    die ("chdir to the procfs");
   double t0 = now_ms ();
-  for (size_t i = 1; mode < 2 && i < N_NAMES; i++)
+  for (size_t i = 1; mode != 2 && i < N_NAMES; i++)
     mask (mode, first, proc, names[i]);
   return now_ms () - t0;
 }
@@ -120,7 +130,7 @@ main (int argc, char **argv)
 {
   if (argc != 3)
     {
-      fprintf (stderr, "usage: proc-masks MODE(0|1|2) ROUNDS\n");
+      fprintf (stderr, "usage: proc-masks MODE(0|1|2|3) ROUNDS\n");
       return 2;
     }
   int mode = atoi (argv[1]), rounds = atoi (argv[2]);
@@ -153,6 +163,6 @@ main (int argc, char **argv)
       masks += t;
     }
   printf ("mode %d, %zu entries: masks %.3f ms, whole round with teardown %.3f ms (mean of %d)\n",
-          mode, mode < 2 ? N_NAMES - 1 : (size_t) 0, masks / rounds, whole / rounds, rounds);
+          mode, mode != 2 ? N_NAMES - 1 : (size_t) 0, masks / rounds, whole / rounds, rounds);
   return 0;
 }

@@ -5,6 +5,8 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 
@@ -362,6 +364,127 @@ Test (rootfs, basic_view_as_unprivileged_inside_uid)
 {
   run_uid = 1000;
   check_basic_view ();
+}
+
+/* lstat of the mask table's entry `name` below /proc, its path and its
+ * fact's key (128 bytes each). */
+static int
+lstat_mask (const char *name, char *path, char *key, struct stat *st)
+{
+  snprintf (path, 128, "/proc/%s", name);
+  snprintf (key, 128, "mask:%s", name);
+  return lstat (path, st);
+}
+
+/* Every entry of the /proc mask table as the sandbox sees it: "absent",
+ * "file SIZE READ WRITE" or "dir ENTRIES TMPFS CREATE". */
+static void
+inside_proc_table (void *arg)
+{
+  (void) arg;
+  size_t n;
+  const char *const *masks = securer_linux_proc_masks (&n);
+  for (size_t i = 0; i < n; i++)
+    {
+      char path[128], key[128];
+      struct stat st;
+      if (lstat_mask (masks[i], path, key, &st) < 0)
+        {
+          fact (key, "%s", errno == ENOENT ? "absent" : errname (-1, errno));
+          continue;
+        }
+      if (S_ISDIR (st.st_mode))
+        {
+          DIR *d = opendir (path);
+          int count = 0;
+          struct dirent *e;
+          while (d && (e = readdir (d)) != NULL)
+            if (e->d_name[0] != '.')
+              count++;
+          if (d)
+            closedir (d);
+          struct statfs sfs;
+          bool tmpfs = statfs (path, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC;
+          char sub[160];
+          snprintf (sub, sizeof sub, "%s/x", path);
+          int w = try_write (sub, 1);
+          fact (key, "dir %d %d %s", count, tmpfs, errname (w, errno));
+          continue;
+        }
+      char buf[64];
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      ssize_t got = fd >= 0 ? read (fd, buf, sizeof buf) : -1;
+      int re = errno;
+      if (fd >= 0)
+        close (fd);
+      int w = try_write (path, 1);
+      int we = errno;
+      fact (key, "file %lld %s %s", (long long) st.st_size,
+            got >= 0 ? (got == 0 ? "0" : "data") : errname (-1, re), errname (w, we));
+    }
+  /* Each mount point once: the masks below sys lie on its read-only copy,
+   * not also hidden under it. */
+  FILE *mi = fopen ("/proc/self/mountinfo", "re");
+  char line[1024], seen[128][128];
+  int n_seen = 0, dups = 0;
+  while (mi && fgets (line, sizeof line, mi))
+    {
+      char mp[128];
+      if (sscanf (line, "%*s %*s %*s %*s %127s", mp) != 1)
+        continue;
+      for (int k = 0; k < n_seen; k++)
+        if (strcmp (seen[k], mp) == 0)
+          dups++;
+      if (n_seen < 128)
+        strcpy (seen[n_seen++], mp);
+    }
+  if (mi)
+    fclose (mi);
+  fact ("mount_points_twice", "%d", dups);
+  /* The host's device nodes got nosuid and noexec (and keep dev). */
+  static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+  char flags[256] = "";
+  for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
+    {
+      char path[64];
+      struct statvfs sv;
+      snprintf (path, sizeof path, "/dev/%s", nodes[i]);
+      bool ok = statvfs (path, &sv) == 0 && (sv.f_flag & ST_NOSUID) && (sv.f_flag & ST_NOEXEC)
+                && !(sv.f_flag & ST_NODEV) && !(sv.f_flag & ST_RDONLY);
+      strcat (flags, ok ? "1" : "0");
+    }
+  fact ("dev_node_flags", "%s", flags);
+}
+
+/* What a `mount proc` hides is what the table says, entry by entry, the
+ * way the host's own procfs has it: an entry this kernel lacks is no error
+ * and stays absent; a file reads empty and cannot be written; a directory
+ * is an empty read-only tmpfs. */
+Test (rootfs, proc_mask_table_entry_by_entry)
+{
+  struct pol x;
+  pol_base (&x);
+  char *f = run (&x, inside_proc_table, NULL);
+  cr_assert_str_eq (get_fact (f, "setup"), "ok", "%s", f);
+  size_t n;
+  const char *const *masks = securer_linux_proc_masks (&n);
+  for (size_t i = 0; i < n; i++)
+    {
+      char path[128], key[128];
+      struct stat st;
+      int rc = lstat_mask (masks[i], path, key, &st);
+      const char *got = get_fact (f, key);
+      if (rc < 0)
+        cr_expect_str_eq (got, "absent", "%s", path);
+      else if (S_ISDIR (st.st_mode))
+        cr_expect_str_eq (got, "dir 0 1 EROFS", "%s", path);
+      else
+        cr_expect_str_eq (got, "file 0 0 EROFS", "%s", path);
+    }
+  cr_expect_str_eq (get_fact (f, "mount_points_twice"), "0", "%s", f);
+  cr_expect_str_eq (get_fact (f, "dev_node_flags"), "111111", "%s", f);
+  cr_log_info ("%s", f);
+  free (f);
 }
 
 /* ---- binds, masks, errors ------------------------------------------------ */

@@ -79,6 +79,11 @@ static const char *const proc_masked[] = {
   /* host devices and drivers */
   "acpi", "scsi", "asound", "driver", "firmware",
 };
+/* The entries of proc_masked that are directories: the others are files.
+ * Only a hint that saves a stat per entry: an entry of the other kind is
+ * refused by the kernel (ENOTDIR) and then looked at. */
+static const char *const proc_masked_dirs[] = { "pressure", "acpi", "scsi", "asound", "driver",
+                                                "firmware" };
 /* Not here, to save a mount each: entries only host root can read (0400:
  * pagetypeinfo, slabinfo, vmallocinfo; the sandbox never maps host root),
  * and static descriptions of the hardware (iomem and ioports, addresses
@@ -94,9 +99,13 @@ struct rootfs {
   int *trees;        /* per policy mount: pre-cloned bind source, or -1 */
   int empty_file;    /* the first attached empty-file mask, cloned for the others; or -1 */
   int empty_dir;     /* the same for directories */
-  int scratch;       /* directory of content_tree's files, or -1 */
-  char scratch_name[32];
+  char scratch_name[32]; /* prefix of content_tree's files; "" until the first */
+  struct stat empty_st[2]; /* of empty_file [0] and empty_dir [1] once looked at; st_ino 0: not yet */
   bool bare_proc;    /* a template's proc: nothing mounted over it (zygote.c) */
+  /* The proc entries (names in proc_masked) the first file and directory
+   * masks were attached on; the others are bound from there by name. */
+  const char *proc_first_file;
+  const char *proc_first_dir;
 };
 
 static void log_step (const struct rootfs *r, const char *fmt, ...)
@@ -183,21 +192,24 @@ open_name (int dirfd, const char *name, struct stat *st)
   return fd;
 }
 
-/* open_name for a directory that is about to be walked through. */
+/* open_name for a directory that is about to be walked through.
+ * O_DIRECTORY stands in for the stat: anything that is not a directory,
+ * a symlink included, fails with ENOTDIR, and only then is open_name
+ * asked which it was (ELOOP for a link, as before). */
 static int
 open_dir_name (int dirfd, const char *name)
 {
+  int fd = sys_openat2 (dirfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC,
+                        RESOLVE_STRICT);
+  if (fd >= 0 || errno != ENOTDIR)
+    return fd;
   struct stat st;
-  int fd = open_name (dirfd, name, &st);
+  fd = open_name (dirfd, name, &st);
   if (fd < 0)
     return -1;
-  if (!S_ISDIR (st.st_mode))
-    {
-      close (fd);
-      errno = ENOTDIR;
-      return -1;
-    }
-  return fd;
+  close (fd);
+  errno = ENOTDIR;
+  return -1;
 }
 
 /* Splits an absolute sandbox path into components; refuses "." and "..",
@@ -232,12 +244,18 @@ check_dest (const char *dest, securer_err_t *err)
 /* Opens the directory that will contain `dest`'s last component, creating
  * missing intermediate directories (0755).  Never follows a symlink and
  * never leaves the new root.  *last points into buf (PATH_MAX bytes: this
- * runs in the sandbox's child, which allocates nothing). */
+ * runs in the sandbox's child, which allocates nothing).  The result may
+ * be r->rootfd itself (a destination directly below the root): release it
+ * with put_parent.  *fresh (may be NULL) tells whether the directory is one
+ * where the last component is most likely missing: the root tmpfs, or a
+ * directory this call created. */
 static int
 open_parent (struct rootfs *r, const char *dest, bool create, char *buf, char **last,
-             securer_err_t *err)
+             bool *fresh, securer_err_t *err)
 {
   *last = NULL;
+  if (fresh != NULL)
+    *fresh = false;
   if (check_dest (dest, err) < 0)
     return -1;
   if (strlen (dest) >= PATH_MAX)
@@ -259,58 +277,92 @@ open_parent (struct rootfs *r, const char *dest, bool create, char *buf, char **
   const char *rel = buf;
   while (*rel == '/')
     rel++;
-  if (*rel != '\0')
+  if (*rel == '\0')
     {
-      int fd = sys_openat2 (r->rootfd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_STRICT);
-      if (fd >= 0)
-        return fd;
+      if (fresh != NULL)
+        *fresh = true;
+      return r->rootfd;
     }
-  int cur = fcntl (r->rootfd, F_DUPFD_CLOEXEC, 3);
-  if (cur < 0)
-    return securer_error_set (err, errno, "dup root fd");
+  int fd = sys_openat2 (r->rootfd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_STRICT);
+  if (fd >= 0)
+    return fd;
+  int cur = r->rootfd;
+  bool made = false;
   char *save = NULL;
   for (char *comp = strtok_r (buf, "/", &save); comp != NULL; comp = strtok_r (NULL, "/", &save))
     {
-      int next = open_dir_name (cur, comp);
-      if (next < 0 && errno == ENOENT && create)
+      /* Below a directory made here nothing exists yet: no lookup first. */
+      int next = made ? -1 : open_dir_name (cur, comp);
+      if (made || (next < 0 && errno == ENOENT && create))
         {
           if (mkdirat (cur, comp, 0755) < 0 && errno != EEXIST)
             {
               int e = errno;
-              close (cur);
+              if (cur != r->rootfd)
+                close (cur);
               return securer_error_set (err, e, "create directory %s in %s", comp, dest);
             }
+          made = true;
           next = open_dir_name (cur, comp);
         }
       if (next < 0)
         {
           int e = errno;
-          close (cur);
+          if (cur != r->rootfd)
+            close (cur);
           if (e == ELOOP)
             securer_error_set (err, e, "refusing to follow symlink %s in %s", comp, dest);
           else
             securer_error_set (err, e, "open %s in %s", comp, dest);
           return -1;
         }
-      close (cur);
+      if (cur != r->rootfd)
+        close (cur);
       cur = next;
     }
+  if (fresh != NULL)
+    *fresh = made;
   return cur;
+}
+
+/* Releases what open_parent returned. */
+static void
+put_parent (struct rootfs *r, int fd)
+{
+  if (fd >= 0 && fd != r->rootfd)
+    close (fd);
 }
 
 enum target_kind { TARGET_DIR, TARGET_FILE };
 
-/* Opens (creating when missing) the mount point for dest as an O_PATH fd. */
+/* Opens (creating when missing) the mount point for dest as an O_PATH fd.
+ * In a fresh directory (open_parent) the mount point is made first and
+ * looked up after: one failed lookup less, and a directory needs no stat
+ * (O_DIRECTORY checks the type).  Anything unexpected on that path (the
+ * name exists, a race, an error) falls through to the general one, which
+ * says what was wrong. */
 static int
 open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t mode,
              securer_err_t *err)
 {
   char copy[PATH_MAX], *last;
-  int parent = open_parent (r, dest, true, copy, &last, err);
+  bool fresh;
+  int parent = open_parent (r, dest, true, copy, &last, &fresh, err);
   if (parent < 0)
     return -1;
   struct stat st;
-  int fd = open_name (parent, last, &st);
+  int fd = -1;
+  if (fresh && kind == TARGET_DIR && mkdirat (parent, last, mode) == 0)
+    {
+      fd = sys_openat2 (parent, last, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC,
+                        RESOLVE_STRICT);
+      if (fd >= 0)
+        goto out;
+    }
+  else if (fresh && kind == TARGET_FILE && mknodat (parent, last, S_IFREG | 0644, 0) == 0)
+    fd = open_name (parent, last, &st);
+  if (fd < 0)
+    fd = open_name (parent, last, &st);
   if (fd < 0 && errno == ENOENT)
     {
       int rc = kind == TARGET_DIR ? mkdirat (parent, last, mode)
@@ -342,7 +394,7 @@ open_target (struct rootfs *r, const char *dest, enum target_kind kind, uint32_t
       close_fd (&fd);
     }
 out:
-  close (parent);
+  put_parent (r, parent);
   return fd;
 }
 
@@ -432,72 +484,67 @@ new_tmpfs (uint64_t size, uint32_t mode, uint64_t attr, securer_err_t *err)
   return new_fs ("tmpfs", "tmpfs", opts, n, attr, err);
 }
 
-/* Mounts a new tmpfs at dest (a directory created when missing). */
-/* Size of the shm tmpfs inside a `mount dev`. */
-
+/* Mounts a new tmpfs at dest (a directory created when missing) and
+ * returns its mount's fd, which is the root of the tmpfs. */
 static int
-mount_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode, uint64_t attr,
-                securer_err_t *err)
+attach_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode, uint64_t attr,
+                 securer_err_t *err)
 {
   int target = open_target (r, dest, TARGET_DIR, 0755, err);
   if (target < 0)
     return -1;
   int mnt = new_tmpfs (size, mode, attr, err);
-  int rc = mnt < 0 ? -1 : attach (mnt, target, dest, err);
-  close_fd (&mnt);
+  if (mnt >= 0 && attach (mnt, target, dest, err) < 0)
+    close_fd (&mnt);
   close (target);
-  return rc;
+  return mnt;
 }
 
-/* Binds a host device node (cloned from the host's /dev) at dest. */
 static int
-bind_host_node (struct rootfs *r, const char *host_path, const char *dest, uint64_t attr,
+mount_tmpfs_at (struct rootfs *r, const char *dest, uint64_t size, uint32_t mode, uint64_t attr,
                 securer_err_t *err)
 {
-  int tree = clone_tree (AT_FDCWD, host_path, 0, err);
-  if (tree < 0)
+  int mnt = attach_tmpfs_at (r, dest, size, mode, attr, err);
+  if (mnt < 0)
     return -1;
-  int target = -1, rc = -1;
-  if (set_attr (tree, AT_RECURSIVE, attr, host_path, err) < 0)
-    goto out;
-  target = open_target (r, dest, TARGET_FILE, 0, err);
-  if (target < 0)
-    goto out;
-  rc = attach (tree, target, dest, err);
-out:
-  close_fd (&target);
-  close (tree);
-  return rc;
+  close (mnt);
+  return 0;
 }
 
-/* Files made for the sandbox's /proc (content_tree), named in a scratch
- * directory of the root tmpfs. */
+/* Files made for the sandbox's /proc (content_tree), named
+ * "<scratch_name>-<file>" in the root of r->rootfd. */
 static const char *const scratch_files[] = { "empty", "boot_id", "meminfo" };
 
+/* The name of content_tree's file `name` into buf (64 bytes). */
+static const char *
+scratch_path (const struct rootfs *r, const char *name, char *buf)
+{
+  snprintf (buf, 64, "%s-%s", r->scratch_name, name);
+  return buf;
+}
+
 /* A detached, read-only mount of a new file `name` (one of scratch_files)
- * holding `text`.  The file lives in a scratch directory of the root
- * tmpfs, removed again before the pivot (remove_scratch): from then on
+ * holding `text`.  The file lives in the root tmpfs under a random name
+ * and is removed again before the pivot (remove_scratch): from then on
  * only the mounts it is attached to show it.  (The kernel refuses to
  * attach a mount of an unlinked file, so the names have to exist while
- * the masks are attached.) */
+ * the masks are attached.)  No directory of their own: nothing but this
+ * code writes to the root tmpfs, and O_EXCL refuses a name in use. */
 static int
 content_tree (struct rootfs *r, const char *name, const char *text, securer_err_t *err)
 {
-  if (r->scratch < 0)
+  if (r->scratch_name[0] == '\0')
     {
       unsigned char rnd[8];
       if (getrandom (rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t) sizeof rnd)
-        return securer_error_set (err, errno, "getrandom for a directory name");
+        return securer_error_set (err, errno, "getrandom for a file name");
       snprintf (r->scratch_name, sizeof r->scratch_name,
                 ".securer-%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3],
                 rnd[4], rnd[5], rnd[6], rnd[7]);
-      if (mkdirat (r->rootfd, r->scratch_name, 0700) < 0)
-        return securer_error_set (err, errno, "create a scratch directory in the new root");
-      r->scratch = open_dir_name (r->rootfd, r->scratch_name);
-      if (r->scratch < 0)
-        return securer_error_set (err, errno, "open the scratch directory");
     }
-  int fd = openat (r->scratch, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+  char file[64];
+  int fd = openat (r->rootfd, scratch_path (r, name, file),
+                   O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
   if (fd < 0)
     return securer_error_set (err, errno, "create %s in the new root", name);
   size_t len = strlen (text), done = 0;
@@ -524,19 +571,18 @@ out:
   return tree;
 }
 
-/* Removes the scratch directory of content_tree; the mounts of its files
- * stay. */
+/* Removes content_tree's files; the mounts of them stay. */
 static int
 remove_scratch (struct rootfs *r, securer_err_t *err)
 {
-  if (r->scratch < 0)
+  if (r->scratch_name[0] == '\0')
     return 0;
   for (size_t i = 0; i < sizeof scratch_files / sizeof *scratch_files; i++)
-    if (unlinkat (r->scratch, scratch_files[i], 0) < 0 && errno != ENOENT)
-      return securer_error_set (err, errno, "remove %s from the new root", scratch_files[i]);
-  close_fd (&r->scratch);
-  if (unlinkat (r->rootfd, r->scratch_name, AT_REMOVEDIR) < 0)
-    return securer_error_set (err, errno, "remove the scratch directory");
+    {
+      char file[64];
+      if (unlinkat (r->rootfd, scratch_path (r, scratch_files[i], file), 0) < 0 && errno != ENOENT)
+        return securer_error_set (err, errno, "remove %s from the new root", scratch_files[i]);
+    }
   return 0;
 }
 
@@ -572,20 +618,18 @@ mask_done (struct rootfs *r, bool dir, int tree, int rc, const char *path)
   return rc;
 }
 
-/* Hides what is at `path` (already opened as `fd`): a file gets an empty
- * read-only file bound over it (reads see end of file, writes EROFS), a
- * directory an empty read-only tmpfs. */
+/* Hides what is at `path` (already opened as `fd`, `st` its stat): a file
+ * gets an empty read-only file bound over it (reads see end of file, writes
+ * EROFS), a directory an empty read-only tmpfs. */
 static int
-mask_fd (struct rootfs *r, int fd, const char *path, securer_err_t *err)
+mask_fd (struct rootfs *r, int fd, const struct stat *st, const char *path, securer_err_t *err)
 {
-  struct stat st;
-  if (fstat (fd, &st) < 0)
-    return securer_error_set (err, errno, "stat %s", path);
-  bool dir = S_ISDIR (st.st_mode);
+  bool dir = S_ISDIR (st->st_mode);
   int first = dir ? r->empty_dir : r->empty_file;
-  struct stat fst;
-  if (first >= 0 && fstat (first, &fst) == 0 && fst.st_dev == st.st_dev
-      && fst.st_ino == st.st_ino)
+  struct stat *fst = &r->empty_st[dir];
+  if (first >= 0 && fst->st_ino == 0 && fstat (first, fst) < 0)
+    memset (fst, 0, sizeof *fst);
+  if (first >= 0 && fst->st_ino != 0 && fst->st_dev == st->st_dev && fst->st_ino == st->st_ino)
     return 0;   /* masked already (a policy mask of a /proc entry hidden anyway) */
   int tree = mask_source (r, dir, err);
   if (tree < 0)
@@ -593,13 +637,14 @@ mask_fd (struct rootfs *r, int fd, const char *path, securer_err_t *err)
   return mask_done (r, dir, tree, attach (tree, fd, path, err), path);
 }
 
-/* Opens an existing path inside the new root without following symlinks.
- * Returns -1 with errno ENOENT (and no error set) when it does not exist. */
+/* Opens an existing path inside the new root without following symlinks,
+ * and stats it into *st.  Returns -1 with errno ENOENT (and no error set)
+ * when it does not exist. */
 static int
-open_existing (struct rootfs *r, const char *path, securer_err_t *err)
+open_existing (struct rootfs *r, const char *path, struct stat *st, securer_err_t *err)
 {
   char copy[PATH_MAX], *last;
-  int parent = open_parent (r, path, false, copy, &last, err);
+  int parent = open_parent (r, path, false, copy, &last, NULL, err);
   if (parent < 0)
     {
       if (securer_error_errno (*err) == ENOENT || securer_error_errno (*err) == ENOTDIR)
@@ -609,10 +654,9 @@ open_existing (struct rootfs *r, const char *path, securer_err_t *err)
         }
       return -1;
     }
-  struct stat st;
-  int fd = open_name (parent, last, &st);
+  int fd = open_name (parent, last, st);
   int e = errno;
-  close (parent);
+  put_parent (r, parent);
   if (fd < 0)
     {
       if (e == ENOENT)
@@ -629,21 +673,13 @@ open_existing (struct rootfs *r, const char *path, securer_err_t *err)
 static int
 mask_path (struct rootfs *r, const char *path, securer_err_t *err)
 {
-  int fd = open_existing (r, path, err);
+  struct stat st;
+  int fd = open_existing (r, path, &st, err);
   if (fd < 0)
     return *err != NULL ? -1 : 0;
-  int rc = mask_fd (r, fd, path, err);
+  int rc = mask_fd (r, fd, &st, path, err);
   close (fd);
   return rc;
-}
-
-/* dir/name into buf (PATH_MAX bytes); NULL when it does not fit. */
-static char *
-join (char *buf, const char *dir, const char *name)
-{
-  size_t n = strlen (dir);
-  int k = snprintf (buf, PATH_MAX, "%s%s%s", dir, (n > 0 && dir[n - 1] == '/') ? "" : "/", name);
-  return k < 0 || k >= PATH_MAX ? NULL : buf;
 }
 
 /* ---- the mount types ----------------------------------------------------- */
@@ -663,48 +699,114 @@ do_bind (struct rootfs *r, const struct securer_mount *m, int tree, securer_err_
   return rc;
 }
 
-/* Entries of the procfs mounted at `proc` (an fd of its root) are reached
- * by name relative to it, without opening them first: the procfs is new,
- * nothing of the sandbox runs yet, nothing but our own masks is mounted on
- * it, and none of the names below crosses a symlink (move_mount does not
- * follow a final one).  That saves an open, a stat and a close per entry,
- * about half of the system calls of /proc's setup. */
+/* Entries of a filesystem made here (the procfs mounted at `proc`, an fd
+ * of its root; the tmpfs of a `mount dev`) are reached by name relative to
+ * it, without opening them first: the filesystem is new, nothing of the
+ * sandbox runs yet, nothing but our own mounts is mounted on it, and none
+ * of the names below crosses a symlink (move_mount does not follow a final
+ * one).  That saves an open, a stat and a close per entry. */
 
 /* "dest/name" into buf (256 bytes), for messages. */
 static const char *
-proc_path (char *buf, const char *dest, const char *name)
+entry_path (char *buf, const char *dest, const char *name)
 {
   snprintf (buf, 256, "%s/%s", dest, name);
   return buf;
 }
 
-/* Attaches `tree` over the proc entry `name`; closes nothing. */
+/* Attaches `tree` over the entry `name` of `dir`; closes nothing. */
 static int
-proc_attach (int tree, int proc, const char *dest, const char *name, securer_err_t *err)
+attach_name (int tree, int dir, const char *dest, const char *name, securer_err_t *err)
 {
-  if (move_mount (tree, "", proc, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+  if (move_mount (tree, "", dir, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
     {
       char path[256];
-      return securer_error_set (err, errno, "attach mount on %s", proc_path (path, dest, name));
+      return securer_error_set (err, errno, "attach mount on %s", entry_path (path, dest, name));
     }
   return 0;
 }
 
-/* Hides the proc entry `name` when this kernel has it. */
+/* attach_name for a new tree (-1: making it failed, err set); its fd is
+ * closed either way. */
+static int
+attach_name_close (int tree, int dir, const char *dest, const char *name, securer_err_t *err)
+{
+  if (tree < 0)
+    return -1;
+  int rc = attach_name (tree, dir, dest, name, err);
+  close (tree);
+  return rc;
+}
+
+/* Makes the mount point `name` (a directory, or an empty file) in `dir`,
+ * a filesystem made here. */
+static int
+make_point (int dir, const char *dest, const char *name, bool is_dir, securer_err_t *err)
+{
+  if ((is_dir ? mkdirat (dir, name, 0755) : mknodat (dir, name, S_IFREG | 0644, 0)) == 0)
+    return 0;
+  char path[256];
+  return securer_error_set (err, errno, "create mount point %s", entry_path (path, dest, name));
+}
+
+static bool
+proc_masked_dir (const char *name)
+{
+  for (size_t i = 0; i < sizeof proc_masked_dirs / sizeof *proc_masked_dirs; i++)
+    if (strcmp (name, proc_masked_dirs[i]) == 0)
+      return true;
+  return false;
+}
+
+/* Hides the proc entry `name` when this kernel has it.  The first mask of
+ * each kind is a detached mount attached by fd; every later one is a bind
+ * of that first one by name (the caller has made the procfs's root the
+ * working directory).  One mount(2) per present entry: no stat, no
+ * detached copy and no descriptor, and the bind carries the first mask's
+ * flags (read-only, nosuid, nodev, noexec).  The names are fixed procfs
+ * entries of a procfs nothing else has touched, so the path mount(2)
+ * resolves cannot lead anywhere else.  A missing entry fails with ENOENT,
+ * confirmed by a stat. */
 static int
 proc_mask (struct rootfs *r, int proc, const char *dest, const char *name, securer_err_t *err)
 {
   char path[256];
+  bool dir = proc_masked_dir (name);
+  const char *first = dir ? r->proc_first_dir : r->proc_first_file;
+  if (first != NULL)
+    {
+      if (mount (first, name, NULL, MS_BIND, NULL) == 0)
+        {
+          log_step (r, "mask %s", entry_path (path, dest, name));
+          return 0;
+        }
+      /* ENOENT would also be a missing source: only a missing entry may
+       * pass for "nothing to hide" (the stat below tells). */
+      if (errno != ENOTDIR && errno != ENOENT)
+        return securer_error_set (err, errno, "mask %s", entry_path (path, dest, name));
+      /* Missing, or not of the kind the table says: look. */
+    }
   struct stat st;
   if (fstatat (proc, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return errno == ENOENT ? 0 : securer_error_set (err, errno, "stat %s",
-                                                    proc_path (path, dest, name));
-  bool dir = S_ISDIR (st.st_mode);
+                                                    entry_path (path, dest, name));
+  dir = S_ISDIR (st.st_mode);
+  first = dir ? r->proc_first_dir : r->proc_first_file;
+  if (first != NULL)
+    {
+      if (mount (first, name, NULL, MS_BIND, NULL) < 0)
+        return securer_error_set (err, errno, "mask %s", entry_path (path, dest, name));
+      log_step (r, "mask %s", entry_path (path, dest, name));
+      return 0;
+    }
   int tree = mask_source (r, dir, err);
   if (tree < 0)
     return -1;
-  return mask_done (r, dir, tree, proc_attach (tree, proc, dest, name, err),
-                    proc_path (path, dest, name));
+  int rc = mask_done (r, dir, tree, attach_name (tree, proc, dest, name, err),
+                      entry_path (path, dest, name));
+  if (rc == 0)
+    *(dir ? &r->proc_first_dir : &r->proc_first_file) = name;
+  return rc;
 }
 
 /* Binds the proc entry `name` read-only over itself, with what is mounted
@@ -718,12 +820,12 @@ proc_readonly_entry (struct rootfs *r, int proc, const char *dest, const char *n
                         | AT_SYMLINK_NOFOLLOW);
   if (tree < 0)
     return errno == ENOENT ? 0 : securer_error_set (err, errno, "clone %s",
-                                                    proc_path (path, dest, name));
+                                                    entry_path (path, dest, name));
   int rc = -1;
   if (set_attr (tree, AT_RECURSIVE,
                 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-                proc_path (path, dest, name), err) == 0
-      && proc_attach (tree, proc, dest, name, err) == 0)
+                entry_path (path, dest, name), err) == 0
+      && attach_name (tree, proc, dest, name, err) == 0)
     {
       rc = 0;
       log_step (r, "read-only %s", path);
@@ -741,12 +843,12 @@ proc_replace (struct rootfs *r, int proc, const char *dest, const char *name,
   struct stat st;
   if (fstatat (proc, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return errno == ENOENT ? 0 : securer_error_set (err, errno, "stat %s",
-                                                    proc_path (path, dest, name));
+                                                    entry_path (path, dest, name));
   int tree = content_tree (r, name_in_scratch, text, err);
-  int rc = tree < 0 ? -1 : proc_attach (tree, proc, dest, name, err);
+  int rc = tree < 0 ? -1 : attach_name (tree, proc, dest, name, err);
   close_fd (&tree);
   if (rc == 0)
-    log_step (r, "per-sandbox %s", proc_path (path, dest, name));
+    log_step (r, "per-sandbox %s", entry_path (path, dest, name));
   return rc;
 }
 
@@ -800,7 +902,7 @@ securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest
 {
   /* The entries' files live in a detached tmpfs: nothing of them is
    * reachable but through the mounts attached over the proc entries. */
-  struct rootfs r = { .p = p, .rootfd = -1, .empty_file = -1, .empty_dir = -1, .scratch = -1 };
+  struct rootfs r = { .p = p, .rootfd = -1, .empty_file = -1, .empty_dir = -1 };
   r.rootfd = new_tmpfs (1 << 16, 0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
   if (r.rootfd < 0)
     return securer_error_prefix (err, "a scratch tmpfs for %s", dest);
@@ -811,7 +913,6 @@ securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest
   if (rc == 0)
     rc = proc_meminfo (&r, proc, dest, err);
   close_fd (&proc);
-  close_fd (&r.scratch);
   close_fd (&r.rootfd);
   return rc;
 }
@@ -845,15 +946,23 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
       return 0;
     }
 
+  /* First: the masks and files below sys then go on its read-only copy
+   * (a copy made after them would duplicate each of them, one more mount
+   * to make and to tear down, hidden under the copy). */
+  for (size_t i = 0; rc == 0 && i < sizeof proc_readonly / sizeof *proc_readonly; i++)
+    rc = proc_readonly_entry (r, mnt, m->dest, proc_readonly[i], err);
+  /* The masks after the first are bound by name from the procfs's root
+   * (proc_mask).  The working directory stays there until pivot()
+   * changes it: nothing in between uses a relative path. */
+  if (rc == 0 && fchdir (mnt) < 0)
+    rc = securer_error_set (err, errno, "chdir to %s", m->dest);
+  r->proc_first_file = r->proc_first_dir = NULL;
   for (size_t i = 0; rc == 0 && i < sizeof proc_masked / sizeof *proc_masked; i++)
     rc = proc_mask (r, mnt, m->dest, proc_masked[i], err);
   if (rc == 0)
     rc = proc_boot_id (r, mnt, m->dest, err);
   if (rc == 0)
     rc = proc_meminfo (r, mnt, m->dest, err);
-  /* Last: the read-only copy of sys takes the masks below it along. */
-  for (size_t i = 0; rc == 0 && i < sizeof proc_readonly / sizeof *proc_readonly; i++)
-    rc = proc_readonly_entry (r, mnt, m->dest, proc_readonly[i], err);
   close (mnt);
   return rc;
 }
@@ -862,64 +971,61 @@ static int
 make_symlink (struct rootfs *r, const char *target, const char *dest, securer_err_t *err)
 {
   char copy[PATH_MAX], *last;
-  int parent = open_parent (r, dest, true, copy, &last, err);
+  int parent = open_parent (r, dest, true, copy, &last, NULL, err);
   if (parent < 0)
     return -1;
   int rc = symlinkat (target, parent, last);
   int e = errno;
-  close (parent);
+  put_parent (r, parent);
   if (rc < 0)
     return securer_error_set (err, e, "create symlink %s -> %s", dest, target);
   return 0;
 }
 
+/* The minimal /dev.  Its entries are made by name in the new tmpfs
+ * itself, through the fd of its mount: nothing but this function has
+ * written there, so no name can be a link or exist already, and nothing
+ * needs to be looked up or reopened. */
 static int
 do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
 {
   /* The tmpfs itself holds no device nodes: the bound host nodes are
    * separate mounts that keep their own (dev-allowing) flags. */
-  if (mount_tmpfs_at (r, m->dest, 1 << 20, 0755,
-                      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err) < 0)
+  int dev = attach_tmpfs_at (r, m->dest, 1 << 20, 0755,
+                             MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+  if (dev < 0)
     return -1;
-
-  char buf[PATH_MAX], *path = NULL;
+  char path[256];
   int rc = -1;
   for (size_t i = 0; i < sizeof dev_nodes / sizeof *dev_nodes; i++)
     {
       char host[64];
       snprintf (host, sizeof host, "/dev/%s", dev_nodes[i]);
-      path = join (buf, m->dest, dev_nodes[i]);
-      if (path == NULL)
-        goto toolong;
-      if (bind_host_node (r, host, path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err) < 0)
+      /* The mount point first: a clone closed without being attached
+       * would cost an RCU grace period. */
+      if (make_point (dev, m->dest, dev_nodes[i], false, err) < 0
+          || attach_name_close (clone_tree (AT_FDCWD, host, 0, err), dev, m->dest, dev_nodes[i],
+                                err) < 0)
         goto out;
     }
 
   /* A private devpts instance: the sandbox sees only its own ptys. */
-  if ((path = join (buf, m->dest, "pts")) == NULL)
-    goto toolong;
-  int target = open_target (r, path, TARGET_DIR, 0755, err);
-  if (target < 0)
-    goto out;
   static const struct fsopt pts_opts[] = {
     { "newinstance", NULL }, { "ptmxmode", "0666" }, { "mode", "0620" },
   };
-  int mnt = new_fs ("devpts", "devpts", pts_opts, 3, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
-  rc = mnt < 0 ? -1 : attach (mnt, target, path, err);
-  close_fd (&mnt);
-  close (target);
-  if (rc < 0)
-    goto out;
-  rc = -1;
-
-  if ((path = join (buf, m->dest, "shm")) == NULL)
-    goto toolong;
   /* Sized: RLIMIT_FSIZE caps each file, not how many there are, and an
    * unsized tmpfs may take half the host's memory.  A policy that needs
    * more mounts its own tmpfs on /dev/shm after the dev entry. */
-  if (mount_tmpfs_at (r, path, SECURER_DEV_SHM_SIZE, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-                      err) < 0)
-    goto out;
+  static const char *const dirs[] = { "pts", "shm" };
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+    if (make_point (dev, m->dest, dirs[i], true, err) < 0
+        || attach_name_close (i == 0 ? new_fs ("devpts", "devpts", pts_opts, 3,
+                                               MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err)
+                                     : new_tmpfs (SECURER_DEV_SHM_SIZE, 01777,
+                                                  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                                                    | MOUNT_ATTR_NOEXEC, err),
+                              dev, m->dest, dirs[i], err) < 0)
+      goto out;
 
   static const char *const links[][2] = {
     { "ptmx", "pts/ptmx" },         { "fd", "/proc/self/fd" },
@@ -927,28 +1033,22 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
     { "stderr", "/proc/self/fd/2" },
   };
   for (size_t i = 0; i < sizeof links / sizeof *links; i++)
-    {
-      if ((path = join (buf, m->dest, links[i][0])) == NULL)
-        goto toolong;
-      if (make_symlink (r, links[i][1], path, err) < 0)
+    if (symlinkat (links[i][1], dev, links[i][0]) < 0)
+      {
+        securer_error_set (err, errno, "create symlink %s -> %s",
+                           entry_path (path, m->dest, links[i][0]), links[i][1]);
         goto out;
-    }
+      }
 
-  /* Populated: nothing may be added to /dev itself any more (the shm
-   * and pts mounts below it keep their own flags). */
-  int devfd = open_existing (r, m->dest, err);
-  if (devfd < 0)
-    {
-      if (*err == NULL)
-        securer_error_set (err, ENOENT, "reopen %s", m->dest);
-      goto out;
-    }
-  rc = set_attr (devfd, 0, MOUNT_ATTR_RDONLY, m->dest, err);
-  close (devfd);
-  goto out;
-toolong:
-  securer_error_set (err, ENAMETOOLONG, "build %s", m->dest);
+  /* The host's nodes were cloned with the host's flags; one call gives
+   * them nosuid and noexec (no process of the sandbox exists yet, and
+   * pts, shm and the tmpfs have both already).  Then, populated: nothing
+   * may be added to /dev itself any more (the shm and pts mounts below
+   * it keep their own flags). */
+  if (set_attr (dev, AT_RECURSIVE, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, m->dest, err) == 0)
+    rc = set_attr (dev, 0, MOUNT_ATTR_RDONLY, m->dest, err);
 out:
+  close (dev);
   return rc;
 }
 
@@ -1166,7 +1266,7 @@ securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, boo
   securer_err_t local = NULL;
   securer_err_t *err = errp != NULL ? errp : &local;
   struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1, .empty_file = -1,
-                      .empty_dir = -1, .scratch = -1, .bare_proc = bare_proc };
+                      .empty_dir = -1, .bare_proc = bare_proc };
   int rc = -1;
   if (p->n_mounts > SECURER_MAX_MOUNTS)
     {
@@ -1210,7 +1310,6 @@ out:
     close_fd (&r.trees[i]);
   close_fd (&r.empty_file);
   close_fd (&r.empty_dir);
-  close_fd (&r.scratch);
   close_fd (&r.rootfd);
   umask (old_umask);
   if (rc < 0)
