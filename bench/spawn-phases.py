@@ -44,13 +44,15 @@ def steps(trace):
         return hit
     out = [("first syscall of the launcher", 0.0),
            ("clone3 (the sandbox's child)", first("sys_enter_clone3", launcher))]
-    # The payload makes the network namespace (after the cgroup one, which
-    # pid 1 unshares first) while pid 1 builds the mounts; pid 1 joins it.
-    out.append(("payload's network namespace made", first("sys_exit_unshare", last=True)))
-    out.append(("pivot_root", first("sys_enter_pivot_root")))
-    out.append(("old root detached", first("sys_exit_umount")))
-    out.append(("pid 1 joins it", first("sys_exit_setns")))
+    # pid 1 makes the network namespace (after the cgroup one, which it
+    # unshares first) while the payload builds the mounts; the payload
+    # joins it after pid 1 has become securer-init.
+    out.append(("pid 1: network namespace made", first("sys_exit_unshare", last=True)))
     out.append(("pid 1 execs securer-init", first("sys_enter_execveat")))
+    who = "" if arg == "--bwrap" else "payload: "
+    out.append((who + "pivot_root", first("sys_enter_pivot_root")))
+    out.append((who + "old root detached", first("sys_exit_umount")))
+    out.append(("payload joins the network namespace", first("sys_exit_setns")))
     # The launcher asks seccomp(2) about the kernel first; the payload's
     # filter is the last call.
     out.append(("payload loads seccomp", first("sys_enter_seccomp", last=True)))
