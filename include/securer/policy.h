@@ -287,9 +287,12 @@ enum {
   SECURER_POLICY_DEFER_SECCOMP = 1u << 0,
 };
 
-/* securer_policy_load_file with options (SECURER_POLICY_*). */
+/* securer_policy_load_file and _load_string with options (SECURER_POLICY_*). */
 int securer_policy_load_file_opts (const char *path, unsigned flags, struct securer_policy **out,
                                    struct securer_diags *diags, securer_err_t *err);
+int securer_policy_load_string_opts (const char *name, const char *text, size_t len, unsigned flags,
+                                     struct securer_policy **out, struct securer_diags *diags,
+                                     securer_err_t *err);
 
 /* True while p->seccomp.rules is not resolved yet. */
 bool securer_policy_seccomp_pending (const struct securer_policy *p);

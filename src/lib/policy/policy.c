@@ -392,6 +392,14 @@ securer_policy_load_string (const char *name, const char *text, size_t len,
                             struct securer_policy **out, struct securer_diags *diags,
                             securer_err_t *err)
 {
+  return securer_policy_load_string_opts (name, text, len, 0, out, diags, err);
+}
+
+int
+securer_policy_load_string_opts (const char *name, const char *text, size_t len, unsigned flags,
+                                 struct securer_policy **out, struct securer_diags *diags,
+                                 securer_err_t *err)
+{
   if (out == NULL || (text == NULL && len > 0))
     return securer_error_set (err, EINVAL, "load policy: invalid arguments");
   *out = NULL;
@@ -403,7 +411,7 @@ securer_policy_load_string (const char *name, const char *text, size_t len,
                 POLICY_MAX_FILE_SIZE);
       return securer_error_set (err, EFBIG, "%s: larger than %u bytes", name, POLICY_MAX_FILE_SIZE);
     }
-  return load (name, text ? text : "", len, 0, out, diags, err);
+  return load (name, text ? text : "", len, flags, out, diags, err);
 }
 
 int
