@@ -233,6 +233,10 @@ struct securer_policy {
 
   char **includes;               /* every file read, in order (for show) */
   size_t n_includes;
+
+  /* Seccomp rules read but not resolved yet (SECURER_POLICY_DEFER_SECCOMP);
+   * NULL in a complete policy. */
+  struct securer_policy_deferred *deferred;
 };
 
 /* ---- diagnostics -------------------------------------------------------- */
@@ -267,6 +271,38 @@ void securer_diags_free (struct securer_diags *d);
  * diagnostic formatted as "file:line:col: message". */
 int securer_policy_load_file (const char *path, struct securer_policy **out,
                               struct securer_diags *diags, securer_err_t *err);
+
+/* Options of securer_policy_load_file_opts. */
+enum {
+  /* Read every file of the policy but leave its seccomp rule lines
+   * (`seccomp ACTION NAMES...`: @groups expanded from seccomp/, conditions,
+   * the override rules) unresolved: they are kept as read, and
+   * securer_policy_complete resolves them later without reading any policy
+   * file again.  Everything else, including `seccomp on|off`, the default
+   * and foreign-abi actions, is resolved and checked at once.  A policy
+   * with errors, with seccomp off, or without rule lines is loaded
+   * complete.  A launch (securer_sandbox_spawn) completes such a policy in
+   * place while the sandbox is being set up, so it must belong to that one
+   * launch: never share it between threads. */
+  SECURER_POLICY_DEFER_SECCOMP = 1u << 0,
+};
+
+/* securer_policy_load_file and _load_string with options (SECURER_POLICY_*). */
+int securer_policy_load_file_opts (const char *path, unsigned flags, struct securer_policy **out,
+                                   struct securer_diags *diags, securer_err_t *err);
+int securer_policy_load_string_opts (const char *name, const char *text, size_t len, unsigned flags,
+                                     struct securer_policy **out, struct securer_diags *diags,
+                                     securer_err_t *err);
+
+/* True while p->seccomp.rules is not resolved yet. */
+bool securer_policy_seccomp_pending (const struct securer_policy *p);
+
+/* Resolves the rules a SECURER_POLICY_DEFER_SECCOMP load left pending, in
+ * place; does nothing for a complete policy.  The result is what a full
+ * load of the same bytes gives.  Problems are appended to *diags (may be
+ * NULL) and the first error goes to *err ("file:line:col: message
+ * (hint)"), as for a load; the policy must then only be freed. */
+int securer_policy_complete (struct securer_policy *p, struct securer_diags *diags, securer_err_t *err);
 
 /* Same, for text held in memory; `name` is used in diagnostics and relative
  * includes are resolved against the directory of `name`. */

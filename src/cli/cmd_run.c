@@ -309,9 +309,12 @@ cmd_run (int argc, char **argv)
 
   char *path = NULL;
   struct securer_policy *policy = NULL;
+  /* The policy is this process's alone: its seccomp rules are resolved by
+   * the launch, while the sandbox is being set up. */
   if (securer_policy_find (a.policy, &path, &err) < 0
-      || securer_policy_load_file (path, &policy, NULL, &err) < 0)
+      || securer_policy_load_file_opts (path, SECURER_POLICY_DEFER_SECCOMP, &policy, NULL, &err) < 0)
     {
+      securer_error_set_status (&err, SECURER_EXIT_SETUP);
       free (path);
       rc = fail_setup (&err, status_fd);
       if (status_fd >= 0)

@@ -2,13 +2,17 @@
  * must produce a policy or diagnostics, never a crash, a leak or undefined
  * behaviour; the same bytes read as an expectation file must give
  * expectations or diagnostics, and its path, exec and env expectations
- * are checked against a fixed policy (linux/view.c).  Includes are
+ * are checked against a fixed policy (linux/view.c).  Loaded with the
+ * seccomp rules resolved afterwards, the bytes must give the same policy
+ * and diagnostics as a full load.  Includes are
  * answered "not found" without touching the disk, so runs are
  * reproducible. */
 #include <config.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +30,52 @@ no_files (const char *path, char **buf, size_t *len, securer_err_t *err)
 }
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+/* Every diagnostic, formatted, one after the other. */
+static char *
+diags_joined (const struct securer_diags *d)
+{
+  char *all = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&all, &len);
+  if (f == NULL)
+    abort ();
+  for (size_t i = 0; i < d->n; i++)
+    {
+      char *s = securer_diag_format (&d->items[i]);
+      fprintf (f, "%s\n", s ? s : "");
+      free (s);
+    }
+  fprintf (f, "%zu errors\n", d->n_errors);
+  fclose (f);
+  return all;
+}
+
+/* The same bytes loaded with the seccomp rules resolved afterwards must
+ * give the same policy (as JSON) and the same diagnostics; json is the
+ * full load's, NULL when it failed. */
+static void
+check_deferred (const uint8_t *data, size_t size, const char *json, const char *diags)
+{
+  struct securer_diags d = { NULL, 0, 0 };
+  struct securer_policy *p = NULL;
+  securer_err_t err = NULL;
+  int r = securer_policy_load_string_opts ("/fuzz/input.policy", (const char *) data, size,
+                                           SECURER_POLICY_DEFER_SECCOMP, &p, &d, &err);
+  if (r == 0)
+    r = securer_policy_complete (p, &d, &err);
+  char *j = r == 0 ? securer_policy_to_json_text (p, 0) : NULL;
+  char *all = diags_joined (&d);
+  /* Out of memory is the one difference allowed. */
+  if ((r == 0) != (json != NULL) || (j != NULL && strcmp (j, json) != 0) || strcmp (all, diags) != 0)
+    if (securer_error_errno (err) != ENOMEM)
+      abort ();
+  free (all);
+  free (j);
+  securer_policy_free (p);
+  securer_diags_free (&d);
+  securer_error_free (&err);
+}
 
 /* What `path`, `exec` and `env` lines are checked against: every kind of
  * mount, symlinks (a loop among them), masks and an exec list. */
@@ -79,8 +129,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   struct securer_diags diags = { NULL, 0, 0 };
   struct securer_policy *p = NULL;
   securer_err_t err = NULL;
+  char *full_json = NULL;
+  bool loaded = false;
   if (securer_policy_load_string ("/fuzz/input.policy", (const char *) data, size, &p, &diags, &err) == 0)
     {
+      loaded = true;
+      full_json = securer_policy_to_json_text (p, 0);
       /* Whatever loads must print, and its JSON must load back to the
        * same JSON. */
       char *text = securer_policy_to_text (p);
@@ -101,8 +155,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       free (json);
       securer_policy_free (p);
     }
-  for (size_t i = 0; i < diags.n; i++)
-    free (securer_diag_format (&diags.items[i]));
+  char *full_diags = diags_joined (&diags);
+  if (loaded == (full_json != NULL))
+    check_deferred (data, size, full_json, full_diags);
+  free (full_diags);
+  free (full_json);
   securer_diags_free (&diags);
   securer_error_free (&err);
   return 0;

@@ -29,6 +29,7 @@ FUZZ_POLICY_SRCS = \
 	$(top_srcdir)/src/lib/policy/lexer.c \
 	$(top_srcdir)/src/lib/policy/parser.c \
 	$(top_srcdir)/src/lib/policy/resolve.c \
+	$(top_srcdir)/src/lib/policy/defer.c \
 	$(top_srcdir)/src/lib/policy/json.c \
 	$(top_srcdir)/src/lib/policy/text.c \
 	$(top_srcdir)/src/lib/policy/policy.c \

@@ -343,6 +343,56 @@ Test (run_cli, bad_policy_is_125)
   cli_clear (&r);
 }
 
+/* `run` resolves the seccomp rules while the sandbox is being set up: a
+ * bad rule is still reported as `policy check` reports it, with 125, and
+ * the command never starts.  The first case is found by the load; in the
+ * second, everything else of the policy is fine, so the launch has
+ * started when the rule is found. */
+Test (run_cli, bad_seccomp_rule_is_125_and_nothing_runs)
+{
+  static const char *const extras[] = {
+    "network lopback\nseccomp allow opne",
+    "seccomp allow opne\nseccomp kill ptrace if arg0 == PTRACE_NOPE",
+  };
+  char *probe = probe_path ();
+  for (size_t i = 0; i < sizeof extras / sizeof *extras; i++)
+    {
+      char *extra = NULL, *witness = NULL, marker[96];
+      unique_marker (marker, sizeof marker, "cli-bad-rule");
+      cr_assert (asprintf (&witness, "%s/ran-%zu", tmpdir, i) > 0);
+      cr_assert (asprintf (&extra, "mount rw %s\n%s", tmpdir, extras[i]) > 0);
+      char *bad = write_policy ("bad-rule", extra);
+
+      char *check_args[] = { "policy", "check", bad, NULL };
+      struct cli_result c;
+      run_cli (check_args, -1, &c);
+      cr_assert_neq (c.status, 0);
+      /* check's first error, in run's one-line form. */
+      char *at = strstr (c.err, ": error: ");
+      cr_assert_not_null (at, "%s", c.err);
+      char *want = NULL;
+      cr_assert (asprintf (&want, "securer: %.*s: %.*s\n", (int) (at - c.err), c.err,
+                           (int) strcspn (at + 9, "\n"), at + 9) > 0);
+
+      char *args[] = { "run", "--policy", bad, "--", probe, "marker", marker, "write", witness,
+                       "sleep", "60", NULL };
+      struct cli_result r;
+      run_cli (args, -1, &r);
+      cr_assert_eq (r.status, 125, "case %zu: %s", i, r.err);
+      cr_assert_str_eq (r.err, want, "case %zu", i);
+      cr_assert_str_eq (r.out, "");
+      cr_assert_eq (wait_marked_gone (marker), 0, "case %zu: a process of the sandbox is left", i);
+      cr_assert_neq (access (witness, F_OK), 0, "case %zu: the command ran", i);
+      cli_clear (&r);
+      cli_clear (&c);
+      free (want);
+      free (bad);
+      free (witness);
+      free (extra);
+    }
+  free (probe);
+}
+
 Test (run_cli, usage_errors_are_125)
 {
   char *a1[] = { "run", "--", "/bin/true", NULL };

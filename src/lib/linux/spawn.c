@@ -759,6 +759,24 @@ check_policy (const struct securer_policy *p, securer_err_t *err)
   return 0;
 }
 
+/* Checks the rules and decides the filter's shape; the libseccomp work is
+ * left to securer_seccomp_generate.  Denials go through user notification
+ * (when the kernel has it) so the status can name the call. */
+static int
+compile_filter (struct securer_sandbox *sb, const struct securer_spawn_opts *opts, struct launch_plan *lp,
+                securer_err_t *err)
+{
+  if (opts->verbose)
+    fprintf (stderr, "securer: compile the seccomp filter\n");
+  lp->seccomp_flags = launch_policy_can_kill (&sb->p->seccomp) ? SECURER_SECCOMP_REPORT_DENIALS : 0;
+  unsigned cache = opts->no_seccomp_cache ? 0 : SECURER_SECCOMP_CACHE;
+  if (securer_seccomp_compile (sb->p, lp->seccomp_flags | SECURER_SECCOMP_DEFER_BPF | cache, lp->setup_sock_at,
+                               &sb->prog, err) < 0)
+    return securer_error_prefix (err, "seccomp");
+  lp->seccomp = sb->prog;
+  return 0;
+}
+
 int
 securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_sandbox **out,
                        securer_err_t *err)
@@ -850,21 +868,14 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
   /* Checked here, before clone, so a bad rule is reported before anything
    * runs; the libseccomp work (most of the cost) is done after clone, while
    * the child sets up the sandbox, and the program is sent to the payload.
-   * Denials go through user notification (when the kernel has it) so the
-   * status can name the call. */
+   * Rules a policy left unresolved (SECURER_POLICY_DEFER_SECCOMP) are
+   * resolved and checked after clone as well: the payload waits for its
+   * filter whatever the rules turn out to be, so a bad rule still stops
+   * the launch before the command runs. */
   if (p->seccomp.enabled)
     {
-      if (opts->verbose)
-        fprintf (stderr, "securer: compile the seccomp filter\n");
-      lp.seccomp_flags = launch_policy_can_kill (&p->seccomp) ? SECURER_SECCOMP_REPORT_DENIALS : 0;
-      unsigned cache = opts->no_seccomp_cache ? 0 : SECURER_SECCOMP_CACHE;
-      if (securer_seccomp_compile (p, lp.seccomp_flags | SECURER_SECCOMP_DEFER_BPF | cache, lp.setup_sock_at,
-                                   &sb->prog, err) < 0)
-        {
-          securer_error_prefix (err, "seccomp");
-          goto fail;
-        }
-      lp.seccomp = sb->prog;
+      if (!securer_policy_seccomp_pending (p) && compile_filter (sb, opts, &lp, err) < 0)
+        goto fail;
       lp.want_filter = true;
     }
   if (securer_cgroup_create (p, &sb->cg, &sb->cg_report, err) < 0)
@@ -949,6 +960,20 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
     {
       securer_error_set (err, errno, "release the sandbox");
       goto fail_child;
+    }
+  if (securer_policy_seccomp_pending (p))
+    {
+      if (opts->verbose)
+        fprintf (stderr, "securer: resolve the seccomp rules\n");
+      /* The policy is this launch's alone (the load option says so), so
+       * completing it in place is completing it for its only user. */
+      if (securer_policy_complete ((struct securer_policy *) p, NULL, err) < 0)
+        {
+          securer_error_set_status (err, SECURER_EXIT_SETUP);
+          goto fail_child;
+        }
+      if (p->seccomp.enabled && compile_filter (sb, opts, &lp, err) < 0)
+        goto fail_child;
     }
   if (sb->prog != NULL && securer_seccomp_generate (sb->prog, p, err) < 0)
     {

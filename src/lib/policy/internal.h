@@ -116,6 +116,17 @@ void builder_mark (struct builder *b, int what, const char *file, unsigned line,
 /* Fills in defaults, drops redundant rules and checks consistency.  Problems
  * are reported to the diags passed to builder_new. */
 void builder_finish (struct builder *b, const char *top_file);
+/* The three steps of builder_finish, for a load that resolves the seccomp
+ * rules later (defer.c): the defaults; the rules, into the policy (-1 when
+ * out of memory); the consistency checks. */
+void builder_finish_defaults (struct builder *b, const char *top_file);
+int builder_finish_rules (struct builder *b, const char *top_file);
+void builder_check (struct builder *b, const char *top_file);
+/* True when builder_check would find nothing to report. */
+bool builder_consistent (struct builder *b);
+/* Points a builder whose policy was taken at that policy again, and at the
+ * diagnostics of the step that goes on with it. */
+void builder_attach (struct builder *b, struct securer_policy *p, struct securer_diags *diags);
 /* Hands the finished policy to the caller. */
 struct securer_policy *builder_take (struct builder *b);
 
@@ -153,9 +164,41 @@ int policy_read_include (const char *base_file, const char *name, char **path_ou
  * `quoted` or when the lexer would otherwise read it differently (text.c). */
 void policy_put_word (FILE *f, const char *s, bool quoted);
 
-/* Parser entry point (parser.c). */
-int policy_parse (const char *name, const char *text, size_t len, struct securer_policy **out,
-                  struct securer_diags *diags);
+/* Parser entry point (parser.c); flags are SECURER_POLICY_* load options. */
+int policy_parse (const char *name, const char *text, size_t len, unsigned flags,
+                  struct securer_policy **out, struct securer_diags *diags);
+
+/* ---- seccomp rule lines resolved after the load (defer.c) --------------- */
+struct deferred_line {
+  const char *file;   /* one of the store's files */
+  struct line ln;     /* the tokens as read */
+  size_t diag_at;     /* diagnostics kept before it when it was read */
+};
+
+struct securer_policy_deferred {
+  struct builder *b;  /* the load's builder, its policy taken */
+  char *top;          /* the file loaded, for diagnostics without a place */
+  struct deferred_line *lines;
+  size_t n, cap;
+  char **files;
+  size_t n_files, cap_files;
+};
+
+struct securer_policy_deferred *policy_deferred_new (const char *top);
+void policy_deferred_free (struct securer_policy_deferred *df);
+/* Keeps a rule line read from file; takes ln's tokens (ln is left empty). */
+int policy_defer_line (struct securer_policy_deferred *df, const char *file, struct line *ln,
+                       size_t diag_at);
+/* Ends a load that kept its rule lines (parser.c).  Returns 1 when they are
+ * left for securer_policy_complete; 0 when the load had to resolve them at
+ * once (errors so far, seccomp off, nothing kept), in which case every
+ * diagnostic is where a full load puts it. */
+int policy_defer_finish (struct securer_policy_deferred *df, struct builder *b, struct securer_diags *diags,
+                         size_t errors_before);
+/* Applies the kept rule lines to b in order, as the parser does when it
+ * reads them (parser.c); starts[k] receives diags->n before line k. */
+void policy_apply_deferred (struct securer_policy_deferred *df, struct builder *b,
+                            struct securer_diags *diags, size_t *starts);
 
 /* JSON reader with full diagnostics (json.c). */
 int policy_from_json (const char *name, const char *text, size_t len, struct securer_policy **out,

@@ -30,6 +30,7 @@ struct parser {
   char **group_names;
   bool names_loaded;
   bool group_names_loaded;
+  struct securer_policy_deferred *defer;  /* rule lines are kept here, not resolved */
 };
 
 /* One directive being parsed. */
@@ -1656,10 +1657,11 @@ group_exists (struct parser *ps, const char *name)
   return false;
 }
 
+static void seccomp_rules (struct ctx *c);
+
 static void
 d_seccomp (struct ctx *c)
 {
-  static const char *const extra[] = { "default", "foreign-abi", "on", "off" };
   struct builder *b = c->ps->b;
   struct securer_policy *p = builder_policy (b);
   const struct token *t = peek (c);
@@ -1691,6 +1693,21 @@ d_seccomp (struct ctx *c)
         p->seccomp.foreign_arch = a;
       return;
     }
+  if (c->ps->defer != NULL)
+    {
+      if (policy_defer_line (c->ps->defer, c->file, c->ln, c->ps->diags->n) < 0)
+        error_at (c, t, NULL, "out of memory");
+      return;
+    }
+  seccomp_rules (c);
+}
+
+/* `seccomp ACTION NAMES... [if CONDITIONS]`, the words after `seccomp`. */
+static void
+seccomp_rules (struct ctx *c)
+{
+  static const char *const extra[] = { "default", "foreign-abi", "on", "off" };
+  struct builder *b = c->ps->b;
   struct securer_action a;
   if (!parse_action (c, &a, extra, 4))
     return;
@@ -1811,13 +1828,19 @@ parse_text (struct parser *ps, const char *file, const char *text, size_t len)
 }
 
 int
-policy_parse (const char *name, const char *text, size_t len, struct securer_policy **out,
-              struct securer_diags *diags)
+policy_parse (const char *name, const char *text, size_t len, unsigned flags,
+              struct securer_policy **out, struct securer_diags *diags)
 {
   struct parser ps;
   memset (&ps, 0, sizeof ps);
   ps.diags = diags;
   ps.b = builder_new (diags);
+  if ((flags & SECURER_POLICY_DEFER_SECCOMP) && ps.b != NULL
+      && (ps.defer = policy_deferred_new (name)) == NULL)
+    {
+      builder_free (ps.b);
+      ps.b = NULL;
+    }
   if (ps.b == NULL)
     {
       diag_add (diags, SECURER_DIAG_ERROR, name, 0, 0, NULL, "out of memory");
@@ -1835,7 +1858,11 @@ policy_parse (const char *name, const char *text, size_t len, struct securer_pol
     parse_text (&ps, name, text, len);
   else
     diag_add (diags, SECURER_DIAG_ERROR, name, 0, 0, NULL, "out of memory");
-  builder_finish (ps.b, name);
+  bool pending = false;
+  if (ps.defer != NULL)
+    pending = policy_defer_finish (ps.defer, ps.b, diags, errors) == 1;
+  else
+    builder_finish (ps.b, name);
   free (ps.stack[0].path);
   free (ps.stack[0].id);
   securer_strv_free (ps.syscall_names);
@@ -1843,11 +1870,39 @@ policy_parse (const char *name, const char *text, size_t len, struct securer_pol
   if (diags->n_errors > errors)
     {
       builder_free (ps.b);
+      policy_deferred_free (ps.defer);
       return -1;
     }
   *out = builder_take (ps.b);
-  builder_free (ps.b);
+  if (pending)
+    {
+      ps.defer->b = ps.b;
+      (*out)->deferred = ps.defer;
+    }
+  else
+    {
+      builder_free (ps.b);
+      policy_deferred_free (ps.defer);
+    }
   return 0;
+}
+
+void
+policy_apply_deferred (struct securer_policy_deferred *df, struct builder *b,
+                       struct securer_diags *diags, size_t *starts)
+{
+  struct parser ps;
+  memset (&ps, 0, sizeof ps);
+  ps.b = b;
+  ps.diags = diags;
+  for (size_t k = 0; k < df->n; k++)
+    {
+      starts[k] = diags->n;
+      struct ctx c = { &ps, df->lines[k].file, &df->lines[k].ln, 1 };
+      seccomp_rules (&c);
+    }
+  securer_strv_free (ps.syscall_names);
+  securer_strv_free (ps.group_names);
 }
 
 int

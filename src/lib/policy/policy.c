@@ -251,6 +251,7 @@ securer_policy_free (struct securer_policy *p)
     }
   free (p->seccomp.rules);
   strv_free_n (p->includes, p->n_includes);
+  policy_deferred_free (p->deferred);
   free (p);
 }
 
@@ -359,7 +360,7 @@ looks_like_json (const char *text, size_t len)
 }
 
 static int
-load (const char *name, const char *text, size_t len, struct securer_policy **out,
+load (const char *name, const char *text, size_t len, unsigned flags, struct securer_policy **out,
       struct securer_diags *diags, securer_err_t *err)
 {
   struct securer_diags local = { NULL, 0, 0 };
@@ -370,7 +371,7 @@ load (const char *name, const char *text, size_t len, struct securer_policy **ou
   if (looks_like_json (text, len))
     r = policy_from_json (name, text, len, &p, d);
   else
-    r = policy_parse (name, text, len, &p, d);
+    r = policy_parse (name, text, len, flags, &p, d);
   if (r < 0 || d->n_errors > errors_before)
     {
       securer_policy_free (p);
@@ -391,6 +392,14 @@ securer_policy_load_string (const char *name, const char *text, size_t len,
                             struct securer_policy **out, struct securer_diags *diags,
                             securer_err_t *err)
 {
+  return securer_policy_load_string_opts (name, text, len, 0, out, diags, err);
+}
+
+int
+securer_policy_load_string_opts (const char *name, const char *text, size_t len, unsigned flags,
+                                 struct securer_policy **out, struct securer_diags *diags,
+                                 securer_err_t *err)
+{
   if (out == NULL || (text == NULL && len > 0))
     return securer_error_set (err, EINVAL, "load policy: invalid arguments");
   *out = NULL;
@@ -402,12 +411,19 @@ securer_policy_load_string (const char *name, const char *text, size_t len,
                 POLICY_MAX_FILE_SIZE);
       return securer_error_set (err, EFBIG, "%s: larger than %u bytes", name, POLICY_MAX_FILE_SIZE);
     }
-  return load (name, text ? text : "", len, out, diags, err);
+  return load (name, text ? text : "", len, flags, out, diags, err);
 }
 
 int
 securer_policy_load_file (const char *path, struct securer_policy **out,
                           struct securer_diags *diags, securer_err_t *err)
+{
+  return securer_policy_load_file_opts (path, 0, out, diags, err);
+}
+
+int
+securer_policy_load_file_opts (const char *path, unsigned flags, struct securer_policy **out,
+                               struct securer_diags *diags, securer_err_t *err)
 {
   if (path == NULL || out == NULL)
     return securer_error_set (err, EINVAL, "load policy: invalid arguments");
@@ -419,7 +435,7 @@ securer_policy_load_file (const char *path, struct securer_policy **out,
       diag_add (diags, SECURER_DIAG_ERROR, path, 0, 0, NULL, "%s", securer_error_message (*err));
       return securer_error_prefix (err, "load policy");
     }
-  int r = load (path, buf, len, out, diags, err);
+  int r = load (path, buf, len, flags, out, diags, err);
   free (buf);
   return r;
 }

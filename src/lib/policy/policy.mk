@@ -5,6 +5,7 @@ libsecurer_core_la_SOURCES += \
 	src/lib/policy/lexer.c \
 	src/lib/policy/parser.c \
 	src/lib/policy/resolve.c \
+	src/lib/policy/defer.c \
 	src/lib/policy/json.c \
 	src/lib/policy/text.c \
 	src/lib/policy/policy.c \
@@ -33,8 +34,10 @@ dist_man_MANS += docs/man/securer-policy.5
 EXTRA_DIST += tests/unit/data/policy tests/policies
 
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test-policy-parse tests/unit/test-policy-json tests/unit/test-policy-cli
-TESTS += tests/unit/test-policy-parse tests/unit/test-policy-json tests/unit/test-policy-cli
+check_PROGRAMS += tests/unit/test-policy-parse tests/unit/test-policy-json tests/unit/test-policy-cli \
+	tests/unit/test-policy-defer
+TESTS += tests/unit/test-policy-parse tests/unit/test-policy-json tests/unit/test-policy-cli \
+	tests/unit/test-policy-defer
 tests_unit_test_policy_parse_SOURCES = tests/unit/test-policy-parse.c tests/unit/policy-test.h
 tests_unit_test_policy_parse_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_policy_parse_LDADD = $(TEST_LIBS)
@@ -44,6 +47,9 @@ tests_unit_test_policy_json_LDADD = $(TEST_LIBS)
 tests_unit_test_policy_cli_SOURCES = tests/unit/test-policy-cli.c tests/unit/policy-test.h
 tests_unit_test_policy_cli_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_policy_cli_LDADD = $(TEST_LIBS)
+tests_unit_test_policy_defer_SOURCES = tests/unit/test-policy-defer.c tests/unit/policy-test.h
+tests_unit_test_policy_defer_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_policy_defer_LDADD = $(TEST_LIBS)
 endif
 
 # What a path inside the sandbox will be (`path`/`exec` expectations).

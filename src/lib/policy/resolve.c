@@ -637,8 +637,11 @@ stem_of (const char *path)
   return strndup (base, len);
 }
 
+/* Everything of the policy but its seccomp rules: the defaults that
+ * depend on what was said.  Enough for a launcher to start the sandbox
+ * while the rules are still being resolved. */
 void
-builder_finish (struct builder *b, const char *top_file)
+builder_finish_defaults (struct builder *b, const char *top_file)
 {
   struct securer_policy *p = b->p;
 
@@ -674,6 +677,12 @@ builder_finish (struct builder *b, const char *top_file)
     diag_add (b->diags, SECURER_DIAG_WARNING, top_file, 0, 0, NULL,
               "no seccomp directive: every system call fails with ENOSYS (add 'seccomp allow ...' "
               "rules, or 'seccomp off' to run without a filter)");
+}
+
+int
+builder_finish_rules (struct builder *b, const char *top_file)
+{
+  struct securer_policy *p = b->p;
 
   /* Collect the live rules; an unconditional rule equal to the default
    * action decides nothing (conditional rules before it were already
@@ -686,7 +695,7 @@ builder_finish (struct builder *b, const char *top_file)
   if (rules == NULL)
     {
       diag_add (b->diags, SECURER_DIAG_ERROR, top_file, 0, 0, NULL, "out of memory");
-      return;
+      return -1;
     }
   size_t w = 0;
   for (size_t i = 0; i < b->n_rules; i++)
@@ -704,6 +713,7 @@ builder_finish (struct builder *b, const char *top_file)
       memset (r, 0, sizeof *r);
       b->dead[i] = true;
     }
+  free (p->seccomp.rules);
   p->seccomp.rules = rules;
   p->seccomp.n_rules = w;
   if (!p->seccomp.enabled && w > 0)
@@ -712,9 +722,45 @@ builder_finish (struct builder *b, const char *top_file)
       diag_add (b->diags, SECURER_DIAG_WARNING, m->file ? m->file : top_file, m->line, m->col, NULL,
                 "seccomp is off: %zu rule%s will not be enforced", w, w == 1 ? "" : "s");
     }
+  return 0;
+}
 
+void
+builder_check (struct builder *b, const char *top_file)
+{
   struct report_ctx rc = { b, top_file };
-  policy_check_consistency (p, report_at_mark, &rc);
+  policy_check_consistency (b->p, report_at_mark, &rc);
+}
+
+static void
+count_problem (void *ctx, int what, const char *msg)
+{
+  (void) what;
+  (void) msg;
+  ++*(int *) ctx;
+}
+
+bool
+builder_consistent (struct builder *b)
+{
+  int n = 0;
+  policy_check_consistency (b->p, count_problem, &n);
+  return n == 0;
+}
+
+void
+builder_finish (struct builder *b, const char *top_file)
+{
+  builder_finish_defaults (b, top_file);
+  if (builder_finish_rules (b, top_file) == 0)
+    builder_check (b, top_file);
+}
+
+void
+builder_attach (struct builder *b, struct securer_policy *p, struct securer_diags *diags)
+{
+  b->p = p;
+  b->diags = diags;
 }
 
 struct securer_policy *
