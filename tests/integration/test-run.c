@@ -542,6 +542,55 @@ Test (run, forwarded_signal_reaches_the_command)
   securer_sandbox_free (sb);
 }
 
+/* Namespace link of a host pid, as the host sees it. */
+static void
+ns_link (pid_t pid, const char *ns, char *buf, size_t len)
+{
+  char path[64];
+  snprintf (path, sizeof path, "/proc/%d/ns/%s", (int) pid, ns);
+  ssize_t n = readlink (path, buf, len - 1);
+  cr_assert_gt (n, 0, "readlink %s: %s", path, strerror (errno));
+  buf[n] = '\0';
+}
+
+/* The network and IPC namespaces are made after clone3 (by pid 1, while
+ * the payload builds the mounts) and joined by the payload: seen from the
+ * host, the command and the sandbox's pid 1 share every namespace, and
+ * none of them is the caller's. */
+Test (run, pid_1_and_the_command_share_every_namespace)
+{
+  char *args[] = { probe, "sleep", "60", NULL };
+  struct securer_spawn_opts o = opts_for (pol, args);
+  struct securer_sandbox *sb = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_sandbox_spawn (&o, &sb, &err), 0, "%s", securer_error_message (err));
+  pid_t cmd = securer_sandbox_pid (sb);
+  char path[64], stat[512];
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) cmd);
+  FILE *f = fopen (path, "r");
+  cr_assert_not_null (f);
+  cr_assert_not_null (fgets (stat, sizeof stat, f));
+  fclose (f);
+  int init = 0;
+  cr_assert_eq (sscanf (strrchr (stat, ')') + 2, "%*c %d", &init), 1);
+  cr_assert_gt (init, 0);
+  const char *kinds[] = { "net", "ipc", "uts", "mnt", "user", "cgroup", "pid" };
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    {
+      char a[128], b[128], host[128];
+      ns_link (init, kinds[i], a, sizeof a);
+      ns_link (cmd, kinds[i], b, sizeof b);
+      ns_link (getpid (), kinds[i], host, sizeof host);
+      cr_assert_str_eq (a, b, "%s: pid 1 in %s, the command in %s", kinds[i], a, b);
+      cr_assert_str_neq (b, host, "%s: the command is in the caller's namespace", kinds[i]);
+    }
+  cr_assert_eq (securer_sandbox_kill (sb, &err), 0);
+  struct securer_status st;
+  cr_assert_eq (securer_sandbox_wait (sb, &st, &err), 1);
+  securer_status_clear (&st);
+  securer_sandbox_free (sb);
+}
+
 Test (run, kill_from_an_external_event_loop)
 {
   /* The session layer's way: watch pollfd in its own epoll set. */

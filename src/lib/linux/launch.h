@@ -194,6 +194,9 @@ __attribute__ ((noreturn)) void securer_payload_main (struct launch_plan *lp, pi
  * only in the payload, with *init_pid the pid of its parent (as the payload
  * sees it) and lp->gate_fd its gate. */
 void securer_init_fork_payload (struct launch_plan *lp, pid_t *init_pid);
+/* The namespaces pid 1 makes after clone3, beside the payload's mounts,
+ * and the payload joins (CLONE_NEWNET, CLONE_NEWIPC as the policy has them). */
+int launch_late_namespaces (const struct securer_policy *p);
 /* The payload's part of a cold launch: the filesystem view and the
  * hostname; a failure is reported on the setup socket and exits. */
 void securer_init_build_view (struct launch_plan *lp);
