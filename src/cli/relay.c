@@ -1,7 +1,8 @@
 /* The stdio relay of `securer run` and `securer policy learn`.
  *
  * The payload gets three pipes (two when the caller's stdout and stderr are
- * the same file: one pipe keeps their order).  securer's ends are
+ * the same file: one pipe keeps their order), except where the caller's fd
+ * is the null device: then a /dev/null of its own, and nothing to relay.  securer's ends are
  * non-blocking; the caller's descriptions never change: a terminal or a
  * pipe of the caller's is reopened through /proc/self/fd, which gives
  * securer a description of its own to make non-blocking, a socket is used
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "relay.h"
@@ -154,10 +156,35 @@ same_file (int a, int b)
          && sa.st_ino == sb.st_ino;
 }
 
+/* The caller's fd is the null device: nothing to relay either way, and
+ * CMD can be given a /dev/null of its own instead of a pipe (a description
+ * of its own too, so nothing it does to it reaches the caller's). */
+static bool
+is_null_device (int fd)
+{
+  struct stat st;
+  return fd >= 0 && fstat (fd, &st) == 0 && S_ISCHR (st.st_mode) && major (st.st_rdev) == 1
+         && minor (st.st_rdev) == 3;
+}
+
+static int
+open_null (int flags, int *out, securer_err_t *err)
+{
+  *out = open ("/dev/null", flags | O_CLOEXEC | O_NOCTTY);
+  if (*out < 0)
+    return securer_error_set (err, errno, "stdio relay: open /dev/null");
+  return 0;
+}
+
 static int
 output_chan (struct cli_relay *r, unsigned i, int caller_fd, bool raw, securer_err_t *err)
 {
   struct chan *c = &r->ch[i];
+  if (is_null_device (caller_fd))
+    {
+      c->eof = true;
+      return open_null (O_WRONLY, &r->payload_fd[i], err);
+    }
   if (caller_end (caller_fd, false, &c->dst, err) < 0
       || make_pipe (false, &r->payload_fd[i], &c->src, err) < 0)
     return -1;
@@ -190,7 +217,13 @@ cli_relay_new (const struct cli_relay_opts *o, struct cli_relay **out, securer_e
 
   struct chan *in = &r->ch[IN];
   in->to_payload = true;
-  if (make_pipe (true, &r->payload_fd[IN], &in->dst, err) < 0
+  if (!o->no_stdin && is_null_device (o->in))
+    {
+      in->eof = true;
+      if (open_null (O_RDONLY, &r->payload_fd[IN], err) < 0)
+        goto fail;
+    }
+  else if (make_pipe (true, &r->payload_fd[IN], &in->dst, err) < 0
       || (!o->no_stdin && caller_end (o->in, true, &in->src, err) < 0))
     goto fail;
   if (in->src.fd < 0)

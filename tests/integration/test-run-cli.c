@@ -333,6 +333,57 @@ Test (run_cli, the_command_has_the_callers_cpu_affinity)
     }
 }
 
+/* Runs securer with fd `null_fd` (0, 1 or 2) on /dev/null and the other
+ * two on a pipe read here; returns what came through the pipe. */
+static char *
+run_with_null (char **args, int null_fd)
+{
+  int p[2];
+  cr_assert_eq (pipe2 (p, O_CLOEXEC), 0);
+  size_t n = 0;
+  while (args[n])
+    n++;
+  char **argv = calloc (n + 2, sizeof *argv);
+  argv[0] = (char *) securer_bin ();
+  memcpy (argv + 1, args, n * sizeof *argv);
+  pid_t c = fork ();
+  cr_assert_geq (c, 0);
+  if (c == 0)
+    {
+      int null = open ("/dev/null", O_RDWR);
+      for (int fd = 0; fd < 3; fd++)
+        dup2 (fd == null_fd ? null : (fd == 0 ? null : p[1]), fd);
+      execv (argv[0], argv);
+      _exit (99);
+    }
+  free (argv);
+  close (p[1]);
+  char *out = read_all (p[0]);
+  close (p[0]);
+  int st;
+  waitpid (c, &st, 0);
+  cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0, "status %d: %s", st, out);
+  return out;
+}
+
+/* A caller's /dev/null needs no relay: CMD gets a /dev/null of its own
+ * there, and a pipe wherever the caller has anything else. */
+Test (run_cli, a_callers_dev_null_is_cmds_own_dev_null)
+{
+  const char *script = "for f in 0 1 2; do echo \"$f $(stat -L -c %F:%t:%T /proc/$$/fd/$f)\" >&$1; done";
+  char *out_args[] = { "run", "--policy", policy_file, "--", "/bin/sh", "-c", (char *) script, "sh", "2", NULL };
+  char *out = run_with_null (out_args, 1);
+  cr_assert (strstr (out, "0 character special file:1:3") != NULL, "%s", out);
+  cr_assert (strstr (out, "1 character special file:1:3") != NULL, "%s", out);
+  cr_assert (strstr (out, "2 fifo:") != NULL, "%s", out);
+  free (out);
+  char *err_args[] = { "run", "--policy", policy_file, "--", "/bin/sh", "-c", (char *) script, "sh", "1", NULL };
+  out = run_with_null (err_args, 2);
+  cr_assert (strstr (out, "1 fifo:") != NULL, "%s", out);
+  cr_assert (strstr (out, "2 character special file:1:3") != NULL, "%s", out);
+  free (out);
+}
+
 Test (run_cli, bad_policy_is_125)
 {
   char *args[] = { "run", "--policy", "/securer-no-such.policy", "--", "/bin/true", NULL };
