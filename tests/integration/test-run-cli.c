@@ -79,6 +79,20 @@ struct cli_result {
   char *out, *err;
 };
 
+/* securer's argv: its path, then args (NULL-terminated). */
+static char **
+cli_argv (char **args)
+{
+  size_t n = 0;
+  while (args[n])
+    n++;
+  char **argv = calloc (n + 2, sizeof *argv);
+  cr_assert_not_null (argv);
+  argv[0] = (char *) securer_bin ();
+  memcpy (argv + 1, args, n * sizeof *argv);
+  return argv;
+}
+
 /* Runs securer with argv (NULL-terminated, without argv[0]); extra_fd, when
  * >= 0, is made fd 3 of securer. */
 static void
@@ -87,12 +101,7 @@ run_cli (char **args, int extra_fd, struct cli_result *r)
   int o[2], e[2];
   cr_assert_eq (pipe2 (o, O_CLOEXEC), 0);
   cr_assert_eq (pipe2 (e, O_CLOEXEC), 0);
-  size_t n = 0;
-  while (args[n])
-    n++;
-  char **argv = calloc (n + 2, sizeof *argv);
-  argv[0] = (char *) securer_bin ();
-  memcpy (argv + 1, args, n * sizeof *argv);
+  char **argv = cli_argv (args);
   pid_t c = fork ();
   cr_assert_geq (c, 0);
   if (c == 0)
@@ -340,12 +349,7 @@ run_with_null (char **args, int null_fd)
 {
   int p[2];
   cr_assert_eq (pipe2 (p, O_CLOEXEC), 0);
-  size_t n = 0;
-  while (args[n])
-    n++;
-  char **argv = calloc (n + 2, sizeof *argv);
-  argv[0] = (char *) securer_bin ();
-  memcpy (argv + 1, args, n * sizeof *argv);
+  char **argv = cli_argv (args);
   pid_t c = fork ();
   cr_assert_geq (c, 0);
   if (c == 0)
