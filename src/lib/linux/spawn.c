@@ -126,6 +126,14 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
 
   if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid () != init_pid)
     _exit (SECURER_EXIT_SETUP);
+  /* pid 1 moved this process off its CPU (init.c); running elsewhere now,
+   * it takes back its mask at once, free to move again when a CPU idles
+   * (pid 1's part ends first, while the launcher may still be busy). */
+  if (lp->restore_cpus && sched_setaffinity (0, sizeof lp->cpus, &lp->cpus) < 0)
+    {
+      securer_error_set (&err, errno, "restore the CPU affinity");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
   close (lp->status_sock);
   if (lp->resume)
     {
@@ -148,11 +156,6 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
   if (lp->builds_view)
     {
       securer_init_build_view (lp);
-      if (lp->restore_cpus && sched_setaffinity (0, sizeof lp->cpus, &lp->cpus) < 0)
-        {
-          securer_error_set (&err, errno, "restore the CPU affinity");
-          payload_fail (lp, SECURER_EXIT_SETUP, &err);
-        }
       /* securer-init's byte: pid 1 holds nothing of the caller, cannot be
        * ptraced, and has made the network namespace, which this process
        * joins (through pid 1's pidfd: that takes ptrace access, which the
