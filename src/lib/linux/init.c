@@ -1,8 +1,9 @@
-/* The sandbox's first process (pid 1 of its pid namespace): finishes the
- * setup that needs the new namespaces, forks the payload, then executes
- * securer-init (src/init/), the small init that reaps orphans, forwards
- * signals and reports how the payload ended.  When it exits the kernel
- * kills everything left inside. */
+/* The sandbox's first process (pid 1 of its pid namespace): takes the
+ * sandbox's ids and cgroup, forks the payload (which builds the sandbox's
+ * view: securer_init_build_view), makes the network and IPC namespaces,
+ * then executes securer-init (src/init/), the small init that reaps
+ * orphans, forwards signals and reports how the payload ended.  When it
+ * exits the kernel kills everything left inside. */
 #include <config.h>
 
 #include <errno.h>
@@ -146,19 +147,19 @@ securer_init_main (struct launch_plan *lp)
 
   /* The payload is forked now, and it builds the sandbox's view itself
    * (mounts, pivot_root, hostname: init.c's securer_init_build_view) while
-   * this process makes the network namespace and becomes securer-init:
-   * the two steps that pid 1 had to take one after the other before the
-   * command could start now run side by side, and pid 1 holds nothing of
-   * the caller long before the view is ready.  The payload joins the
-   * network namespace once securer-init has opened its gate (pivot_root
-   * moves pid 1's root along with the payload's). */
+   * this process makes the network and IPC namespaces and becomes
+   * securer-init: steps that pid 1 had to take one after the other before
+   * the command could start now run side by side, and pid 1 holds nothing
+   * of the caller long before the view is ready.  The payload joins those
+   * namespaces once securer-init has opened its gate (pivot_root moves
+   * pid 1's root along with the payload's). */
   int gate[2];
   pid_t self = getpid ();
   lp->builds_view = true;
   /* A new task starts on its parent's CPU and waits there while this
    * process keeps it: the payload is moved off it (the mask without this
    * CPU), so that its steps run beside this process's on an idle CPU; it
-   * puts its mask back before it goes on. */
+   * takes its mask back as soon as it runs there. */
   bool spread = sched_getaffinity (0, sizeof lp->cpus, &lp->cpus) == 0 && CPU_COUNT (&lp->cpus) > 1;
   lp->restore_cpus = spread;
   pid_t payload = fork_payload (lp, gate);
