@@ -297,6 +297,15 @@ int securer_policy_load_string_opts (const char *name, const char *text, size_t 
 /* True while p->seccomp.rules is not resolved yet. */
 bool securer_policy_seccomp_pending (const struct securer_policy *p);
 
+/* Hands the words of each pending rule line to fn, line after line in the
+ * order they were read (`line` counts from 0; quoted: some part of the word
+ * was written in quotes).  What securer_policy_complete resolves is decided
+ * by these words, the group files they reach and the policy's actions, so
+ * they can address a cache of the result.  Returns the number of lines. */
+size_t securer_policy_pending_words (const struct securer_policy *p,
+                                     void (*fn) (void *ctx, size_t line, const char *word, bool quoted),
+                                     void *ctx);
+
 /* Resolves the rules a SECURER_POLICY_DEFER_SECCOMP load left pending, in
  * place; does nothing for a complete policy.  The result is what a full
  * load of the same bytes gives.  Problems are appended to *diags (may be

@@ -663,3 +663,192 @@ Test (run_cli, probe_json_reports_every_feature)
   json_decref (o);
   cli_clear (&r);
 }
+
+/* ---- the compiled filter kept by rule text ------------------------------------ */
+
+/* A private cache and data directory: group tcgrp reaches tcinner, which
+ * holds `inner`. */
+static void
+text_cache_dirs (char **cache, char **data, const char *inner)
+{
+  cr_assert (asprintf (cache, "%s/cache", tmpdir) > 0);
+  cr_assert (asprintf (data, "%s/data", tmpdir) > 0);
+  cr_assert_eq (mkdir (*cache, 0700), 0);
+  char *seccomp = NULL, *f = NULL;
+  cr_assert (asprintf (&seccomp, "%s/seccomp", *data) > 0);
+  cr_assert_eq (mkdir (*data, 0755), 0);
+  cr_assert_eq (mkdir (seccomp, 0755), 0);
+  cr_assert (asprintf (&f, "%s/tcgrp.syscalls", seccomp) > 0);
+  FILE *fp = fopen (f, "w");
+  cr_assert_not_null (fp);
+  fputs ("# reaches the inner group\n  @tcinner   # nested\n", fp);
+  fclose (fp);
+  free (f);
+  cr_assert (asprintf (&f, "%s/tcinner.syscalls", seccomp) > 0);
+  fp = fopen (f, "w");
+  cr_assert_not_null (fp);
+  fprintf (fp, "%s\n", inner);
+  fclose (fp);
+  free (f);
+  free (seccomp);
+  cr_assert_eq (setenv ("SECURER_SECCOMP_CACHE", *cache, 1), 0);
+  cr_assert_eq (setenv ("SECURER_DATADIR", *data, 1), 0);
+}
+
+static void
+text_cache_remove (char *cache, char *data)
+{
+  char *cmd = NULL;
+  cr_assert (asprintf (&cmd, "rm -rf '%s' '%s'", cache, data) > 0);
+  cr_assert_eq (system (cmd), 0);
+  free (cmd);
+  free (cache);
+  free (data);
+}
+
+/* The one entry of the kind `suffix` in dir, or NULL when there is none;
+ * fails when there are several. */
+static char *
+cache_entry (const char *dir, const char *suffix)
+{
+  DIR *d = opendir (dir);
+  cr_assert_not_null (d);
+  char *found = NULL;
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    {
+      size_t n = strlen (e->d_name), s = strlen (suffix);
+      if (n > s && strcmp (e->d_name + n - s, suffix) == 0)
+        {
+          cr_assert_null (found, "more than one %s entry", suffix);
+          cr_assert (asprintf (&found, "%s/%s", dir, e->d_name) > 0);
+        }
+    }
+  closedir (d);
+  return found;
+}
+
+/* Runs the probe's `setuid 1000` under policy with --verbose; returns
+ * whether the filter came from the cache by rule text, and checks what
+ * setuid gave. */
+static bool
+setuid_verdict_is (const char *policy, const char *want)
+{
+  char *probe = probe_path ();
+  char *args[] = { "run", "--verbose", "--policy", (char *) policy, "--", probe, "setuid", "1000", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  char *line = NULL;
+  cr_assert (asprintf (&line, "setuid=%s\n", want) > 0);
+  cr_assert_not_null (strstr (r.out, line), "wanted %s, got: %s", line, r.out);
+  bool cached = strstr (r.err, "seccomp filter from the cache") != NULL;
+  cr_assert (cached != (strstr (r.err, "resolve the seccomp rules") != NULL), "%s", r.err);
+  free (line);
+  free (probe);
+  cli_clear (&r);
+  return cached;
+}
+
+Test (run_cli, unchanged_rule_text_reuses_the_filter_and_a_changed_nested_group_does_not)
+{
+  char *cache, *data;
+  text_cache_dirs (&cache, &data, "setuid");
+  char *policy = write_policy ("text-cache", "seccomp errno EXDEV @tcgrp");
+  cr_assert (!setuid_verdict_is (policy, "EXDEV"), "an empty cache gave a filter");
+  char *entry = cache_entry (cache, ".rules");
+  cr_assert_not_null (entry, "nothing was kept");
+  cr_assert (setuid_verdict_is (policy, "EXDEV"), "the unchanged policy was resolved again");
+
+  /* The nested group no longer names setuid: minimal's default decides. */
+  char *inner = NULL;
+  cr_assert (asprintf (&inner, "%s/seccomp/tcinner.syscalls", data) > 0);
+  FILE *f = fopen (inner, "w");
+  cr_assert_not_null (f);
+  fputs ("getpid\n", f);
+  fclose (f);
+  cr_assert (!setuid_verdict_is (policy, "ENOSYS"), "a filter of the old group file was used");
+  cr_assert (setuid_verdict_is (policy, "ENOSYS"));
+
+  /* A group file of the same name earlier in the search path is another
+   * file, even with the same words. */
+  cr_assert_eq (setenv ("SECURER_DATADIR", tmpdir, 1), 0);
+  char *cmd = NULL;
+  cr_assert (asprintf (&cmd, "cp -r '%s/seccomp' '%s/'", data, tmpdir) > 0);
+  cr_assert_eq (system (cmd), 0);
+  cr_assert (!setuid_verdict_is (policy, "ENOSYS"), "a group found elsewhere reused the filter");
+  cr_assert (asprintf (&cmd, "rm -rf '%s/seccomp'", tmpdir) > 0);
+  cr_assert_eq (system (cmd), 0);
+  free (cmd);
+  free (inner);
+  free (entry);
+  free (policy);
+  text_cache_remove (cache, data);
+}
+
+static void
+flip_byte_at (const char *file, long at)
+{
+  FILE *f = fopen (file, "r+b");
+  cr_assert_not_null (f);
+  cr_assert_eq (fseek (f, at, SEEK_SET), 0);
+  int c = fgetc (f);
+  cr_assert_neq (c, EOF);
+  cr_assert_eq (fseek (f, at, SEEK_SET), 0);
+  fputc (c ^ 0x10, f);
+  fclose (f);
+}
+
+Test (run_cli, a_damaged_or_foreign_filter_entry_is_never_used)
+{
+  char *cache, *data;
+  text_cache_dirs (&cache, &data, "setuid");
+  char *policy = write_policy ("text-cache-damaged", "seccomp errno EXDEV @tcgrp");
+  cr_assert (!setuid_verdict_is (policy, "EXDEV"));
+  char *entry = cache_entry (cache, ".rules");
+  cr_assert_not_null (entry);
+  struct stat st;
+  cr_assert_eq (stat (entry, &st), 0);
+
+  /* One bit anywhere (the middle of the rules, the program's last
+   * instruction) and the entry's digest no longer matches. */
+  long places[] = { (long) st.st_size / 2, (long) st.st_size - 32 - 3 };
+  for (size_t i = 0; i < sizeof places / sizeof *places; i++)
+    {
+      flip_byte_at (entry, places[i]);
+      cr_assert (!setuid_verdict_is (policy, "EXDEV"), "a damaged entry (byte %ld) was used", places[i]);
+      cr_assert (setuid_verdict_is (policy, "EXDEV"), "the damaged entry was not replaced");
+    }
+
+  cr_assert_eq (chmod (entry, 0620), 0);
+  cr_assert (!setuid_verdict_is (policy, "EXDEV"), "an entry others can write was used");
+  cr_assert_eq (chown (entry, 12345, 0), 0);
+  cr_assert (!setuid_verdict_is (policy, "EXDEV"), "an entry of another user was used");
+  cr_assert (setuid_verdict_is (policy, "EXDEV"));
+  free (entry);
+  free (policy);
+  text_cache_remove (cache, data);
+}
+
+Test (run_cli, a_policy_with_a_bad_rule_keeps_nothing)
+{
+  char *cache, *data;
+  text_cache_dirs (&cache, &data, "setuidd");
+  char *policy = write_policy ("text-cache-bad", "seccomp errno EXDEV @tcgrp");
+  char *probe = probe_path ();
+  char *args[] = { "run", "--policy", policy, "--", probe, "setuid", "1000", NULL };
+  for (int i = 0; i < 2; i++)
+    {
+      struct cli_result r;
+      run_cli (args, -1, &r);
+      cr_assert_eq (r.status, 125, "%s", r.err);
+      cr_assert_not_null (strstr (r.err, "unknown syscall 'setuidd'"), "%s", r.err);
+      cr_assert_str_eq (r.out, "");
+      cli_clear (&r);
+    }
+  char *entry = cache_entry (cache, ".rules");
+  cr_assert_null (entry, "a policy that does not resolve left %s", entry);
+  free (probe);
+  free (policy);
+  text_cache_remove (cache, data);
+}

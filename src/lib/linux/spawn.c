@@ -787,6 +787,58 @@ compile_filter (struct securer_sandbox *sb, const struct securer_spawn_opts *opt
   return 0;
 }
 
+static int
+generate_filter (struct securer_sandbox *sb, securer_err_t *err)
+{
+  if (securer_seccomp_generate (sb->prog, sb->p, err) < 0)
+    return securer_error_prefix (err, "seccomp");
+  return 0;
+}
+
+/* The rule lines of a policy loaded with SECURER_POLICY_DEFER_SECCOMP,
+ * after GO: the whole compiled program from the cache when the rule text,
+ * the group files it reaches and the rest of the key are unchanged
+ * (textcache.c), else resolved, compiled and generated here, and kept for
+ * the next launch. */
+static int
+resolve_pending_filter (struct securer_sandbox *sb, const struct securer_spawn_opts *opts, struct launch_plan *lp,
+                        securer_err_t *err)
+{
+  /* The policy is this launch's alone (the load option says so), so
+   * completing it in place is completing it for its only user. */
+  struct securer_policy *p = (struct securer_policy *) sb->p;
+  struct securer_seccomp_textkey tk;
+  memset (&tk, 0, sizeof tk);
+  int dirfd = -1, rc = -1;
+  if (!opts->no_seccomp_cache && p->seccomp.enabled && (dirfd = securer_seccomp_cache_open ()) >= 0
+      && securer_seccomp_textkey_make (p, lp->setup_sock_at, &tk) == 0
+      && securer_seccomp_text_get (dirfd, &tk, p, lp->setup_sock_at, &sb->prog) == 1)
+    {
+      if (opts->verbose)
+        fprintf (stderr, "securer: seccomp filter from the cache (rule text and groups unchanged)\n");
+      lp->seccomp = sb->prog;
+      rc = 0;
+      goto out;
+    }
+  if (opts->verbose)
+    fprintf (stderr, "securer: resolve the seccomp rules\n");
+  if (securer_policy_complete (p, NULL, err) < 0)
+    {
+      securer_error_set_status (err, SECURER_EXIT_SETUP);
+      goto out;
+    }
+  if (p->seccomp.enabled && (compile_filter (sb, opts, lp, err) < 0 || generate_filter (sb, err) < 0))
+    goto out;
+  if (dirfd >= 0)
+    securer_seccomp_text_put (dirfd, &tk, p, lp->setup_sock_at, sb->prog);
+  rc = 0;
+out:
+  securer_seccomp_textkey_clear (&tk);
+  if (dirfd >= 0)
+    close (dirfd);
+  return rc;
+}
+
 int
 securer_sandbox_spawn (const struct securer_spawn_opts *opts, struct securer_sandbox **out,
                        securer_err_t *err)
@@ -971,25 +1023,9 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
       securer_error_set (err, errno, "release the sandbox");
       goto fail_child;
     }
-  if (securer_policy_seccomp_pending (p))
-    {
-      if (opts->verbose)
-        fprintf (stderr, "securer: resolve the seccomp rules\n");
-      /* The policy is this launch's alone (the load option says so), so
-       * completing it in place is completing it for its only user. */
-      if (securer_policy_complete ((struct securer_policy *) p, NULL, err) < 0)
-        {
-          securer_error_set_status (err, SECURER_EXIT_SETUP);
-          goto fail_child;
-        }
-      if (p->seccomp.enabled && compile_filter (sb, opts, &lp, err) < 0)
-        goto fail_child;
-    }
-  if (sb->prog != NULL && securer_seccomp_generate (sb->prog, p, err) < 0)
-    {
-      securer_error_prefix (err, "seccomp");
-      goto fail_child;
-    }
+  if (securer_policy_seccomp_pending (p) ? resolve_pending_filter (sb, opts, &lp, err) < 0
+                                         : sb->prog != NULL && generate_filter (sb, err) < 0)
+    goto fail_child;
   /* Sent at once rather than in answer to READY: it waits in the socket
    * behind GO (which init has taken or takes first) until the payload
    * reads it, so the payload never waits for the parent to be scheduled. */

@@ -159,6 +159,19 @@ securer_policy_seccomp_pending (const struct securer_policy *p)
   return p != NULL && p->deferred != NULL;
 }
 
+size_t
+securer_policy_pending_words (const struct securer_policy *p,
+                              void (*fn) (void *ctx, size_t line, const char *word, bool quoted), void *ctx)
+{
+  if (p == NULL || p->deferred == NULL)
+    return 0;
+  const struct securer_policy_deferred *df = p->deferred;
+  for (size_t k = 0; k < df->n; k++)
+    for (size_t i = 0; i < df->lines[k].ln.n; i++)
+      fn (ctx, k, df->lines[k].ln.tok[i].text, df->lines[k].ln.tok[i].quoted);
+  return df->n;
+}
+
 int
 securer_policy_complete (struct securer_policy *p, struct securer_diags *diags, securer_err_t *err)
 {

@@ -32,6 +32,10 @@
 #include "sha256.h"
 
 #define MAGIC "SECBPF01"
+#define ENTRY_MAGIC "SECRUL01"
+/* Far above a compiled program of the largest policy (a few hundred rules
+ * and at most BPF_MAXINSNS instructions). */
+#define ENTRY_MAX (4u << 20)
 
 struct cache_header {
   char magic[8];
@@ -101,21 +105,47 @@ securer_seccomp_cache_open (void)
   return open_trusted_dir (dir, true);
 }
 
+#define NAME_MAX_LEN (2 * SECURER_SHA256_LEN + 8)
+
+/* Programs end in ".bpf", whole compiled programs keyed by rule text in
+ * ".rules": the two kinds never share a name. */
 static void
-file_name (char out[2 * SECURER_SHA256_LEN + 5], const unsigned char key[SECURER_SHA256_LEN])
+file_name (char out[NAME_MAX_LEN], const unsigned char key[SECURER_SHA256_LEN], const char *suffix)
 {
   for (int i = 0; i < SECURER_SHA256_LEN; i++)
     snprintf (out + 2 * i, 3, "%02x", key[i]);
-  memcpy (out + 2 * SECURER_SHA256_LEN, ".bpf", 5);
+  snprintf (out + 2 * SECURER_SHA256_LEN, NAME_MAX_LEN - 2 * SECURER_SHA256_LEN, "%s", suffix);
+}
+
+/* The file for key, opened when it is ours alone: a regular file with one
+ * link, owned by the effective uid, writable by nobody else, at least
+ * min_size bytes.  -1 otherwise. */
+static int
+open_owned (int dirfd, const unsigned char key[SECURER_SHA256_LEN], const char *suffix, size_t min_size,
+            struct stat *st)
+{
+  char name[NAME_MAX_LEN];
+  file_name (name, key, suffix);
+  int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return -1;
+  if (fstat (fd, st) < 0 || !S_ISREG (st->st_mode) || st->st_uid != geteuid () || (st->st_mode & 022) != 0
+      || st->st_nlink != 1 || (size_t) st->st_size < min_size)
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
 }
 
 static void
-digest (const struct cache_header *h, const struct sock_filter *insns, unsigned char out[SECURER_SHA256_LEN])
+digest (const void *header, size_t header_len, const void *body, size_t body_len,
+        unsigned char out[SECURER_SHA256_LEN])
 {
   struct securer_sha256 s;
   securer_sha256_init (&s);
-  securer_sha256_update (&s, h, sizeof *h);
-  securer_sha256_update (&s, insns, h->n * sizeof *insns);
+  securer_sha256_update (&s, header, header_len);
+  securer_sha256_update (&s, body, body_len);
   securer_sha256_final (&s, out);
 }
 
@@ -135,42 +165,77 @@ read_all (int fd, void *buf, size_t len)
   return true;
 }
 
+/* The body after a header already read and checked: body_len bytes and
+ * the SHA-256 of header and body, which must match.  Returns the body
+ * (malloc'd) or NULL. */
+static void *
+read_body (int fd, const void *header, size_t header_len, size_t body_len)
+{
+  unsigned char sum[SECURER_SHA256_LEN], want[SECURER_SHA256_LEN];
+  void *buf = malloc (body_len);
+  if (buf == NULL || !read_all (fd, buf, body_len) || !read_all (fd, sum, sizeof sum))
+    {
+      free (buf);
+      return NULL;
+    }
+  digest (header, header_len, buf, body_len, want);
+  if (memcmp (sum, want, sizeof sum) != 0)
+    {
+      free (buf);
+      return NULL;
+    }
+  return buf;
+}
+
 int
 securer_seccomp_cache_get (int dirfd, const unsigned char key[SECURER_SHA256_LEN], struct sock_filter **insns,
                            unsigned *n, uint64_t *flags)
 {
-  char name[2 * SECURER_SHA256_LEN + 5];
-  file_name (name, key);
-  int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return 0;
   struct stat st;
   struct cache_header h;
-  unsigned char sum[SECURER_SHA256_LEN], want[SECURER_SHA256_LEN];
+  int fd = open_owned (dirfd, key, ".bpf", sizeof h + SECURER_SHA256_LEN, &st);
+  if (fd < 0)
+    return 0;
   struct sock_filter *buf = NULL;
-  int rc = 0;
-  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_uid != geteuid () || (st.st_mode & 022) != 0
-      || st.st_nlink != 1 || (size_t) st.st_size < sizeof h + sizeof sum || !read_all (fd, &h, sizeof h))
-    goto out;
-  if (memcmp (h.magic, MAGIC, sizeof h.magic) != 0 || memcmp (h.key, key, sizeof h.key) != 0 || h.zero != 0
-      || h.n == 0 || h.n > BPF_MAXINSNS
-      || (size_t) st.st_size != sizeof h + h.n * sizeof *buf + sizeof sum)
-    goto out;
-  buf = malloc (h.n * sizeof *buf);
-  if (buf == NULL || !read_all (fd, buf, h.n * sizeof *buf) || !read_all (fd, sum, sizeof sum))
-    goto out;
-  digest (&h, buf, want);
-  if (memcmp (sum, want, sizeof sum) != 0)
-    goto out;
+  if (read_all (fd, &h, sizeof h) && memcmp (h.magic, MAGIC, sizeof h.magic) == 0
+      && memcmp (h.key, key, sizeof h.key) == 0 && h.zero == 0 && h.n > 0 && h.n <= BPF_MAXINSNS
+      && (size_t) st.st_size == sizeof h + h.n * sizeof *buf + SECURER_SHA256_LEN)
+    buf = read_body (fd, &h, sizeof h, h.n * sizeof *buf);
+  close (fd);
+  if (buf == NULL)
+    return 0;
   *insns = buf;
-  buf = NULL;
   *n = h.n;
   *flags = h.flags;
-  rc = 1;
-out:
-  free (buf);
+  return 1;
+}
+
+struct entry_header {
+  char magic[8];
+  unsigned char key[SECURER_SHA256_LEN];
+  uint64_t len;
+};
+
+int
+securer_seccomp_cache_get_entry (int dirfd, const unsigned char key[SECURER_SHA256_LEN], unsigned char **data,
+                                 size_t *len)
+{
+  struct stat st;
+  struct entry_header h;
+  int fd = open_owned (dirfd, key, ".rules", sizeof h + SECURER_SHA256_LEN, &st);
+  if (fd < 0)
+    return 0;
+  unsigned char *buf = NULL;
+  if (read_all (fd, &h, sizeof h) && memcmp (h.magic, ENTRY_MAGIC, sizeof h.magic) == 0
+      && memcmp (h.key, key, sizeof h.key) == 0 && h.len > 0 && h.len <= ENTRY_MAX
+      && (uint64_t) st.st_size == sizeof h + h.len + SECURER_SHA256_LEN)
+    buf = read_body (fd, &h, sizeof h, h.len);
   close (fd);
-  return rc;
+  if (buf == NULL)
+    return 0;
+  *data = buf;
+  *len = h.len;
+  return 1;
 }
 
 static bool
@@ -189,6 +254,32 @@ write_all (int fd, const void *buf, size_t len)
   return true;
 }
 
+/* Writes header, body and their digest under a random name and renames
+ * the file into place: a reader sees the whole file or none, and
+ * concurrent writers of the same key agree. */
+static void
+put_file (int dirfd, const unsigned char key[SECURER_SHA256_LEN], const char *suffix, const void *header,
+          size_t header_len, const void *body, size_t body_len)
+{
+  unsigned char sum[SECURER_SHA256_LEN];
+  digest (header, header_len, body, body_len, sum);
+  unsigned char rnd[8];
+  if (getrandom (rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t) sizeof rnd)
+    return;
+  char tmp[32];
+  snprintf (tmp, sizeof tmp, ".tmp-%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
+            rnd[5], rnd[6], rnd[7]);
+  int fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return;
+  bool ok = write_all (fd, header, header_len) && write_all (fd, body, body_len) && write_all (fd, sum, sizeof sum);
+  ok = close (fd) == 0 && ok;
+  char name[NAME_MAX_LEN];
+  file_name (name, key, suffix);
+  if (!ok || renameat (dirfd, tmp, dirfd, name) < 0)
+    unlinkat (dirfd, tmp, 0);
+}
+
 void
 securer_seccomp_cache_put (int dirfd, const unsigned char key[SECURER_SHA256_LEN], const struct sock_filter *insns,
                            unsigned n, uint64_t flags)
@@ -201,24 +292,19 @@ securer_seccomp_cache_put (int dirfd, const unsigned char key[SECURER_SHA256_LEN
   memcpy (h.key, key, sizeof h.key);
   h.flags = flags;
   h.n = n;
-  unsigned char sum[SECURER_SHA256_LEN];
-  digest (&h, insns, sum);
+  put_file (dirfd, key, ".bpf", &h, sizeof h, insns, n * sizeof *insns);
+}
 
-  /* Written under a random name and renamed into place: a reader sees the
-   * whole file or none, and concurrent writers of the same key agree. */
-  unsigned char rnd[8];
-  if (getrandom (rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t) sizeof rnd)
+void
+securer_seccomp_cache_put_entry (int dirfd, const unsigned char key[SECURER_SHA256_LEN], const void *data,
+                                 size_t len)
+{
+  if (len == 0 || len > ENTRY_MAX)
     return;
-  char tmp[32];
-  snprintf (tmp, sizeof tmp, ".tmp-%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
-            rnd[5], rnd[6], rnd[7]);
-  int fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return;
-  bool ok = write_all (fd, &h, sizeof h) && write_all (fd, insns, n * sizeof *insns) && write_all (fd, sum, sizeof sum);
-  ok = close (fd) == 0 && ok;
-  char name[2 * SECURER_SHA256_LEN + 5];
-  file_name (name, key);
-  if (!ok || renameat (dirfd, tmp, dirfd, name) < 0)
-    unlinkat (dirfd, tmp, 0);
+  struct entry_header h;
+  memset (&h, 0, sizeof h);
+  memcpy (h.magic, ENTRY_MAGIC, sizeof h.magic);
+  memcpy (h.key, key, sizeof h.key);
+  h.len = len;
+  put_file (dirfd, key, ".rules", &h, sizeof h, data, len);
 }

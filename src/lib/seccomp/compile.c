@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "seccomp/argwidth.h"
+#include "seccomp/prog.h"
 #include "seccomp/seccomp.h"
 #include "sha256.h"
 
@@ -38,19 +39,6 @@
 
 #define X32_SYSCALL_BIT 0x40000000
 
-/* Older uapi headers lack the newer filter flags. */
-#ifndef SECCOMP_FILTER_FLAG_LOG
-#define SECCOMP_FILTER_FLAG_LOG (1UL << 1)
-#endif
-#ifndef SECCOMP_FILTER_FLAG_SPEC_ALLOW
-#define SECCOMP_FILTER_FLAG_SPEC_ALLOW (1UL << 2)
-#endif
-#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
-#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
-#endif
-#ifndef SECCOMP_FILTER_FLAG_TSYNC_ESRCH
-#define SECCOMP_FILTER_FLAG_TSYNC_ESRCH (1UL << 4)
-#endif
 
 /* ---- cubes and regions ---------------------------------------------------- */
 
@@ -345,35 +333,6 @@ regions_and_cubes (struct regionset *out, const struct regionset *in, unsigned a
 
 /* ---- the program ---------------------------------------------------------- */
 
-struct srule {
-  int nr;
-  char *name;
-  struct securer_action action;
-  unsigned n_conds;
-  struct securer_arg_cond conds[SECURER_MAX_ARG_CONDS];
-  unsigned args32;
-  struct securer_loc loc;
-  size_t index;   /* in the policy's rules; SIZE_MAX for the hand-over exceptions */
-};
-
-struct securer_seccomp_prog {
-  bool enabled;
-  scmp_filter_ctx ctx;
-  bool notify;            /* user notification is used */
-  bool report;            /* kills are routed through notify */
-  int send_fd;
-  struct securer_action def, foreign;
-  struct srule *rules;    /* in policy order, with the send_fd exception first */
-  size_t n_rules;
-  /* The filter as libseccomp generated it once, at compile time, and the
-   * seccomp(2) flags its own load would pass: loading is then one syscall
-   * with no allocation, which the payload needs (it runs after its rlimits
-   * are set, and generating the program again cost milliseconds). */
-  struct sock_fprog bpf;
-  unsigned long load_flags;
-  bool use_cache;         /* SECURER_SECCOMP_CACHE */
-};
-
 static const char *
 loc_file (const struct securer_loc *loc, const struct securer_policy *p)
 {
@@ -459,8 +418,8 @@ securer_seccomp_uses_notify (const struct securer_seccomp_prog *prog)
 }
 
 /* User notification with SECCOMP_USER_NOTIF_FLAG_CONTINUE is API level 6. */
-static bool
-kernel_has_notify_continue (void)
+bool
+securer_seccomp_can_continue (void)
 {
   return seccomp_api_get () >= 6;
 }
@@ -913,6 +872,15 @@ verify_program (const struct securer_seccomp_prog *prog, const struct sock_filte
   return program_gives (insns, n, other, 1, zero, foreign);
 }
 
+bool
+securer_seccomp_flags_expected (uint64_t flags, bool notify)
+{
+  unsigned long known = SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_TSYNC_ESRCH | SECCOMP_FILTER_FLAG_NEW_LISTENER
+                        | SECCOMP_FILTER_FLAG_LOG | SECCOMP_FILTER_FLAG_SPEC_ALLOW;
+  bool listener = (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER) != 0;
+  return (flags & ~(uint64_t) known) == 0 && listener == notify && (flags & SECCOMP_FILTER_FLAG_TSYNC) != 0;
+}
+
 /* 1 when the cache held this program's BPF and it passed every check. */
 static int
 cache_load (struct securer_seccomp_prog *prog, int dirfd, const unsigned char key[SECURER_SHA256_LEN])
@@ -922,13 +890,7 @@ cache_load (struct securer_seccomp_prog *prog, int dirfd, const unsigned char ke
   uint64_t flags = 0;
   if (securer_seccomp_cache_get (dirfd, key, &insns, &n, &flags) != 1)
     return 0;
-  /* The flags are the ones derive_load_flags gives: a listener exactly
-   * when the program notifies, thread sync, nothing that weakens. */
-  unsigned long known = SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_TSYNC_ESRCH | SECCOMP_FILTER_FLAG_NEW_LISTENER
-                        | SECCOMP_FILTER_FLAG_LOG | SECCOMP_FILTER_FLAG_SPEC_ALLOW;
-  bool listener = (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER) != 0;
-  if ((flags & ~(uint64_t) known) != 0 || listener != prog->notify || !(flags & SECCOMP_FILTER_FLAG_TSYNC)
-      || !verify_program (prog, insns, n))
+  if (!securer_seccomp_flags_expected (flags, prog->notify) || !verify_program (prog, insns, n))
     {
       free (insns);
       return 0;
@@ -1059,7 +1021,7 @@ securer_seccomp_compile (const struct securer_policy *p, unsigned flags, int not
   bool has_notify_rules = sc->default_action.type == SECURER_ACT_NOTIFY;
   for (size_t i = 0; i < sc->n_rules; i++)
     has_notify_rules |= sc->rules[i].action.type == SECURER_ACT_NOTIFY;
-  bool can_notify = kernel_has_notify_continue ();
+  bool can_notify = securer_seccomp_can_continue ();
   prog->report = (flags & SECURER_SECCOMP_REPORT_DENIALS) && can_notify;
   prog->notify = can_notify && (prog->report || has_notify_rules);
   if (prog->report)
@@ -1342,7 +1304,7 @@ securer_seccomp_regions (const struct securer_seccomp_prog *cprog, const char *n
     return securer_error_set (err, ENOMEM, "regions of %s", name);
   size_t n = 0;
   for (size_t i = 0; i < prog->n_rules; i++)
-    if (prog->rules[i].nr == nr && strcmp (prog->rules[i].name, name) == 0)
+    if (prog->rules[i].nr == nr && prog->rules[i].name != NULL && strcmp (prog->rules[i].name, name) == 0)
       sel[n++] = &prog->rules[i];
   int rc = 0;
   if (n > 0)

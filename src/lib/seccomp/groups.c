@@ -98,8 +98,8 @@ sort_unique (struct strv *s)
 
 /* Group names become file names: keep them to a safe alphabet so that
  * "@../../etc/x" cannot read outside the data directory. */
-static bool
-valid_group_name (const char *name)
+bool
+securer_group_name_valid (const char *name)
 {
   if (name == NULL || name[0] == '\0' || strlen (name) > 64)
     return false;
@@ -153,7 +153,7 @@ add_member (struct loader *ld, struct strv *out, const char *name, const char *p
 static int
 check_entry (const struct loader *ld, const char *name, unsigned depth, char *why, size_t size)
 {
-  if (!valid_group_name (name))
+  if (!securer_group_name_valid (name))
     {
       snprintf (why, size, "invalid group name '@%.64s' (expected lower-case letters, digits, '-')", name);
       return EINVAL;
@@ -432,7 +432,7 @@ securer_group_names (void)
             continue;
           char name[256];
           snprintf (name, sizeof name, "%.*s", (int) (len - sl), de->d_name);
-          if (!valid_group_name (name))
+          if (!securer_group_name_valid (name))
             continue;
           if (strv_push (&out, name) < 0)
             {

@@ -35,6 +35,9 @@ int securer_group_load_report (const char *name, char ***members, size_t *n_memb
  * from the built-in @known. */
 int securer_group_locate (const char *group, const char *syscall, char **path, unsigned *line,
                           securer_err_t *err);
+/* Whether name (without '@') may name a group file: lower-case letters,
+ * digits, '-' and '_', at most 64 of them. */
+bool securer_group_name_valid (const char *name);
 /* NULL-terminated malloc'd list of every group name available (without '@'). */
 char **securer_group_names (void);
 void securer_strv_free (char **v);
@@ -187,6 +190,40 @@ int securer_seccomp_cache_get (int dirfd, const unsigned char key[32], struct so
  * effort, silent on failure. */
 void securer_seccomp_cache_put (int dirfd, const unsigned char key[32], const struct sock_filter *insns,
                                 unsigned n, uint64_t flags);
+/* The same storage for opaque entries (textcache.c): 1 with *data
+ * (malloc'd) and *len when the entry for key is the caller's alone and
+ * intact, else 0; and its best-effort store. */
+int securer_seccomp_cache_get_entry (int dirfd, const unsigned char key[32], unsigned char **data, size_t *len);
+void securer_seccomp_cache_put_entry (int dirfd, const unsigned char key[32], const void *data, size_t len);
+
+/* ---- textcache.c: whole compiled programs addressed by the rule text ---- */
+/* The key of a launch whose policy still has its rule lines pending
+ * (SECURER_POLICY_DEFER_SECCOMP): a SHA-256 of the lines' words, of every
+ * group file they reach (name, the path the data search finds, contents),
+ * of the policy's default and foreign-ABI actions, of the fd denials are
+ * handed over on, and of securer's, libseccomp's and the kernel's part. */
+struct securer_seccomp_textkey {
+  bool valid;
+  unsigned char key[32];
+  unsigned char lines[32];   /* the part of the key from the rule lines */
+  char **groups;             /* the @groups the lines name, in order */
+  size_t n_groups;
+};
+/* 0, or -1 when the policy has nothing pending or a group file could not be
+ * read (no key: the launch resolves its rules and stores nothing). */
+int securer_seccomp_textkey_make (const struct securer_policy *p, int send_fd,
+                                  struct securer_seccomp_textkey *tk);
+void securer_seccomp_textkey_clear (struct securer_seccomp_textkey *tk);
+/* 1 with *out, a program as securer_seccomp_compile + generate make it for
+ * this policy (rules, actions, program and load flags), when the cache
+ * holds an intact entry for the key; else 0. */
+int securer_seccomp_text_get (int dirfd, const struct securer_seccomp_textkey *tk,
+                              const struct securer_policy *p, int send_fd, struct securer_seccomp_prog **out);
+/* Stores a program compiled and generated after a miss, when the group
+ * files still hash as they did when the key was made. */
+void securer_seccomp_text_put (int dirfd, const struct securer_seccomp_textkey *tk,
+                               const struct securer_policy *p, int send_fd,
+                               const struct securer_seccomp_prog *prog);
 
 /* ---- emulate.c: the kernel's seccomp-BPF interpreter, in userspace ---- */
 struct seccomp_data;

@@ -6,7 +6,9 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/constants.c \
 	src/lib/seccomp/argwidth.h \
 	src/lib/seccomp/argwidth.c \
+	src/lib/seccomp/prog.h \
 	src/lib/seccomp/compile.c \
+	src/lib/seccomp/textcache.c \
 	src/lib/seccomp/emulate.c \
 	src/lib/seccomp/cache.c \
 	src/lib/seccomp/notify.c \
