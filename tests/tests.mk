@@ -1,10 +1,13 @@
-# Shared test infrastructure and tests of the core (error, paths).
+# Shared test infrastructure and tests of the core (error, paths, SHA-256).
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test-error
-TESTS += tests/unit/test-error
+check_PROGRAMS += tests/unit/test-error tests/unit/test-sha256
+TESTS += tests/unit/test-error tests/unit/test-sha256
 tests_unit_test_error_SOURCES = tests/unit/test-error.c
 tests_unit_test_error_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_error_LDADD = $(TEST_LIBS)
+tests_unit_test_sha256_SOURCES = tests/unit/test-sha256.c
+tests_unit_test_sha256_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_sha256_LDADD = $(TEST_LIBS)
 endif
 
 # Launcher: tests/helpers/probe runs inside real sandboxes and reports what
