@@ -10,9 +10,16 @@
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
 #include <immintrin.h>
 #define SHA256_X86 1
+#if __has_include(<sys/platform/x86.h>)
+/* glibc 2.33+: the features its start-up already read, without a CPUID of
+ * our own (each one traps to the hypervisor on a virtual machine). */
+#include <sys/platform/x86.h>
+#define HAS_GLIBC_CPU_FEATURES 1
+#else
+#include <cpuid.h>
+#endif
 #endif
 
 #include "sha256.h"
@@ -112,15 +119,20 @@ blocks_shani (uint32_t h[8], const unsigned char *p, size_t n)
   _mm_storeu_si128 ((__m128i *) &h[4], _mm_alignr_epi8 (s1, t, 8));    /* HGFE */
 }
 
+/* The code above needs SSSE3 and SSE4.1 besides SHA. */
 static bool
 cpu_has_sha (void)
 {
+#ifdef HAS_GLIBC_CPU_FEATURES
+  return CPU_FEATURE_ACTIVE (SHA) && CPU_FEATURE_ACTIVE (SSSE3) && CPU_FEATURE_ACTIVE (SSE4_1);
+#else
   unsigned a, b, c, d;
   /* Leaf 7: EBX bit 29 is SHA; leaf 1: ECX bits 9 and 19 are SSSE3 and
-   * SSE4.1, which the code above uses too. */
+   * SSE4.1. */
   if (!__get_cpuid_count (7, 0, &a, &b, &c, &d) || !(b & (1u << 29)))
     return false;
   return __get_cpuid (1, &a, &b, &c, &d) && (c & (1u << 9)) && (c & (1u << 19));
+#endif
 }
 #endif
 
@@ -150,7 +162,6 @@ securer_sha256_init (struct securer_sha256 *s)
 {
   static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
-  /* One CPUID per process: it traps to the hypervisor on virtual machines. */
   if (__atomic_load_n (&chosen, __ATOMIC_ACQUIRE) == NULL)
     __atomic_store_n (&chosen, best (), __ATOMIC_RELEASE);
   memcpy (s->h, iv, sizeof iv);

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "securer/paths.h"
@@ -249,7 +250,14 @@ compute_key (const struct securer_seccomp_textkey *tk, const struct securer_poli
   put_u64 (&s, v ? v->minor : 0);
   put_u64 (&s, v ? v->micro : 0);
   put_u64 (&s, seccomp_arch_native ());
-  put_u64 (&s, seccomp_api_get ());
+  /* The kernel's build instead of seccomp_api_get (): the same build has
+   * the same seccomp API level, and asking libseccomp probes the kernel
+   * with a dozen system calls. */
+  struct utsname u;
+  if (uname (&u) < 0)
+    return -1;
+  put_str (&s, u.release, strlen (u.release));
+  put_str (&s, u.version, strlen (u.version));
   put_u64 (&s, (uint64_t) (int64_t) send_fd);
   put_action (&s, p->seccomp.default_action);
   put_action (&s, p->seccomp.foreign_arch);
