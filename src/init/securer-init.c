@@ -89,9 +89,16 @@ report_exit (int wstatus)
    * policy has one) catches what is left. */
   if (SYS0 (SYS_getpid) == 1)
     {
-      SYS2 (SYS_kill, -1, SIGKILL);
-      while (SYS4 (SYS_wait4, -1, NULL, __WALL, NULL) > 0)
-        ;
+      /* Every process the sandbox started descends from pid 1: an orphan is
+       * reparented here, or to a subreaper that is itself still a child
+       * here.  With no child left there is nothing to kill, and kill(-1)
+       * would walk every process of the host to find that out. */
+      if (SYS4 (SYS_wait4, -1, NULL, __WALL | WNOHANG, NULL) != -ECHILD)
+        {
+          SYS2 (SYS_kill, -1, SIGKILL);
+          while (SYS4 (SYS_wait4, -1, NULL, __WALL, NULL) > 0)
+            ;
+        }
     }
   static struct sync_msg out;   /* zero-filled: no memset without a C library */
   out.type = SYNC_EXIT;
