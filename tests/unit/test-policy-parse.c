@@ -1132,3 +1132,32 @@ Test (policy_meaning, session_template_mode)
       free (diags);
     }
 }
+
+/* A file is one file whatever name reaches it: through a symlink or a hard
+ * link, including it again from itself is a cycle. */
+Test (policy_include, cycle_through_another_name_of_the_same_file)
+{
+  char dir[] = "/tmp/securer-include-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  char a[128], hard[128], soft[128];
+  snprintf (a, sizeof a, "%s/a.policy", dir);
+  snprintf (hard, sizeof hard, "%s/hard.policy", dir);
+  snprintf (soft, sizeof soft, "%s/soft.policy", dir);
+  const char *targets[] = { "hard.policy", "soft.policy" };
+  for (int i = 0; i < 2; i++)
+    {
+      FILE *f = fopen (a, "w");
+      cr_assert_not_null (f);
+      fprintf (f, "seccomp off\ninclude \"%s\"\n", targets[i]);
+      fclose (f);
+      cr_assert_eq (i == 0 ? link (a, hard) : symlink ("a.policy", soft), 0);
+      char *diags = NULL;
+      struct securer_policy *p = load_path (a, &diags);
+      cr_assert_null (p, "case %d loaded", i);
+      cr_assert_not_null (strstr (diags, "include cycle"), "case %d: %s", i, diags);
+      free (diags);
+      unlink (i == 0 ? hard : soft);
+    }
+  unlink (a);
+  rmdir (dir);
+}
