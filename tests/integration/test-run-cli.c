@@ -777,6 +777,7 @@ Test (run_cli, unchanged_rule_text_reuses_the_filter_and_a_changed_nested_group_
   cr_assert (asprintf (&cmd, "cp -r '%s/seccomp' '%s/'", data, tmpdir) > 0);
   cr_assert_eq (system (cmd), 0);
   cr_assert (!setuid_verdict_is (policy, "ENOSYS"), "a group found elsewhere reused the filter");
+  free (cmd);
   cr_assert (asprintf (&cmd, "rm -rf '%s/seccomp'", tmpdir) > 0);
   cr_assert_eq (system (cmd), 0);
   free (cmd);
