@@ -1034,10 +1034,12 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
 
   /* Only pid 1 of the sandbox's own pid namespace can say that nothing of
    * it runs any more, and a cgroup can be removed only once pid 1 is gone.
-   * The host-id lease may end at the report (docs/security.md, "Host ids
-   * and the sandbox's last moments"). */
+   * A host-id lease must outlive pid 1 too: until its exit is done, pid 1
+   * still has the sandbox's root, mounts and namespaces, which the owner of
+   * its user namespace reaches (docs/security.md, "Host ids and the
+   * sandbox's last moments"). */
   sb->status_early = opts->return_before_teardown && tpl == NULL && (p->namespaces & SECURER_NS_PID)
-                     && sb->cg == NULL;
+                     && sb->host_ids.fd < 0 && sb->cg == NULL;
   if (launch_start_supervision (sb, timeout_ms, err) < 0)
     goto fail_child;
 
