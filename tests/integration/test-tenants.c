@@ -296,6 +296,29 @@ init_of (struct securer_sandbox *sb)
   return init;
 }
 
+/* Before: a lease locked the byte of its id's place in the range, not of
+ * the id: launchers given different ranges (SECURER_HOST_IDS) that overlap
+ * handed out the same id, byte 1 of one range being byte 0 of the other. */
+Test (tenants, overlapping_id_ranges_never_give_two_sandboxes_one_id)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only a root caller leases host ids");
+  unsigned id = lease_one_id (3200000000u);
+  struct securer_policy *p = test_policy ();
+  struct held a, b;
+  hold (&a, p, "ids", NULL);
+  cr_assert_eq (host_uid_of (&a), id);
+  char range[64];
+  snprintf (range, sizeof range, "%u-%u", id - 1, id);
+  cr_assert_eq (setenv ("SECURER_HOST_IDS", range, 1), 0);
+  hold (&b, p, "ids", NULL);
+  cr_assert_eq (host_uid_of (&b), id - 1, "a second live sandbox got host id %u", host_uid_of (&b));
+  release (&b);
+  release (&a);
+  unsetenv ("SECURER_HOST_IDS");
+  test_policy_free (p);
+}
+
 /* pid 1 used to be a fork of the caller that never executed anything: its
  * argv (with --tool-env secrets), environment and memory were the caller's. */
 Test (tenants, pid1_holds_nothing_of_the_caller)
