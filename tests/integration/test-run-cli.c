@@ -93,6 +93,9 @@ cli_argv (char **args)
   return argv;
 }
 
+/* A signal securer starts with ignored (0: none), as a caller may leave it. */
+static int ignored_at_start;
+
 /* Runs securer with argv (NULL-terminated, without argv[0]); extra_fd, when
  * >= 0, is made fd 3 of securer. */
 static void
@@ -110,6 +113,8 @@ run_cli (char **args, int extra_fd, struct cli_result *r)
       dup2 (e[1], 2);
       if (extra_fd >= 0)
         dup2 (extra_fd, 3);
+      if (ignored_at_start != 0)
+        signal (ignored_at_start, SIG_IGN);
       execv (argv[0], argv);
       _exit (99);
     }
@@ -401,6 +406,24 @@ Test (run_cli, the_callers_cpu_affinity_survives_launches_side_by_side)
         }
     }
   free (argv);
+}
+
+/* An ignored SIGCHLD survives exec.  Before, pid 1 inherited it from the
+ * caller: the payload was reaped by the kernel, securer-init never saw it
+ * end, never killed what it left behind nor reported, and the command's
+ * background process ran on until the timeout, after which securer could
+ * not wait for pid 1 either (ECHILD, exit 125). */
+Test (run_cli, a_caller_that_ignores_sigchld_gets_the_status_at_once)
+{
+  char *args[] = { "run", "--timeout", "10", "--policy", policy_file, "--", "/bin/sh", "-c",
+                   "sleep 100 & echo started", NULL };
+  struct cli_result r;
+  ignored_at_start = SIGCHLD;
+  run_cli (args, -1, &r);
+  ignored_at_start = 0;
+  cr_assert_eq (r.status, 0, "status %d: %s", r.status, r.err);
+  cr_assert_str_eq (r.out, "started\n");
+  cli_clear (&r);
 }
 
 /* Runs securer with fd `null_fd` (0, 1 or 2) on /dev/null and the other
