@@ -69,8 +69,8 @@ struct securer_spawn_opts {
    * does not wait for it either (pid 1 is reaped there if it is already
    * gone, else left to the caller's exit: for a process about to exit,
    * like `securer run`).  Applies only to a sandbox with its own pid
-   * namespace and no cgroup (which can be removed only once pid 1 is
-   * gone); others finish as without it. */
+   * namespace and nothing that must outlive its pid 1 (no leased host id,
+   * no cgroup); others finish as without it. */
   bool return_before_teardown;
 };
 

@@ -1,6 +1,7 @@
 /* securer — command-line entry point: dispatches to one subcommand. */
 #include <config.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,10 @@ cli_wants_help (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
+  /* Every command's sandboxes have their pid 1 as this process's child,
+   * waited for with wait4: a SIGCHLD ignored by whoever started securer
+   * (an exec keeps it) would have the kernel reap them unseen. */
+  signal (SIGCHLD, SIG_DFL);
   if (argc < 2)
     {
       usage (stderr);

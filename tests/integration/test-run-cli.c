@@ -93,6 +93,9 @@ cli_argv (char **args)
   return argv;
 }
 
+/* A signal securer starts with ignored (0: none), as a caller may leave it. */
+static int ignored_at_start;
+
 /* Runs securer with argv (NULL-terminated, without argv[0]); extra_fd, when
  * >= 0, is made fd 3 of securer. */
 static void
@@ -110,6 +113,8 @@ run_cli (char **args, int extra_fd, struct cli_result *r)
       dup2 (e[1], 2);
       if (extra_fd >= 0)
         dup2 (extra_fd, 3);
+      if (ignored_at_start != 0)
+        signal (ignored_at_start, SIG_IGN);
       execv (argv[0], argv);
       _exit (99);
     }
@@ -307,6 +312,22 @@ Test (run_cli, pid_1_is_in_the_sandbox_network_namespace)
   cli_clear (&r);
 }
 
+/* This process's "Cpus_allowed_list:" line of /proc/self/status, as a
+ * command in a sandbox prints its own. */
+static void
+own_cpus_line (char *want, size_t size)
+{
+  char line[256];
+  want[0] = '\0';
+  FILE *f = fopen ("/proc/self/status", "r");
+  cr_assert_not_null (f);
+  while (fgets (line, sizeof line, f))
+    if (strncmp (line, "Cpus_allowed_list:", 18) == 0)
+      snprintf (want, size, "%s", line);
+  fclose (f);
+  cr_assert_neq (want[0], '\0');
+}
+
 /* The payload is moved off pid 1's CPU while the sandbox is built; the
  * command still gets the caller's CPU affinity, whatever it is. */
 Test (run_cli, the_command_has_the_callers_cpu_affinity)
@@ -324,13 +345,8 @@ Test (run_cli, the_command_has_the_callers_cpu_affinity)
   for (int i = 0; i < 2; i++)
     {
       cr_assert_eq (sched_setaffinity (0, sizeof *masks[i], masks[i]), 0);
-      char line[256], want[256] = "";
-      FILE *f = fopen ("/proc/self/status", "r");
-      cr_assert_not_null (f);
-      while (fgets (line, sizeof line, f))
-        if (strncmp (line, "Cpus_allowed_list:", 18) == 0)
-          snprintf (want, sizeof want, "%s", line);
-      fclose (f);
+      char want[256];
+      own_cpus_line (want, sizeof want);
       char *args[] = { "run", "--policy", policy_file, "--", "/bin/sh", "-c",
                        "grep Cpus_allowed_list /proc/self/status", NULL };
       struct cli_result r;
@@ -340,6 +356,74 @@ Test (run_cli, the_command_has_the_callers_cpu_affinity)
       cr_assert_str_eq (r.out, want, "case %d", i);
       cli_clear (&r);
     }
+}
+
+/* pid 1 moves the payload off its CPU right after the fork, and the
+ * payload takes its mask back as soon as it runs: a payload that starts on
+ * an idle CPU at once can take it back before pid 1's move, which then
+ * stuck to the command.  Launches side by side make that order common; in
+ * every one of them the command must have the caller's mask. */
+Test (run_cli, the_callers_cpu_affinity_survives_launches_side_by_side)
+{
+  cpu_set_t all;
+  cr_assert_eq (sched_getaffinity (0, sizeof all, &all), 0);
+  if (CPU_COUNT (&all) < 2)
+    cr_skip_test ("one CPU: the payload is never moved");
+  char want[256];
+  own_cpus_line (want, sizeof want);
+  char *args[] = { "run", "--policy", policy_file, "--", "/bin/grep", "Cpus_allowed_list", "/proc/self/status",
+                   NULL };
+  char **argv = cli_argv (args);
+  enum { ROUNDS = 100, SIDE = 4 };
+  for (int round = 0; round < ROUNDS; round++)
+    {
+      pid_t pid[SIDE];
+      int out[SIDE];
+      for (int k = 0; k < SIDE; k++)
+        {
+          int p[2];
+          cr_assert_eq (pipe2 (p, O_CLOEXEC), 0);
+          pid[k] = fork ();
+          cr_assert_geq (pid[k], 0);
+          if (pid[k] == 0)
+            {
+              dup2 (p[1], 1);
+              execv (argv[0], argv);
+              _exit (99);
+            }
+          close (p[1]);
+          out[k] = p[0];
+        }
+      for (int k = 0; k < SIDE; k++)
+        {
+          char *got = read_all (out[k]);
+          close (out[k]);
+          int st;
+          cr_assert_eq (waitpid (pid[k], &st, 0), pid[k]);
+          cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0, "launch %d: status %d", round * SIDE + k, st);
+          cr_assert_str_eq (got, want, "launch %d of %d", round * SIDE + k, ROUNDS * SIDE);
+          free (got);
+        }
+    }
+  free (argv);
+}
+
+/* An ignored SIGCHLD survives exec.  Before, pid 1 inherited it from the
+ * caller: the payload was reaped by the kernel, securer-init never saw it
+ * end, never killed what it left behind nor reported, and the command's
+ * background process ran on until the timeout, after which securer could
+ * not wait for pid 1 either (ECHILD, exit 125). */
+Test (run_cli, a_caller_that_ignores_sigchld_gets_the_status_at_once)
+{
+  char *args[] = { "run", "--timeout", "10", "--policy", policy_file, "--", "/bin/sh", "-c",
+                   "sleep 100 & echo started", NULL };
+  struct cli_result r;
+  ignored_at_start = SIGCHLD;
+  run_cli (args, -1, &r);
+  ignored_at_start = 0;
+  cr_assert_eq (r.status, 0, "status %d: %s", r.status, r.err);
+  cr_assert_str_eq (r.out, "started\n");
+  cli_clear (&r);
 }
 
 /* Runs securer with fd `null_fd` (0, 1 or 2) on /dev/null and the other

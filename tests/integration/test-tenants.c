@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <sys/inotify.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -226,15 +227,23 @@ Test (tenants, pending_signals_are_charged_to_the_sandbox_alone)
   test_policy_free (p);
 }
 
+/* Leases come from one id from here on, outside the default range so that
+ * no other test takes it; returns the id. */
+static unsigned
+lease_one_id (unsigned base)
+{
+  char range[64];
+  unsigned id = base + (unsigned) getpid () % 1000000u;
+  snprintf (range, sizeof range, "%u-%u", id, id);
+  cr_assert_eq (setenv ("SECURER_HOST_IDS", range, 1), 0);
+  return id;
+}
+
 Test (tenants, an_exhausted_id_range_refuses_with_the_reason)
 {
   if (geteuid () != 0)
     cr_skip_test ("only a root caller leases host ids");
-  /* One id, outside the default range so no other test takes it. */
-  char range[64];
-  unsigned id = 3000000000u + (unsigned) getpid () % 1000000u;
-  snprintf (range, sizeof range, "%u-%u", id, id);
-  cr_assert_eq (setenv ("SECURER_HOST_IDS", range, 1), 0);
+  unsigned id = lease_one_id (3000000000u);
   struct securer_policy *p = test_policy ();
   struct held a;
   hold (&a, p, "ids", NULL);
@@ -271,6 +280,45 @@ slurp (const char *path, size_t *len)
   return buf;
 }
 
+/* The host pid of the sandbox's pid 1: the parent of its payload. */
+static int
+init_of (struct securer_sandbox *sb)
+{
+  char path[64];
+  size_t len;
+  snprintf (path, sizeof path, "/proc/%d/status", (int) securer_sandbox_pid (sb));
+  char *st = slurp (path, &len);
+  const char *pp = strstr (st, "\nPPid:");
+  cr_assert_not_null (pp);
+  int init = atoi (pp + 6);
+  free (st);
+  cr_assert_gt (init, 1);
+  return init;
+}
+
+/* Before: a lease locked the byte of its id's place in the range, not of
+ * the id: launchers given different ranges (SECURER_HOST_IDS) that overlap
+ * handed out the same id, byte 1 of one range being byte 0 of the other. */
+Test (tenants, overlapping_id_ranges_never_give_two_sandboxes_one_id)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only a root caller leases host ids");
+  unsigned id = lease_one_id (3200000000u);
+  struct securer_policy *p = test_policy ();
+  struct held a, b;
+  hold (&a, p, "ids", NULL);
+  cr_assert_eq (host_uid_of (&a), id);
+  char range[64];
+  snprintf (range, sizeof range, "%u-%u", id - 1, id);
+  cr_assert_eq (setenv ("SECURER_HOST_IDS", range, 1), 0);
+  hold (&b, p, "ids", NULL);
+  cr_assert_eq (host_uid_of (&b), id - 1, "a second live sandbox got host id %u", host_uid_of (&b));
+  release (&b);
+  release (&a);
+  unsetenv ("SECURER_HOST_IDS");
+  test_policy_free (p);
+}
+
 /* pid 1 used to be a fork of the caller that never executed anything: its
  * argv (with --tool-env secrets), environment and memory were the caller's. */
 Test (tenants, pid1_holds_nothing_of_the_caller)
@@ -282,13 +330,8 @@ Test (tenants, pid1_holds_nothing_of_the_caller)
   hold (&a, p, "ids", NULL);
   char path[64];
   size_t len;
-  snprintf (path, sizeof path, "/proc/%d/status", (int) securer_sandbox_pid (a.sb));
-  char *st = slurp (path, &len);
-  const char *pp = strstr (st, "\nPPid:");
-  cr_assert_not_null (pp);
-  int init = atoi (pp + 6);
-  free (st);
-  cr_assert_gt (init, 1);
+  char *st;
+  int init = init_of (a.sb);
 
   snprintf (path, sizeof path, "/proc/%d/cmdline", init);
   char *cmd = slurp (path, &len);
@@ -351,5 +394,95 @@ Test (tenants, pipe_buffers_are_counted_per_sandbox)
   cr_assert_eq (count_of (&b, "pipe_size"), 65536, "a fresh pipe in another sandbox:\n%s", b.out);
   release (&b);
   release (&a);
+  test_policy_free (p);
+}
+
+/* Before: with return_before_teardown (securer run) the lease ended at pid
+ * 1's report, while pid 1 was still on its way out with the sandbox's
+ * root, mounts and namespaces.  A sandbox without a user namespace that got
+ * the same id runs as that host uid in the initial user namespace, which
+ * makes it the owner of the ending sandbox's user namespace, with every
+ * capability there whatever its own: it could read and write the ending
+ * sandbox's files through /proc/PID/root of that pid 1.  Here pid 1 is held
+ * at its exit (ptrace) to make that moment last. */
+Test (tenants, a_host_id_is_not_leased_again_while_pid_1_is_on_its_way_out)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only a root caller leases host ids");
+  lease_one_id (3100000000u);
+
+  /* A: its own pid namespace, no cgroup: what securer run returns early for. */
+  struct securer_policy *p = test_policy ();
+  p->limits.cgroup = SECURER_ENFORCE_OFF;
+  int in[2], out[2];
+  cr_assert_eq (pipe2 (in, O_CLOEXEC), 0);
+  cr_assert_eq (pipe2 (out, O_CLOEXEC), 0);
+  char *argv[] = { (char *) "/bin/sh", (char *) "-c",
+                   (char *) "echo swordfish > /tmp/secret && echo ready && { read x || true; }", NULL };
+  struct securer_spawn_opts o = opts_for (p, argv);
+  o.stdin_fd = in[0];
+  o.stdout_fd = out[1];
+  o.timeout_ms = 60000;
+  o.return_before_teardown = true;
+  struct securer_sandbox *a = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_sandbox_spawn (&o, &a, &err), 0, "spawn: %s", securer_error_message (err));
+  close (in[0]);
+  close (out[1]);
+  char buf[64];
+  cr_assert_eq (read (out[0], buf, sizeof buf), 6, "the command did not start");
+  int init = init_of (a);
+  cr_assert_eq (ptrace (PTRACE_SEIZE, init, NULL, (void *) (long) PTRACE_O_TRACEEXIT), 0, "%s",
+                strerror (errno));
+  close (in[1]);
+  int ws;
+  cr_assert_eq (waitpid (init, &ws, __WALL), init);
+  cr_assert (WIFSTOPPED (ws) && (ws >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)), "pid 1: status %#x", ws);
+
+  /* pid 1 has reported and is held at its exit.  A caller that has the
+   * status frees the sandbox, as securer run does. */
+  struct securer_status st;
+  memset (&st, 0, sizeof st);
+  bool a_done = securer_sandbox_dispatch (a, &st, &err) == 1;
+  if (a_done)
+    {
+      cr_assert (st.exited && st.exit_code == 0);
+      securer_status_clear (&st);
+      securer_sandbox_free (a);
+    }
+
+  /* B: no user namespace, no pid namespace: runs as the leased host uid. */
+  struct securer_policy *q = test_policy ();
+  q->namespaces = 0;
+  q->network = SECURER_NET_HOST;
+  free (q->hostname);
+  q->hostname = NULL;
+  size_t q_mounts = q->n_mounts;
+  q->n_mounts = 0;
+  char target[64];
+  snprintf (target, sizeof target, "/proc/%d/root/tmp/secret", init);
+  char *bargv[] = { (char *) "/bin/cat", target, NULL };
+  struct securer_spawn_opts bo = opts_for (q, bargv);
+  struct run_result r;
+  run_in_sandbox (&bo, &r);
+  cr_assert_eq (r.spawn_rc, -1, "a sandbox with the host id of one whose pid 1 is still there started%s%s",
+                strstr (r.out, "swordfish") ? " and read its file: " : "", r.out);
+  cr_assert_eq (r.spawn_errno, EAGAIN, "%s", r.spawn_msg);
+  run_result_clear (&r);
+
+  cr_assert_eq (ptrace (PTRACE_DETACH, init, NULL, NULL), 0);
+  if (a_done)
+    waitpid (init, NULL, __WALL);
+  else
+    {
+      cr_assert_eq (securer_sandbox_wait (a, &st, &err), 1, "%s", securer_error_message (err));
+      cr_assert (st.exited && st.exit_code == 0);
+      securer_status_clear (&st);
+      securer_sandbox_free (a);
+    }
+  close (out[0]);
+  unsetenv ("SECURER_HOST_IDS");
+  q->n_mounts = q_mounts;
+  test_policy_free (q);
   test_policy_free (p);
 }

@@ -4,9 +4,10 @@
  * bytes) are charged to that sandbox alone.
  *
  * Ids are leased with open-file-description locks on one byte each of a
- * lock file: the kernel arbitrates between processes without races, and a
- * lease ends when its descriptor is closed, including when the holder dies,
- * so a crashed supervisor never strands an id and nothing needs cleaning. */
+ * lock file, the byte whose offset is the id: the kernel arbitrates
+ * between processes without races, and a lease ends when its descriptor is
+ * closed, including when the holder dies, so a crashed supervisor never
+ * strands an id and nothing needs cleaning. */
 #include <config.h>
 
 #include <errno.h>
@@ -127,7 +128,10 @@ securer_hostids_acquire (struct host_id_lease *lease, securer_err_t *err)
   for (uint32_t k = 0; k < count; k++)
     {
       uint32_t i = (start + k) % count;
-      struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t) i, .l_len = 1 };
+      /* The byte of the id itself, not of its place in this range: a
+       * launcher given another range (SECURER_HOST_IDS) that overlaps
+       * this one must meet the same lock for the same id. */
+      struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t) first + i, .l_len = 1 };
       if (fcntl (fd, F_OFD_SETLK, &fl) == 0)
         {
           lease->fd = fd;

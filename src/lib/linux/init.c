@@ -227,6 +227,11 @@ fork_payload (struct launch_plan *lp, int gate[2])
   sigset_t all;
   sigfillset (&all);
   sigprocmask (SIG_BLOCK, &all, NULL);
+  /* A SIGCHLD the caller ignores would survive the exec of securer-init,
+   * and the kernel would then reap the payload and every orphan itself:
+   * securer-init would never see the payload end, so it would neither kill
+   * what is left nor report. */
+  signal (SIGCHLD, SIG_DFL);
 
   /* The payload waits at this gate until securer-init has made itself
    * undumpable: before that it could be ptraced by the command. */

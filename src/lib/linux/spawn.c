@@ -118,6 +118,19 @@ reset_signals (void)
   sigprocmask (SIG_SETMASK, &none, NULL);
 }
 
+/* The caller's CPU mask, which pid 1 narrowed to move this process off
+ * its CPU (init.c). */
+static void
+restore_cpus (struct launch_plan *lp)
+{
+  securer_err_t err = NULL;
+  if (lp->restore_cpus && sched_setaffinity (0, sizeof lp->cpus, &lp->cpus) < 0)
+    {
+      securer_error_set (&err, errno, "restore the CPU affinity");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
+}
+
 void
 securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
 {
@@ -129,11 +142,7 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
   /* pid 1 moved this process off its CPU (init.c); running elsewhere now,
    * it takes back its mask at once, free to move again when a CPU idles
    * (pid 1's part ends first, while the launcher may still be busy). */
-  if (lp->restore_cpus && sched_setaffinity (0, sizeof lp->cpus, &lp->cpus) < 0)
-    {
-      securer_error_set (&err, errno, "restore the CPU affinity");
-      payload_fail (lp, SECURER_EXIT_SETUP, &err);
-    }
+  restore_cpus (lp);
   close (lp->status_sock);
   if (lp->resume)
     {
@@ -161,6 +170,12 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
        * joins (through pid 1's pidfd: that takes ptrace access, which the
        * capabilities still held here give). */
       wait_gate (lp);
+      /* The mask taken back above may have come before pid 1's move: a
+       * new task can start on an idle CPU at once and get there first,
+       * and the move then sticks.  pid 1 moves nothing once it executes
+       * securer-init, so taken back again here, the mask is the caller's
+       * for good. */
+      restore_cpus (lp);
       int late = launch_late_namespaces (p);
       if (late != 0)
         {
@@ -1055,10 +1070,12 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
 
   /* Only pid 1 of the sandbox's own pid namespace can say that nothing of
    * it runs any more, and a cgroup can be removed only once pid 1 is gone.
-   * The host-id lease may end at the report (docs/security.md, "Host ids
-   * and the sandbox's last moments"). */
+   * A host-id lease must outlive pid 1 too: until its exit is done, pid 1
+   * still has the sandbox's root, mounts and namespaces, which the owner of
+   * its user namespace reaches (docs/security.md, "Host ids and the
+   * sandbox's last moments"). */
   sb->status_early = opts->return_before_teardown && tpl == NULL && (p->namespaces & SECURER_NS_PID)
-                     && sb->cg == NULL;
+                     && sb->host_ids.fd < 0 && sb->cg == NULL;
   if (launch_start_supervision (sb, timeout_ms, err) < 0)
     goto fail_child;
 
