@@ -69,8 +69,9 @@ struct securer_spawn_opts {
    * does not wait for it either (pid 1 is reaped there if it is already
    * gone, else left to the caller's exit: for a process about to exit,
    * like `securer run`).  Applies only to a sandbox with its own pid
-   * namespace and nothing that must outlive its pid 1 (no leased host id,
-   * no cgroup); others finish as without it. */
+   * namespace and no cgroup (which must outlive its pid 1); others finish
+   * as without it.  A leased host id stays leased until pid 1's exit is
+   * done: pid 1 holds the lease itself. */
   bool return_before_teardown;
 };
 

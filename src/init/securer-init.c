@@ -12,6 +12,8 @@
  *   fd 3  the status socket: one SYNC_EXIT message when the payload ends
  *   fd 4  the payload's gate: a byte once this process is undumpable, which
  *         lets the payload go on to execute the command
+ *   fd 5  with a leased host id: the lease's lock, never used, held until
+ *         this process's exit has let go of the sandbox
  *
  * It reaps orphans and forwards every signal it receives to the payload.
  * When the payload ends, it kills and reaps everything else in its pid

@@ -349,21 +349,36 @@ Test (tenants, pid1_holds_nothing_of_the_caller)
   cr_assert_not_null (strstr (st, "\nCapEff:\t0000000000000000\n"), "pid 1 kept capabilities:\n%s", st);
   free (st);
 
-  /* Only the status socket is open in pid 1: none of the caller's files,
-   * its stdio included. */
+  /* Only the status socket is open in pid 1, and with a leased host id the
+   * lease's lock (held to the end of pid 1's exit): none of the caller's
+   * files, its stdio included. */
   snprintf (path, sizeof path, "/proc/%d/fd", init);
   DIR *d = opendir (path);
   cr_assert_not_null (d);
   struct dirent *e;
   int n = 0;
+  bool lease = false;
   while ((e = readdir (d)) != NULL)
     if (e->d_name[0] != '.')
       {
+        if (strcmp (e->d_name, "5") == 0 && geteuid () == 0)
+          {
+            char link[96], target[256];
+            snprintf (link, sizeof link, "/proc/%d/fd/5", init);
+            ssize_t tl = readlink (link, target, sizeof target - 1);
+            cr_assert_gt (tl, 0);
+            target[tl] = '\0';
+            const char *base = strrchr (target, '/');
+            cr_assert_str_eq (base ? base + 1 : target, "host-ids.lock", "pid 1's fd 5 is %s", target);
+            lease = true;
+            continue;
+          }
         cr_assert_str_eq (e->d_name, "3", "pid 1 holds fd %s", e->d_name);
         n++;
       }
   closedir (d);
   cr_assert_eq (n, 1);
+  cr_assert_eq (lease, geteuid () == 0, "a root caller's pid 1 does not hold its lease");
   release (&a);
   test_policy_free (p);
   unsetenv ("SECURER_TEST_SECRET");

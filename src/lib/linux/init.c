@@ -71,8 +71,9 @@ step (struct launch_plan *lp, const char *what)
 }
 
 /* Replaces this process, a copy of the caller, by securer-init: from here on
- * pid 1 holds a fixed argv, an empty environment, the status socket on fd 3
- * and the payload's gate on fd 4, and nothing else of the caller. */
+ * pid 1 holds a fixed argv, an empty environment, the status socket on fd 3,
+ * the payload's gate on fd 4 and, with a leased host id, the lease's lock on
+ * fd 5, and nothing else of the caller. */
 static __attribute__ ((noreturn)) void
 exec_init (struct launch_plan *lp, pid_t payload, int gate_w)
 {
@@ -83,13 +84,21 @@ exec_init (struct launch_plan *lp, pid_t payload, int gate_w)
   int gate = fcntl (gate_w, F_DUPFD_CLOEXEC, 10);
   int setup = fcntl (lp->setup_sock, F_DUPFD_CLOEXEC, 10);
   int prog = fcntl (lp->init_fd, F_DUPFD_CLOEXEC, 10);
-  if (status < 0 || gate < 0 || setup < 0 || prog < 0)
+  int lease = lp->lease_fd >= 0 ? fcntl (lp->lease_fd, F_DUPFD_CLOEXEC, 10) : -1;
+  if (status < 0 || gate < 0 || setup < 0 || prog < 0 || (lp->lease_fd >= 0 && lease < 0))
     {
       securer_error_set (&err, errno, "securer-init: move descriptors");
       fail (lp, &err);
     }
   lp->setup_sock = setup;
-  if (dup2 (status, 3) < 0 || dup2 (gate, 4) < 0)
+  /* The lease is one open file description, locked by the launcher; its
+   * lock goes with its last descriptor.  Held here, it outlasts whatever
+   * the launcher does after the report (securer run returns then): the
+   * last close happens in pid 1's exit, and the kernel finishes that close
+   * (task work) only after the exit has let go of the sandbox's root and
+   * namespaces, so no sandbox given the same id meanwhile can reach them
+   * (docs/security.md, "Host ids and the sandbox's last moments"). */
+  if (dup2 (status, 3) < 0 || dup2 (gate, 4) < 0 || (lease >= 0 && dup2 (lease, 5) < 0))
     {
       securer_error_set (&err, errno, "securer-init: place descriptors");
       fail (lp, &err);
@@ -100,8 +109,9 @@ exec_init (struct launch_plan *lp, pid_t payload, int gate_w)
   close (0);
   close (1);
   close (2);
-  if (close_range (5, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
-    for (int fd = 5; fd < 65536; fd++)
+  int first = lease >= 0 ? 6 : 5;
+  if (close_range ((unsigned) first, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+    for (int fd = first; fd < 65536; fd++)
       if (fd != setup && fd != prog)
         close (fd);
   char pid[24];

@@ -158,6 +158,7 @@ struct launch_plan {
   struct securer_cgroup *cg;              /* v1 groups init joins itself, or NULL */
   bool verbose;
   int init_fd;              /* securer-init, opened (O_PATH) before clone */
+  int lease_fd;             /* the host-id lease's lock, kept by securer-init to its end; -1: none */
   int gate_fd;              /* payload: a byte once securer-init is undumpable */
   bool builds_view;         /* the payload builds the sandbox's view (init.c) and
                                joins pid 1's network namespace */

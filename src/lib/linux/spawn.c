@@ -891,7 +891,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
   memset (&lp, 0, sizeof lp);
   struct securer_landlock_plan ll_plan;
   memset (&ll_plan, 0, sizeof ll_plan);
-  lp.init_fd = lp.gate_fd = -1;
+  lp.init_fd = lp.gate_fd = lp.lease_fd = -1;
   lp.p = p;
   lp.argv = opts->argv;
   lp.stdin_fd = opts->stdin_fd;
@@ -906,6 +906,8 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
   if (check_policy (p, err) < 0 || securer_userns_plan (p, &lp.ids, &sb->host_ids, err) < 0)
     goto fail;
   lp.tpl = tpl;
+  if (tpl == NULL)
+    lp.lease_fd = sb->host_ids.fd;
   if (tpl != NULL && tpl->count)
     lp.ids.uid = lp.ids.gid = 0;   /* setresuid over the lease range needs inside 0's CAP_SETUID */
   if (!(p->namespaces & SECURER_NS_USER))
@@ -1072,10 +1074,11 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
    * it runs any more, and a cgroup can be removed only once pid 1 is gone.
    * A host-id lease must outlive pid 1 too: until its exit is done, pid 1
    * still has the sandbox's root, mounts and namespaces, which the owner of
-   * its user namespace reaches (docs/security.md, "Host ids and the
-   * sandbox's last moments"). */
+   * its user namespace reaches.  securer-init holds the lease's lock itself
+   * (fd 5, init.c) and lets it go only after that, so the status may come
+   * first (docs/security.md, "Host ids and the sandbox's last moments"). */
   sb->status_early = opts->return_before_teardown && tpl == NULL && (p->namespaces & SECURER_NS_PID)
-                     && sb->host_ids.fd < 0 && sb->cg == NULL;
+                     && sb->cg == NULL;
   if (launch_start_supervision (sb, timeout_ms, err) < 0)
     goto fail_child;
 
