@@ -7,6 +7,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 
 #include <criterion/criterion.h>
 
@@ -500,4 +501,88 @@ Test (tenants, a_host_id_is_not_leased_again_while_pid_1_is_on_its_way_out)
   q->n_mounts = q_mounts;
   test_policy_free (q);
   test_policy_free (p);
+}
+
+/* The seccomp listener goes to the supervisor with SCM_RIGHTS, a descriptor
+ * in flight, which the kernel charges to a count per host user: another
+ * process of the sandbox's host uid that keeps more descriptors in flight
+ * than the payload's NOFILE limit makes that send fail (ETOOMANYREFS).  The
+ * denial must still be caught and named: the listener is then offered by
+ * number and taken with pidfd_getfd. */
+Test (tenants, the_listener_reaches_the_supervisor_when_the_uid_has_too_many_fds_in_flight)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("the host uid's in-flight count is filled by a process of a leased id");
+  unsigned id = lease_one_id (3300000000u);
+  int ready[2], hold[2];
+  cr_assert_eq (pipe2 (ready, O_CLOEXEC), 0);
+  cr_assert_eq (pipe2 (hold, O_CLOEXEC), 0);
+  pid_t filler = fork ();
+  cr_assert_geq (filler, 0);
+  if (filler == 0)
+    {
+      close (hold[1]);
+      close (ready[0]);
+      int sv[2];
+      if (syscall (SYS_setresgid, id, id, id) < 0 || syscall (SYS_setresuid, id, id, id) < 0
+          || socketpair (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+        _exit (2);
+      /* 4 x 100 descriptors in flight, never received. */
+      int fds[100];
+      for (int i = 0; i < 100; i++)
+        fds[i] = ready[1];
+      union {
+        char buf[CMSG_SPACE (sizeof fds)];
+        struct cmsghdr align;
+      } u;
+      for (int k = 0; k < 4; k++)
+        {
+          char byte = 'x';
+          struct iovec iov = { &byte, 1 };
+          struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+          struct cmsghdr *c = CMSG_FIRSTHDR (&m);
+          c->cmsg_level = SOL_SOCKET;
+          c->cmsg_type = SCM_RIGHTS;
+          c->cmsg_len = CMSG_LEN (sizeof fds);
+          memcpy (CMSG_DATA (c), fds, sizeof fds);
+          if (sendmsg (sv[0], &m, 0) != 1)
+            _exit (3);
+        }
+      (void) !write (ready[1], "r", 1);
+      char b;
+      (void) !read (hold[0], &b, 1);
+      _exit (0);
+    }
+  close (ready[1]);
+  close (hold[0]);
+  char b = 0;
+  cr_assert_eq (read (ready[0], &b, 1), 1, "the filler could not put descriptors in flight");
+
+  struct securer_policy *p = test_policy ();
+  p->seccomp.enabled = true;
+  add_syscall_rule (p, "kill", SECURER_ACT_KILL_PROCESS, 0);
+  p->limits.rlimit[SECURER_RLIMIT_NOFILE].set = true;
+  p->limits.rlimit[SECURER_RLIMIT_NOFILE].soft = 64;
+  p->limits.rlimit[SECURER_RLIMIT_NOFILE].hard = 64;
+  char *probe = probe_path ();
+  char *args[] = { probe, "kill", "1", "0", "exit", "0", NULL };
+  struct securer_spawn_opts o = opts_for (p, args);
+  struct securer_sandbox *sb = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_sandbox_spawn (&o, &sb, &err), 0, "%s", securer_error_message (err));
+  struct securer_status st;
+  cr_assert_eq (securer_sandbox_wait (sb, &st, &err), 1, "%s", securer_error_message (err));
+  cr_assert_eq (st.signal, SIGSYS);
+  cr_assert_eq (st.reason, SECURER_KILL_SECCOMP);
+  cr_assert_not_null (st.detail);
+  cr_assert_str_eq (st.detail, "kill");
+  securer_status_clear (&st);
+  securer_sandbox_free (sb);
+
+  close (hold[1]);
+  waitpid (filler, NULL, 0);
+  close (ready[0]);
+  free (probe);
+  test_policy_free (p);
+  unsetenv ("SECURER_HOST_IDS");
 }

@@ -281,9 +281,17 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
         payload_fail_noalloc (lp, SECURER_EXIT_SETUP, -rc, "seccomp: load seccomp filter");
       if (nfd >= 0)
         {
-          /* Until the parent holds the listener, a denied call would wait
-           * for an answer nobody can give. */
-          rc = securer_seccomp_offer_listener (sock, nfd);
+          /* Sent along and not waited for: it waits in the socket ahead of
+           * the end of file the exec makes, and the parent reads it before
+           * anything else the sandbox does (a call the filter denies
+           * meanwhile only waits for its answer).  A descriptor in flight
+           * is charged to a count per host user, which other processes of
+           * the same uid can have used up (ETOOMANYREFS): then it is
+           * offered by number and the parent takes it with pidfd_getfd,
+           * which depends on nobody else. */
+          rc = securer_seccomp_give_listener (sock, nfd);
+          if (rc == -ETOOMANYREFS)
+            rc = securer_seccomp_offer_listener (sock, nfd);
           if (rc < 0)
             payload_fail_noalloc (lp, SECURER_EXIT_SETUP, -rc, "seccomp: hand the listener to the supervisor");
           close (nfd);

@@ -18,7 +18,7 @@
 #define X32_SYSCALL_BIT 0x40000000
 
 int
-securer_seccomp_send_listener (int sock, int listener, securer_err_t *err)
+securer_seccomp_give_listener (int sock, int listener)
 {
   char byte = 'L';
   struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
@@ -41,7 +41,16 @@ securer_seccomp_send_listener (int sock, int listener, securer_err_t *err)
     n = sendmsg (sock, &msg, MSG_NOSIGNAL);
   while (n < 0 && errno == EINTR);
   if (n != 1)
-    return securer_error_set (err, n < 0 ? errno : EIO, "send seccomp listener");
+    return n < 0 ? -errno : -EIO;
+  return 0;
+}
+
+int
+securer_seccomp_send_listener (int sock, int listener, securer_err_t *err)
+{
+  int rc = securer_seccomp_give_listener (sock, listener);
+  if (rc < 0)
+    return securer_error_set (err, -rc, "send seccomp listener");
   return 0;
 }
 
@@ -74,8 +83,7 @@ securer_seccomp_offer_listener (int sock, int listener)
   if (answer == SECURER_LISTENER_TAKEN)
     return 0;
   if (answer == SECURER_LISTENER_SEND)
-    /* No error value here: nothing may allocate after the rlimits. */
-    return securer_seccomp_send_listener (sock, listener, NULL) < 0 ? -(errno ? errno : EIO) : 0;
+    return securer_seccomp_give_listener (sock, listener);
   return -EPROTO;
 }
 

@@ -274,6 +274,9 @@ char *securer_seccomp_import_oci (const char *name, const char *text, size_t len
  * is sendmsg on `sock`, which the filter allows when sock is the
  * notify_send_fd given to compile) and closes nothing. */
 int securer_seccomp_send_listener (int sock, int listener, securer_err_t *err);
+/* The same for a caller that must not allocate: 0 or -errno (-ETOOMANYREFS
+ * when the sender's user has too many descriptors in flight already). */
+int securer_seccomp_give_listener (int sock, int listener);
 /* Payload side, what the launcher uses: offers the listener by its fd
  * number (sendmsg on `sock`) and waits for the supervisor's answer (recvmsg
  * on `sock`; both allowed by the filter): SECURER_LISTENER_TAKEN when it
