@@ -937,3 +937,58 @@ Test (run_cli, a_policy_with_a_bad_rule_keeps_nothing)
   free (policy);
   text_cache_remove (cache, data);
 }
+
+/* Another build of securer with the same version (a patched compiler, as a
+ * distribution's security update ships it) never takes this build's
+ * compiled filters: the linker's build id is part of the key. */
+Test (run_cli, another_build_with_the_same_version_does_not_take_the_filter)
+{
+  char *cache, *data;
+  text_cache_dirs (&cache, &data, "setuid");
+  char *policy = write_policy ("text-cache-build", "seccomp errno EXDEV @tcgrp");
+  cr_assert (!setuid_verdict_is (policy, "EXDEV"));
+  cr_assert (setuid_verdict_is (policy, "EXDEV"));
+
+  /* A copy with one bit of its build id changed, in the build tree so that
+   * it finds the same securer-init and data. */
+  char *cmd = NULL, *copy = NULL, hex[129] = "";
+  cr_assert (asprintf (&cmd, "readelf -n '%s' | awk '/Build ID/ {print $3; exit}'", securer_bin ()) > 0);
+  FILE *f = popen (cmd, "r");
+  cr_assert_not_null (f);
+  cr_assert_not_null (fgets (hex, sizeof hex, f), "no build id in %s", securer_bin ());
+  pclose (f);
+  hex[strcspn (hex, "\n")] = '\0';
+  size_t n = strlen (hex) / 2;
+  cr_assert_gt (n, 0);
+  unsigned char id[64];
+  for (size_t i = 0; i < n; i++)
+    cr_assert_eq (sscanf (hex + 2 * i, "%2hhx", &id[i]), 1);
+  size_t len = 0;
+  int fd = open (securer_bin (), O_RDONLY | O_CLOEXEC);
+  cr_assert_geq (fd, 0);
+  char *bin = read_all (fd);
+  struct stat st;
+  cr_assert_eq (fstat (fd, &st), 0);
+  close (fd);
+  len = (size_t) st.st_size;
+  unsigned char *at = memmem (bin, len, id, n);
+  cr_assert_not_null (at, "the build id is not in the file");
+  at[0] ^= 1;
+  cr_assert (asprintf (&copy, "%s/tests/securer-rebuilt", builddir ()) > 0);
+  fd = open (copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+  cr_assert_geq (fd, 0);
+  cr_assert_eq (write (fd, bin, len), (ssize_t) len);
+  close (fd);
+  free (bin);
+
+  cr_assert_eq (setenv ("SECURER_BIN", copy, 1), 0);
+  cr_assert (!setuid_verdict_is (policy, "EXDEV"), "another build took this build's filter");
+  cr_assert (setuid_verdict_is (policy, "EXDEV"), "the other build did not keep its own");
+  cr_assert_eq (unsetenv ("SECURER_BIN"), 0);
+  cr_assert (setuid_verdict_is (policy, "EXDEV"), "this build lost its own filter");
+  unlink (copy);
+  free (copy);
+  free (cmd);
+  free (policy);
+  text_cache_remove (cache, data);
+}

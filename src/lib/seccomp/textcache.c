@@ -22,8 +22,11 @@
  * checked when one is read back. */
 #include <config.h>
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +232,76 @@ walk_group (struct securer_sha256 *s, struct names *seen, const char *name, unsi
   return rc;
 }
 
+/* ---- this build ------------------------------------------------------------ */
+
+/* The linker's build id of the object this code is in (the securer program,
+ * or libsecurer): a patch to the compiler that keeps the version number,
+ * as a distribution's security update does, is another build, and an entry
+ * it did not make is never read as its own. */
+struct build_id {
+  unsigned char id[64];
+  size_t len;
+};
+
+static struct build_id this_build;
+static pthread_once_t this_build_once = PTHREAD_ONCE_INIT;
+
+static bool
+note_build_id (const unsigned char *p, const unsigned char *end, size_t align, struct build_id *out)
+{
+  while ((size_t) (end - p) >= sizeof (ElfW (Nhdr)))
+    {
+      const ElfW (Nhdr) *n = (const void *) p;
+      size_t name = (n->n_namesz + align - 1) & ~(align - 1), desc = (n->n_descsz + align - 1) & ~(align - 1);
+      const unsigned char *d = p + sizeof *n + name;
+      if (d > end || (size_t) (end - d) < n->n_descsz)
+        return false;
+      if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp (p + sizeof *n, "GNU", 4) == 0
+          && n->n_descsz > 0 && n->n_descsz <= sizeof out->id)
+        {
+          memcpy (out->id, d, n->n_descsz);
+          out->len = n->n_descsz;
+          return true;
+        }
+      if ((size_t) (end - d) < desc)
+        return false;
+      p = d + desc;
+    }
+  return false;
+}
+
+static int
+find_build_id (struct dl_phdr_info *info, size_t size, void *data)
+{
+  (void) size;
+  uintptr_t here = (uintptr_t) &find_build_id;
+  bool mine = false;
+  for (int i = 0; i < info->dlpi_phnum && !mine; i++)
+    {
+      const ElfW (Phdr) *ph = &info->dlpi_phdr[i];
+      uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+      mine = ph->p_type == PT_LOAD && here >= start && here - start < ph->p_memsz;
+    }
+  if (!mine)
+    return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *ph = &info->dlpi_phdr[i];
+      if (ph->p_type != PT_NOTE)
+        continue;
+      const unsigned char *p = (const unsigned char *) (info->dlpi_addr + ph->p_vaddr);
+      if (note_build_id (p, p + ph->p_memsz, ph->p_align == 8 ? 8 : 4, data))
+        break;
+    }
+  return 1;
+}
+
+static void
+read_this_build (void)
+{
+  dl_iterate_phdr (find_build_id, &this_build);
+}
+
 static void
 put_action (struct securer_sha256 *s, struct securer_action a)
 {
@@ -240,10 +313,15 @@ static int
 compute_key (const struct securer_seccomp_textkey *tk, const struct securer_policy *p, int send_fd,
              unsigned char out[SECURER_SHA256_LEN])
 {
+  pthread_once (&this_build_once, read_this_build);
+  /* Without a build id there is no telling builds apart: no entry. */
+  if (this_build.len == 0)
+    return -1;
   struct securer_sha256 s;
   securer_sha256_init (&s);
   static const char tag[] = "securer seccomp rule text " PACKAGE_VERSION;
   securer_sha256_update (&s, tag, sizeof tag);
+  put_str (&s, (const char *) this_build.id, this_build.len);
   const struct scmp_version *v = seccomp_version ();
   put_u64 (&s, TEXT_FORMAT);
   put_u64 (&s, v ? v->major : 0);
