@@ -17,6 +17,8 @@
 #include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -457,4 +459,68 @@ Test (template_host, proc_subset_pid_holds, .timeout = 120)
   cr_expect_str_eq (x, "securer-init");
   end_session (&a);
   teardown ();
+}
+
+/* A session's pid 1 holds its host-id lease to the end of its exit, as a
+ * cold sandbox's pid 1 does: the handle stops waiting for that exit after
+ * two seconds (the template, not the host, is the session's parent), and
+ * a launch given the same id meanwhile without a user namespace runs as
+ * that id in the host's own, owns the ending session's user namespace and
+ * would read its /tmp through /proc/PID/root. */
+Test (template_host, a_sessions_host_id_stays_leased_while_its_pid_1_is_on_its_way_out, .timeout = 120)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only root may map the host-id lease range into a template");
+  /* Two ids: the template's own and the session's. */
+  char range[64];
+  unsigned id = 3400000000u + 2 * ((unsigned) getpid () % 1000000u);
+  snprintf (range, sizeof range, "%u-%u", id, id + 1);
+  cr_assert_eq (setenv ("SECURER_HOST_IDS", range, 1), 0);
+  setup ();
+  struct sess s = open_session (0);
+  char a[256];
+  ask (&s, "tmp secret-of-the-session", a, sizeof a);
+  cr_assert_str_eq (a, "secret-of-the-session ");
+  pid_t init = s.sb->init_pid;
+  cr_assert_gt (init, 0);
+  cr_assert_eq (ptrace (PTRACE_SEIZE, init, NULL, (void *) (long) PTRACE_O_TRACEEXIT), 0, "%s", strerror (errno));
+  close (s.chan);   /* EOF: the session ends, pid 1 reports and stops at its exit */
+  int ws;
+  cr_assert_eq (waitpid (init, &ws, __WALL), init);
+  cr_assert (WIFSTOPPED (ws) && (ws >> 8) == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)), "pid 1: status %#x", ws);
+  securer_sandbox_free (s.sb);   /* gives up waiting for pid 1 after two seconds */
+  struct securer_status st;
+
+  char text[] = "namespaces none\nnetwork host\nseccomp off\nlandlock off\n";
+  struct securer_policy *q = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_load_string ("no-userns.policy", text, strlen (text), &q, NULL, &err), 0, "%s",
+                securer_error_message (err));
+  char target[96];
+  snprintf (target, sizeof target, "/proc/%d/root/tmp/secret-of-the-session", (int) init);
+  char *argv[] = { (char *) "/usr/bin/stat", (char *) "-c", (char *) "%n", target, NULL };
+  int out[2];
+  cr_assert_eq (pipe2 (out, O_CLOEXEC), 0);
+  struct securer_spawn_opts o = { .policy = q, .argv = argv, .stdin_fd = -1, .stdout_fd = out[1], .stderr_fd = out[1] };
+  struct securer_sandbox *b = NULL;
+  int rc = securer_sandbox_spawn (&o, &b, &err);
+  close (out[1]);
+  char got[512] = "";
+  if (rc == 0)
+    {
+      ssize_t n = read (out[0], got, sizeof got - 1);
+      got[n > 0 ? n : 0] = '\0';
+      securer_sandbox_wait (b, &st, &err);
+      securer_status_clear (&st);
+      securer_sandbox_free (b);
+    }
+  close (out[0]);
+  cr_expect_eq (rc, -1, "a sandbox with the id of a session whose pid 1 is still there started: %s", got);
+  cr_expect_eq (securer_error_errno (err), EAGAIN, "%s", securer_error_message (err));
+  securer_error_free (&err);
+
+  cr_assert_eq (ptrace (PTRACE_DETACH, init, NULL, NULL), 0);
+  securer_policy_free (q);
+  teardown ();
+  unsetenv ("SECURER_HOST_IDS");
 }

@@ -342,7 +342,8 @@ recv_setup (int sock, uint64_t deadline, struct sync_msg *m, pid_t *from, secure
 }
 
 static int
-send_request (struct securer_template *t, const struct securer_zygote_request *rq, const int fds[5],
+send_request (struct securer_template *t, const struct securer_zygote_request *rq,
+              const int fds[SECURER_ZYGOTE_REQUEST_FDS],
               securer_err_t *err)
 {
   union { char b[CMSG_SPACE (SECURER_ZYGOTE_REQUEST_FDS * sizeof (int))]; struct cmsghdr a; } u;
@@ -419,9 +420,14 @@ securer_template_spawn (struct securer_template *t, const struct securer_spawn_o
       securer_error_set (err, errno, "socketpair");
       goto fail;
     }
+  /* The session's pid 1 holds the lease too, so that the id stays leased
+   * until its exit has let go of the session, however long that takes
+   * (docs/security.md, "Host ids and the sandbox's last moments"). */
+  rq.lease = sb->host_ids.fd >= 0;
   const int fds[SECURER_ZYGOTE_REQUEST_FDS] = { so->stdin_fd >= 0 ? so->stdin_fd : 0,
                                                 so->stdout_fd >= 0 ? so->stdout_fd : 1,
-                                                so->stderr_fd >= 0 ? so->stderr_fd : 2, setup[1], status[1] };
+                                                so->stderr_fd >= 0 ? so->stderr_fd : 2, setup[1], status[1],
+                                                rq.lease ? sb->host_ids.fd : status[1] };
   sb->start_ns = launch_now_ns ();
   if (send_request (t, &rq, fds, err) < 0)
     goto fail;

@@ -407,7 +407,7 @@ securer_zygote_fork_session (const struct securer_zygote_program *z, const struc
   lp.verbose = rq->verbose != 0;
   lp.init_fd = z->init_fd;
   lp.gate_fd = -1;
-  lp.lease_fd = -1;
+  lp.lease_fd = rq->lease ? fds[5] : -1;
   if (securer_linux_plan_rlimits (p, rq->sock_at, &lp.rlimits, &e) < 0)
     session_fail (setup, &e);
   pid_t init_pid;

@@ -116,15 +116,18 @@ struct securer_zygote_program {
 };
 
 /* One request on the control socket, with SECURER_ZYGOTE_REQUEST_FDS
- * descriptors: the session's channel, stdout, stderr, setup socket and
- * status socket. */
-#define SECURER_ZYGOTE_REQUEST_FDS 5
+ * descriptors: the session's channel, stdout, stderr, setup socket, status
+ * socket and, when `lease` is set, the session's host-id lease (which the
+ * session's pid 1 holds to the end of its exit; otherwise a copy of the
+ * status socket stands in its place). */
+#define SECURER_ZYGOTE_REQUEST_FDS 6
 #define SECURER_ZYGOTE_MAGIC 0x5a594731u   /* "ZYG1" */
 struct securer_zygote_request {
   uint32_t magic;
   uint32_t index;       /* the session's host id in the template's namespace */
   int32_t sock_at;      /* the setup socket's fd number in the payload (its seccomp exception) */
   uint32_t verbose;
+  uint32_t lease;       /* descriptor 5 is the host-id lease */
 };
 
 /* Reads the sessions' policy (its exact JSON form, securer_policy_to_json_text)
