@@ -992,3 +992,59 @@ Test (run_cli, another_build_with_the_same_version_does_not_take_the_filter)
   free (policy);
   text_cache_remove (cache, data);
 }
+
+/* Launches at once with an empty cache all resolve, all run under the same
+ * filter, and leave one entry and no half-written file behind. */
+Test (run_cli, launches_at_once_share_one_filter_entry)
+{
+  char *cache, *data;
+  text_cache_dirs (&cache, &data, "setuid");
+  char *policy = write_policy ("text-cache-at-once", "seccomp errno EXDEV @tcgrp");
+  char *probe = probe_path ();
+  enum { N = 8 };
+  pid_t pids[N];
+  int outs[N];
+  for (int i = 0; i < N; i++)
+    {
+      int o[2];
+      cr_assert_eq (pipe2 (o, O_CLOEXEC), 0);
+      char *args[] = { "run", "--policy", policy, "--", probe, "setuid", "1000", NULL };
+      char **argv = cli_argv (args);
+      pids[i] = fork ();
+      cr_assert_geq (pids[i], 0);
+      if (pids[i] == 0)
+        {
+          dup2 (o[1], 1);
+          execv (argv[0], argv);
+          _exit (99);
+        }
+      free (argv);
+      close (o[1]);
+      outs[i] = o[0];
+    }
+  for (int i = 0; i < N; i++)
+    {
+      char *out = read_all (outs[i]);
+      close (outs[i]);
+      int st;
+      cr_assert_eq (waitpid (pids[i], &st, 0), pids[i]);
+      cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0, "launch %d: status %#x", i, st);
+      cr_assert_not_null (strstr (out, "setuid=EXDEV\n"), "launch %d: %s", i, out);
+      free (out);
+    }
+  char *entry = cache_entry (cache, ".rules");
+  cr_assert_not_null (entry, "no entry after %d launches", N);
+  free (entry);
+  char *tmp = cache_entry (cache, ".bpf");
+  free (tmp);
+  DIR *d = opendir (cache);
+  cr_assert_not_null (d);
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    cr_assert (strncmp (e->d_name, ".tmp-", 5) != 0, "a half-written file is left: %s", e->d_name);
+  closedir (d);
+  cr_assert (setuid_verdict_is (policy, "EXDEV"), "the entry written at once is not used");
+  free (probe);
+  free (policy);
+  text_cache_remove (cache, data);
+}
