@@ -25,48 +25,9 @@
 #define INIT_LIBC 1
 #endif
 
-#ifdef INIT_LIBC
-#include <errno.h>
-#include <unistd.h>
-
-static inline long
-init_syscall (long n, long a, long b, long c, long d, long e, long f)
-{
-  long r = syscall (n, a, b, c, d, e, f);
-  return r < 0 ? -errno : r;
-}
-#elif defined(__x86_64__)
-static inline __attribute__ ((no_stack_protector)) long
-init_syscall (long n, long a, long b, long c, long d, long e, long f)
-{
-  register long r10 __asm__ ("r10") = d;
-  register long r8 __asm__ ("r8") = e;
-  register long r9 __asm__ ("r9") = f;
-  long ret;
-  __asm__ volatile ("syscall"
-                    : "=a" (ret)
-                    : "a" (n), "D" (a), "S" (b), "d" (c), "r" (r10), "r" (r8), "r" (r9)
-                    : "rcx", "r11", "memory");
-  return ret;
-}
-#elif defined(__aarch64__)
-static inline __attribute__ ((no_stack_protector)) long
-init_syscall (long n, long a, long b, long c, long d, long e, long f)
-{
-  register long x8 __asm__ ("x8") = n;
-  register long x0 __asm__ ("x0") = a;
-  register long x1 __asm__ ("x1") = b;
-  register long x2 __asm__ ("x2") = c;
-  register long x3 __asm__ ("x3") = d;
-  register long x4 __asm__ ("x4") = e;
-  register long x5 __asm__ ("x5") = f;
-  __asm__ volatile ("svc 0"
-                    : "+r" (x0)
-                    : "r" (x8), "r" (x1), "r" (x2), "r" (x3), "r" (x4), "r" (x5)
-                    : "memory", "cc");
-  return x0;
-}
-#endif
+/* The system call itself: src/lib/raw-syscall.h, which falls back on the
+ * C library's syscall() where it has no code of its own. */
+#include "raw-syscall.h"
 
 /* Without a C library there is no thread pointer holding a stack canary:
  * every function of the program is built without the stack protector,
@@ -77,15 +38,13 @@ init_syscall (long n, long a, long b, long c, long d, long e, long f)
 #define INIT_FN __attribute__ ((no_stack_protector))
 #endif
 
-#define SYS0(n) init_syscall ((n), 0, 0, 0, 0, 0, 0)
-#define SYS1(n, a) init_syscall ((n), (long) (a), 0, 0, 0, 0, 0)
-#define SYS2(n, a, b) init_syscall ((n), (long) (a), (long) (b), 0, 0, 0, 0)
-#define SYS3(n, a, b, c) init_syscall ((n), (long) (a), (long) (b), (long) (c), 0, 0, 0)
-#define SYS4(n, a, b, c, d) init_syscall ((n), (long) (a), (long) (b), (long) (c), (long) (d), 0, 0)
-#define SYS5(n, a, b, c, d, e) \
-  init_syscall ((n), (long) (a), (long) (b), (long) (c), (long) (d), (long) (e), 0)
-#define SYS6(n, a, b, c, d, e, f) \
-  init_syscall ((n), (long) (a), (long) (b), (long) (c), (long) (d), (long) (e), (long) (f))
+#define SYS0 SECURER_SYS0
+#define SYS1 SECURER_SYS1
+#define SYS2 SECURER_SYS2
+#define SYS3 SECURER_SYS3
+#define SYS4 SECURER_SYS4
+#define SYS5 SECURER_SYS5
+#define SYS6 SECURER_SYS6
 
 /* The kernel's signal set: 64 signals, one bit each (bit n-1 for signal n). */
 typedef uint64_t ksigset_t;

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error-fixed.h"
 #include "securer/error.h"
@@ -31,14 +33,25 @@ static struct securer_error oom_error = { ENOMEM, 0, (char *) "out of memory whi
  * in linux/launch.h): after a raw clone of a multi-threaded caller the
  * allocator's lock may be held by a thread that does not exist in the
  * child, so errors there are formatted into these buffers, never malloc'd.
- * The child has one thread and reports one error, then exits. */
+ * Each process of the child reports one error, then exits.  Two slots,
+ * each taken by the first process that reports into it: pid 1 and the
+ * payload share their memory until pid 1 executes securer-init
+ * (linux/init.c), and may both be failing at once. */
 #define FIXED_MAX 2048
+#define FIXED_SLOTS 2
 #ifndef __GLIBC__
 #define strerrordesc_np(e) strerror (e)   /* the Windows build, which never clones */
 #endif
+#ifdef _WIN32
+#define getpid() 1
+#endif
+struct fixed_slot {
+  pid_t owner;
+  char msg[FIXED_MAX], text[FIXED_MAX];
+  struct securer_error error;
+};
 static bool fixed_mode;
-static char fixed_msg[FIXED_MAX], fixed_text[FIXED_MAX];
-static struct securer_error fixed_error;
+static struct fixed_slot fixed_slots[FIXED_SLOTS];
 
 void
 securer_error_use_fixed_storage (void)
@@ -46,20 +59,46 @@ securer_error_use_fixed_storage (void)
   fixed_mode = true;
 }
 
+static struct fixed_slot *
+fixed_slot (void)
+{
+  pid_t me = getpid ();
+  for (int i = 0; i < FIXED_SLOTS; i++)
+    if (__atomic_load_n (&fixed_slots[i].owner, __ATOMIC_ACQUIRE) == me)
+      return &fixed_slots[i];
+  for (int i = 0; i < FIXED_SLOTS; i++)
+    {
+      pid_t none = 0;
+      if (__atomic_compare_exchange_n (&fixed_slots[i].owner, &none, me, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE))
+        return &fixed_slots[i];
+    }
+  return &fixed_slots[FIXED_SLOTS - 1];
+}
+
+static bool
+is_fixed (const struct securer_error *e)
+{
+  for (int i = 0; i < FIXED_SLOTS; i++)
+    if (e == &fixed_slots[i].error)
+      return true;
+  return false;
+}
+
 /* strerrordesc_np rather than strerror: no locale, no translation lookup
  * (which takes a lock), no buffer for an unknown number. */
 static void
-fixed_finish (int errnum)
+fixed_finish (struct fixed_slot *f, int errnum)
 {
   if (errnum != 0)
     {
       const char *name = strerrorname_np (errnum), *desc = strerrordesc_np (errnum);
-      if (snprintf (fixed_msg, sizeof fixed_msg, "%s: %s (%s)", fixed_text, name ? name : "E?",
+      if (snprintf (f->msg, sizeof f->msg, "%s: %s (%s)", f->text, name ? name : "E?",
                     desc ? desc : "unknown error") < 0)
-        fixed_msg[0] = '\0';
+        f->msg[0] = '\0';
     }
   else
-    memcpy (fixed_msg, fixed_text, sizeof fixed_msg);
+    memcpy (f->msg, f->text, sizeof f->msg);
 }
 
 static int
@@ -69,23 +108,25 @@ set_fixed (securer_err_t *err, int errnum, const char *fmt, va_list ap)
 static int
 set_fixed (securer_err_t *err, int errnum, const char *fmt, va_list ap)
 {
-  vsnprintf (fixed_text, sizeof fixed_text, fmt, ap);
-  fixed_finish (errnum);
-  fixed_error.errnum = errnum;
-  fixed_error.status = 0;
-  fixed_error.msg = fixed_msg;
-  fixed_error.text = errnum != 0 ? fixed_text : NULL;
-  *err = &fixed_error;
+  struct fixed_slot *f = fixed_slot ();
+  vsnprintf (f->text, sizeof f->text, fmt, ap);
+  fixed_finish (f, errnum);
+  f->error.errnum = errnum;
+  f->error.status = 0;
+  f->error.msg = f->msg;
+  f->error.text = errnum != 0 ? f->text : NULL;
+  *err = &f->error;
   return -1;
 }
 
 static void
-prefix_fixed (const char *ctx)
+prefix_fixed (struct securer_error *e, const char *ctx)
 {
+  struct fixed_slot *f = (struct fixed_slot *) ((char *) e - offsetof (struct fixed_slot, error));
   char tmp[FIXED_MAX];
-  if (snprintf (tmp, sizeof tmp, "%s: %s", ctx, fixed_text) >= 0)
-    memcpy (fixed_text, tmp, sizeof fixed_text);
-  fixed_finish (fixed_error.errnum);
+  if (snprintf (tmp, sizeof tmp, "%s: %s", ctx, f->text) >= 0)
+    memcpy (f->text, tmp, sizeof f->text);
+  fixed_finish (f, f->error.errnum);
 }
 
 int
@@ -140,12 +181,12 @@ securer_error_prefix (securer_err_t *err, const char *fmt, ...)
     return -1;
   va_list ap;
   va_start (ap, fmt);
-  if (*err == &fixed_error)
+  if (is_fixed (*err))
     {
       char ctx[512];
       vsnprintf (ctx, sizeof ctx, fmt, ap);
       va_end (ap);
-      prefix_fixed (ctx);
+      prefix_fixed (*err, ctx);
       return -1;
     }
   char *ctx = vformat (fmt, ap);
@@ -197,7 +238,7 @@ securer_error_free (securer_err_t *err)
 {
   if (err == NULL || *err == NULL)
     return;
-  if (*err != &oom_error && *err != &fixed_error)
+  if (*err != &oom_error && !is_fixed (*err))
     {
       free ((*err)->msg);
       free ((*err)->text);

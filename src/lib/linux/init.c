@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "linux/launch.h"
+#include "raw-syscall.h"
 
 static __attribute__ ((noreturn)) void
 fail (struct launch_plan *lp, securer_err_t *err)
@@ -58,10 +60,13 @@ securer_linux_child_log (const char *fmt, ...)
     return;
   size_t len = strnlen (line, sizeof line - 2);
   line[len++] = '\n';
-  (void) !write (STDERR_FILENO, line, len);
+  /* Without errno: pid 1 logs while it shares its memory with the
+   * payload (fork_payload). */
+  (void) SECURER_SYS3 (SYS_write, STDERR_FILENO, line, len);
 }
 
 static pid_t fork_payload (struct launch_plan *lp, int gate[2]);
+static pid_t fork_payload_sharing (struct launch_plan *lp, int gate[2], pid_t self);
 
 static void
 step (struct launch_plan *lp, const char *what)
@@ -73,53 +78,61 @@ step (struct launch_plan *lp, const char *what)
 /* Replaces this process, a copy of the caller, by securer-init: from here on
  * pid 1 holds a fixed argv, an empty environment, the status socket on fd 3,
  * the payload's gate on fd 4 and, with a leased host id, the lease's lock on
- * fd 5, and nothing else of the caller. */
+ * fd 5, and nothing else of the caller.  Its system calls leave errno alone
+ * (raw-syscall.h): the payload may share this process's memory. */
 static __attribute__ ((noreturn)) void
 exec_init (struct launch_plan *lp, pid_t payload, int gate_w)
 {
   securer_err_t err = NULL;
   step (lp, "become securer-init");
   /* Lifted above 4 first, so placing fds 3 and 4 cannot clobber them. */
-  int status = fcntl (lp->status_sock, F_DUPFD_CLOEXEC, 10);
-  int gate = fcntl (gate_w, F_DUPFD_CLOEXEC, 10);
-  int setup = fcntl (lp->setup_sock, F_DUPFD_CLOEXEC, 10);
-  int prog = fcntl (lp->init_fd, F_DUPFD_CLOEXEC, 10);
-  int lease = lp->lease_fd >= 0 ? fcntl (lp->lease_fd, F_DUPFD_CLOEXEC, 10) : -1;
-  if (status < 0 || gate < 0 || setup < 0 || prog < 0 || (lp->lease_fd >= 0 && lease < 0))
+  long status = SECURER_SYS3 (SYS_fcntl, lp->status_sock, F_DUPFD_CLOEXEC, 10);
+  long gate = SECURER_SYS3 (SYS_fcntl, gate_w, F_DUPFD_CLOEXEC, 10);
+  long setup = SECURER_SYS3 (SYS_fcntl, lp->setup_sock, F_DUPFD_CLOEXEC, 10);
+  long prog = SECURER_SYS3 (SYS_fcntl, lp->init_fd, F_DUPFD_CLOEXEC, 10);
+  long lease = lp->lease_fd >= 0 ? SECURER_SYS3 (SYS_fcntl, lp->lease_fd, F_DUPFD_CLOEXEC, 10) : 0;
+  long bad = status < 0 ? status : gate < 0 ? gate : setup < 0 ? setup : prog < 0 ? prog : lease;
+  if (bad < 0)
     {
-      securer_error_set (&err, errno, "securer-init: move descriptors");
+      securer_error_set (&err, (int) -bad, "securer-init: move descriptors");
       fail (lp, &err);
     }
-  lp->setup_sock = setup;
+  lp->setup_sock = (int) setup;
   /* The lease is one open file description, locked by the launcher; its
    * lock goes with its last descriptor.  Held here, it outlasts whatever
    * the launcher does after the report (securer run returns then): the
    * last close happens in pid 1's exit, and the kernel finishes that close
    * (task work) only after the exit has let go of the sandbox's root and
    * namespaces, so no sandbox given the same id meanwhile can reach them
-   * (docs/security.md, "Host ids and the sandbox's last moments"). */
-  if (dup2 (status, 3) < 0 || dup2 (gate, 4) < 0 || (lease >= 0 && dup2 (lease, 5) < 0))
+   * (docs/security.md, "Host ids and the sandbox's last moments").
+   * dup3 rather than dup2, which aarch64 lacks: the sources were lifted
+   * above 9, so they never equal their targets. */
+  bad = SECURER_SYS3 (SYS_dup3, status, 3, 0);
+  if (bad >= 0)
+    bad = SECURER_SYS3 (SYS_dup3, gate, 4, 0);
+  if (bad >= 0 && lp->lease_fd >= 0)
+    bad = SECURER_SYS3 (SYS_dup3, lease, 5, 0);
+  if (bad < 0)
     {
-      securer_error_set (&err, errno, "securer-init: place descriptors");
+      securer_error_set (&err, (int) -bad, "securer-init: place descriptors");
       fail (lp, &err);
     }
   /* The caller's stdio and every other inherited descriptor: closed by the
    * exec (the setup socket too: EOF then tells the parent that only the
    * payload's copy is left). */
-  close (0);
-  close (1);
-  close (2);
-  int first = lease >= 0 ? 6 : 5;
-  if (close_range ((unsigned) first, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+  for (int fd = 0; fd < 3; fd++)
+    (void) SECURER_SYS1 (SYS_close, fd);
+  int first = lp->lease_fd >= 0 ? 6 : 5;
+  if (SECURER_SYS3 (SYS_close_range, first, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
     for (int fd = first; fd < 65536; fd++)
       if (fd != setup && fd != prog)
-        close (fd);
+        (void) SECURER_SYS1 (SYS_close, fd);
   char pid[24];
   snprintf (pid, sizeof pid, "%d", (int) payload);
   char *argv[] = { (char *) "securer-init", pid, lp->resume ? (char *) "--in-template" : NULL, NULL };
   char *envp[] = { NULL };
-  syscall (SYS_execveat, prog, "", argv, envp, AT_EMPTY_PATH);
-  securer_error_set (&err, errno, "execute securer-init");
+  long e = SECURER_SYS5 (SYS_execveat, prog, "", argv, envp, AT_EMPTY_PATH);
+  securer_error_set (&err, (int) -e, "execute securer-init");
   fail (lp, &err);
 }
 
@@ -172,27 +185,32 @@ securer_init_main (struct launch_plan *lp)
    * takes its mask back as soon as it runs there. */
   bool spread = sched_getaffinity (0, sizeof lp->cpus, &lp->cpus) == 0 && CPU_COUNT (&lp->cpus) > 1;
   lp->restore_cpus = spread;
-  pid_t payload = fork_payload (lp, gate);
-  if (payload != 0 && spread)
-    {
-      cpu_set_t others = lp->cpus;
-      int here = sched_getcpu ();
-      if (here >= 0 && here < CPU_SETSIZE)
-        CPU_CLR (here, &others);
-      if (CPU_COUNT (&others) > 0)
-        (void) sched_setaffinity (payload, sizeof others, &others);
-    }
+  pid_t payload = fork_payload_sharing (lp, gate, self);
   if (payload == 0)
     securer_payload_main (lp, self);
+  /* From here to the exec of securer-init the payload may share this
+   * process's memory, errno included: every system call below is made
+   * without touching errno (raw-syscall.h), and lp is this process's alone
+   * (the payload has its own copy). */
+  if (spread)
+    {
+      cpu_set_t others = lp->cpus;
+      unsigned here = ~0u;
+      if (SECURER_SYS3 (SYS_getcpu, &here, NULL, NULL) == 0 && here < CPU_SETSIZE)
+        CPU_CLR (here, &others);
+      if (CPU_COUNT (&others) > 0)
+        (void) SECURER_SYS3 (SYS_sched_setaffinity, payload, sizeof others, &others);
+    }
 
   /* The network and IPC namespaces cost about 0.6 ms of kernel CPU to
    * make (every pernet subsystem, the loopback device, an mqueue mount,
    * sysctl tables): made here, beside the payload's mounts, not in clone3
    * (spawn.c). */
   int late = launch_late_namespaces (lp->p);
-  if (late != 0 && unshare (late) < 0)
+  long ur = late != 0 ? SECURER_SYS1 (SYS_unshare, late) : 0;
+  if (ur < 0)
     {
-      securer_error_set (&err, errno, "unshare the network and IPC namespaces");
+      securer_error_set (&err, (int) -ur, "unshare the network and IPC namespaces");
       fail (lp, &err);
     }
   if (late & CLONE_NEWNET)
@@ -230,8 +248,8 @@ securer_init_build_view (struct launch_plan *lp)
  * across the exec of securer-init, which takes them with sigwaitinfo: pid 1
  * gets no default actions, and nothing is lost in between.  The gate goes
  * to lp in the payload. */
-static pid_t
-fork_payload (struct launch_plan *lp, int gate[2])
+static void
+prepare_payload (struct launch_plan *lp, int gate[2])
 {
   securer_err_t err = NULL;
   sigset_t all;
@@ -250,6 +268,13 @@ fork_payload (struct launch_plan *lp, int gate[2])
       securer_error_set (&err, errno, "pipe for the payload's gate");
       fail (lp, &err);
     }
+}
+
+static pid_t
+fork_payload (struct launch_plan *lp, int gate[2])
+{
+  securer_err_t err = NULL;
+  prepare_payload (lp, gate);
   /* A raw clone, not fork(): glibc's fork takes the allocator's and stdio's
    * locks and runs the caller's atfork handlers, any of which a thread of
    * the caller (absent from this copy) may have held at clone time. */
@@ -267,6 +292,90 @@ fork_payload (struct launch_plan *lp, int gate[2])
     }
   close (gate[0]);
   return payload;
+}
+
+/* The payload may share pid 1's memory (CLONE_VM) where pid 1's system
+ * calls can leave errno alone (raw-syscall.h), and not under a sanitizer,
+ * whose run-time keeps per-thread state of its own. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LAUNCH_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define LAUNCH_SANITIZED 1
+#endif
+#endif
+#if defined(SECURER_RAW_SYSCALL) && !defined(LAUNCH_SANITIZED)
+#define LAUNCH_SHARE_MEMORY 1
+#endif
+
+#ifdef LAUNCH_SHARE_MEMORY
+/* Room for the payload's own stack: its deepest path (the mount steps and
+ * their path buffers) takes a few dozen KiB.  Pages never touched cost
+ * nothing; a page below stays inaccessible, so an overflow faults. */
+#define PAYLOAD_STACK (1u << 20)
+
+/* What the payload starts from: its own copy of the plan (pid 1 keeps
+ * changing lp), its gate and pid 1's pid.  Written before the clone and
+ * never again by pid 1. */
+static struct payload_start {
+  struct launch_plan lp;
+  pid_t init_pid;
+  int gate_w;
+} payload_start;
+
+static int
+payload_entry (void *arg)
+{
+  struct payload_start *ps = arg;
+  close (ps->gate_w);
+  securer_payload_main (&ps->lp, ps->init_pid);
+}
+#endif
+
+/* fork_payload, with the payload sharing this process's memory until this
+ * process executes securer-init: no page tables to copy and no page to
+ * copy on the first write on either side, which on a small process is
+ * most of what a fork costs (docs/benchmarks.md).  The price is that the
+ * two processes share every global and thread-local variable meanwhile;
+ * pid 1's side of that window (securer_init_main, exec_init, net.c) makes
+ * its system calls without errno and writes nothing the payload reads
+ * (docs/design-launch.md).  Falls back to a fork where the clone is
+ * refused (a kernel or an emulator without CLONE_VM for processes) or
+ * the code for it is missing.  Returns only in pid 1, or in a forked
+ * payload (0). */
+static pid_t
+fork_payload_sharing (struct launch_plan *lp, int gate[2], pid_t self)
+{
+#ifdef LAUNCH_SHARE_MEMORY
+  long page = sysconf (_SC_PAGESIZE);
+  if (page <= 0)
+    page = 4096;
+  char *base = mmap (NULL, PAYLOAD_STACK + (size_t) page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+  if (base != MAP_FAILED && mprotect (base, (size_t) page, PROT_NONE) == 0)
+    {
+      prepare_payload (lp, gate);
+      payload_start.lp = *lp;
+      payload_start.lp.gate_fd = gate[0];
+      payload_start.init_pid = self;
+      payload_start.gate_w = gate[1];
+      /* glibc's clone() is a system call on a new stack: no atfork
+       * handlers, no locks, nothing allocated. */
+      pid_t payload = clone (payload_entry, base + page + PAYLOAD_STACK, CLONE_VM | SIGCHLD, &payload_start);
+      if (payload > 0)
+        {
+          close (gate[0]);
+          return payload;
+        }
+      close (gate[0]);
+      close (gate[1]);
+    }
+  if (base != MAP_FAILED)
+    munmap (base, PAYLOAD_STACK + (size_t) page);
+#else
+  (void) self;
+#endif
+  return fork_payload (lp, gate);
 }
 
 void
