@@ -244,3 +244,60 @@ Test (fs, proc_subset_pid_shows_processes_only)
   run_result_clear (&r);
   test_policy_free (p);
 }
+
+/* The entries only host root may open (mode 0400 on this kernel) are left
+ * as they are, since the sandbox never has host root's uid: opening them
+ * fails with EACCES, and nothing is mounted on them.  Those the kernel
+ * lets others read are masked (an empty file). */
+Test (fs, proc_entries_only_host_root_may_open)
+{
+  static const char *const names[] = { "kcore", "kmsg", "kpagecount", "kpageflags", "kpagecgroup",
+                                       "timer_list" };
+  struct securer_policy *p = test_policy ();
+  const char *cmds[2 * 6 + 2];
+  char paths[6][32];
+  size_t n = 0;
+  for (size_t i = 0; i < 6; i++)
+    {
+      snprintf (paths[i], sizeof paths[i], "/proc/%s", names[i]);
+      cmds[n++] = "read";
+      cmds[n++] = paths[i];
+    }
+  cmds[n++] = "mounts";
+  cmds[n] = NULL;
+  struct run_result r;
+  run_fsprobe (p, cmds, &r);
+  cr_assert_eq (r.spawn_rc, 0, "%s", r.spawn_msg);
+  cr_log_info ("%s", r.out);
+  char *mounts = kv (r.out, "mounts");
+  cr_assert_not_null (mounts);
+  size_t closed = 0;
+  for (size_t i = 0; i < 6; i++)
+    {
+      struct stat st;
+      if (stat (paths[i], &st) < 0)
+        continue;
+      char key[256], padded[256];
+      snprintf (key, sizeof key, "read:%s", paths[i]);
+      snprintf (padded, sizeof padded, " %s ", paths[i]);
+      char *spaced = NULL;
+      cr_assert_geq (asprintf (&spaced, " %s ", mounts), 0);
+      bool mounted = strstr (spaced, padded) != NULL;
+      free (spaced);
+      if ((st.st_mode & 077) == 0)
+        {
+          assert_kv (r.out, key, "EACCES");
+          cr_expect (!mounted, "%s is mounted over", paths[i]);
+          closed++;
+        }
+      else
+        {
+          assert_kv (r.out, key, "0");
+          cr_expect (mounted, "%s is not masked", paths[i]);
+        }
+    }
+  cr_log_info ("%zu entries only host root may open", closed);
+  free (mounts);
+  run_result_clear (&r);
+  test_policy_free (p);
+}

@@ -230,7 +230,9 @@ securer_init_build_view (struct launch_plan *lp)
   if (p->namespaces & SECURER_NS_MOUNT)
     {
       step (lp, "set up the filesystem");
-      if (securer_linux_setup_rootfs_ex (p, lp->verbose, lp->tpl != NULL, &err) < 0)
+      unsigned flags = (lp->tpl != NULL ? SECURER_ROOTFS_BARE_PROC : 0)
+                       | (lp->no_host_root ? SECURER_ROOTFS_NO_HOST_ROOT : 0);
+      if (securer_linux_setup_rootfs_ex (p, lp->verbose, flags, &err) < 0)
         fail (lp, &err);
     }
   if (p->hostname != NULL && (p->namespaces & SECURER_NS_UTS))

@@ -163,6 +163,7 @@ struct launch_plan {
   bool builds_view;         /* the payload builds the sandbox's view (init.c) and
                                joins pid 1's network namespace */
   bool restore_cpus;        /* payload moved off pid 1's CPU: cpus is its own mask */
+  bool no_host_root;        /* no id of the sandbox is host uid 0 (SECURER_ROOTFS_NO_HOST_ROOT) */
   cpu_set_t cpus;
   const struct launch_template *tpl;  /* a session template (zygote.c), or NULL */
   bool want_filter;         /* the payload receives a seccomp program after READY */

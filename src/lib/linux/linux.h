@@ -16,10 +16,17 @@
  * pivot_roots into it and detaches the old root.  Afterwards applies masks
  * and (for RO binds) remounts read-only; every mount is nosuid,nodev. */
 int securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, securer_err_t *err);
-/* The same; bare_proc: proc mounts get no masks and no read-only entries
- * and neither do the policy's masks below them (a session template's,
- * docs/architecture.md "Sessions from a template"). */
-int securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, bool bare_proc,
+/* The same, with flags:
+ * SECURER_ROOTFS_BARE_PROC: proc mounts get no masks and no read-only
+ *   entries and neither do the policy's masks below them (a session
+ *   template's, docs/architecture.md "Sessions from a template");
+ * SECURER_ROOTFS_NO_HOST_ROOT: no id of the sandbox is host root, so the
+ *   proc entries the kernel lets host root alone read (mode 0400: kmsg,
+ *   kpageflags, timer_list on recent kernels) are left as they are rather
+ *   than masked: nothing inside can open them (docs/security.md). */
+#define SECURER_ROOTFS_BARE_PROC 1u
+#define SECURER_ROOTFS_NO_HOST_ROOT 2u
+int securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, unsigned flags,
                                    securer_err_t *err);
 /* Whether every proc mount hides `entry` (relative to the mount: "kcore",
  * "sys/fs/file-nr", or something below such an entry). */

@@ -88,6 +88,14 @@ static const char *const proc_masked_dirs[] = { "pressure", "acpi", "scsi", "aso
  * pagetypeinfo, slabinfo, vmallocinfo; the sandbox never maps host root),
  * and static descriptions of the hardware (iomem and ioports, addresses
  * zeroed for anyone but host root; mtrr; partitions). */
+/* Entries of proc_masked that some kernels make readable by host root
+ * alone (mode 0400: kmsg and the kpage files always, timer_list since
+ * Linux 5.x).  Where no id of the sandbox is host root nothing inside can
+ * open them, whatever its capabilities (they count only for files whose
+ * owner the sandbox's user namespace maps), so they are left as they are
+ * when this kernel makes them so: a mount saved each. */
+static const char *const proc_root_only[] = { "kcore", "kmsg", "kpagecount", "kpageflags", "kpagecgroup",
+                                              "timer_list" };
 /* Entries kept visible but bound read-only over themselves. */
 static const char *const proc_readonly[] = { "sys", "sysrq-trigger", "bus", "fs", "irq" };
 
@@ -102,6 +110,7 @@ struct rootfs {
   char scratch_name[32]; /* prefix of content_tree's files; "" until the first */
   struct stat empty_st[2]; /* of empty_file [0] and empty_dir [1] once looked at; st_ino 0: not yet */
   bool bare_proc;    /* a template's proc: nothing mounted over it (zygote.c) */
+  bool no_host_root; /* SECURER_ROOTFS_NO_HOST_ROOT */
   /* The proc entries (names in proc_masked) the first file and directory
    * masks were attached on; the others are bound from there by name. */
   const char *proc_first_file;
@@ -767,10 +776,32 @@ proc_masked_dir (const char *name)
  * entries of a procfs nothing else has touched, so the path mount(2)
  * resolves cannot lead anywhere else.  A missing entry fails with ENOENT,
  * confirmed by a stat. */
+/* Whether `name`, an entry of proc_root_only, is one nothing in this
+ * sandbox can open: a regular file with no permission for anyone but its
+ * owner, who is not one of the sandbox's ids (host root, shown as the
+ * overflow id), in a sandbox without host root. */
+static bool
+proc_closed_to_sandbox (struct rootfs *r, int proc, const char *name)
+{
+  if (!r->no_host_root)
+    return false;
+  bool candidate = false;
+  for (size_t i = 0; i < sizeof proc_root_only / sizeof *proc_root_only; i++)
+    candidate = candidate || strcmp (name, proc_root_only[i]) == 0;
+  struct stat st;
+  return candidate && fstatat (proc, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode)
+         && (st.st_mode & 077) == 0 && st.st_uid != getuid ();
+}
+
 static int
 proc_mask (struct rootfs *r, int proc, const char *dest, const char *name, securer_err_t *err)
 {
   char path[256];
+  if (proc_closed_to_sandbox (r, proc, name))
+    {
+      log_step (r, "left %s: host root alone may open it", entry_path (path, dest, name));
+      return 0;
+    }
   bool dir = proc_masked_dir (name);
   const char *first = dir ? r->proc_first_dir : r->proc_first_file;
   if (first != NULL)
@@ -1256,17 +1287,19 @@ pivot (struct rootfs *r, securer_err_t *err)
 int
 securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, securer_err_t *errp)
 {
-  return securer_linux_setup_rootfs_ex (p, verbose, false, errp);
+  return securer_linux_setup_rootfs_ex (p, verbose, 0, errp);
 }
 
 int
-securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, bool bare_proc, securer_err_t *errp)
+securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, unsigned flags, securer_err_t *errp)
 {
   /* The helpers look at *err to tell "missing" from "failed". */
   securer_err_t local = NULL;
   securer_err_t *err = errp != NULL ? errp : &local;
+  bool bare_proc = (flags & SECURER_ROOTFS_BARE_PROC) != 0;
   struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1, .empty_file = -1,
-                      .empty_dir = -1, .bare_proc = bare_proc };
+                      .empty_dir = -1, .bare_proc = bare_proc,
+                      .no_host_root = (flags & SECURER_ROOTFS_NO_HOST_ROOT) != 0 };
   int rc = -1;
   if (p->n_mounts > SECURER_MAX_MOUNTS)
     {

@@ -924,6 +924,8 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
       lp.ids.uid = lp.ids.host_uid;
       lp.ids.gid = lp.ids.host_gid;
     }
+  /* A template's map holds its lease range as well. */
+  lp.no_host_root = lp.ids.host_uid != 0 && (tpl == NULL || tpl->count == 0 || tpl->first != 0);
   lp.envp = securer_linux_build_env (p, environ, opts->extra_env, err);
   if (lp.envp == NULL)
     goto fail;
