@@ -70,6 +70,8 @@ struct securer_mount {
   uint64_t size;   /* TMPFS: size in bytes, 0 = kernel default */
   uint32_t mode;   /* TMPFS/DIR: permission bits (default 0755; 01777 for /tmp-like) */
   bool pid_only;   /* PROC: subset=pid, the processes' directories and nothing host-wide */
+  bool unmasked;   /* PROC: the host-wide entries left visible (no masks, the host's boot_id
+                      and meminfo); the read-only entries stay read-only */
   struct securer_loc loc;
 };
 

@@ -7,7 +7,8 @@
  *   write PATH     create PATH and write a byte: OK or the errno name
  *   fill PATH KIB  write KIB KiB into PATH: OK or the errno name
  *   exec PATH      run PATH: exit:N, signal:N or the execve errno name
- *   read PATH      bytes read from PATH, or the errno name
+ *   read PATH      bytes read from PATH ("0" or "data"), or the errno name
+ *   cat PATH       the first line of PATH, or the errno name
  *   connect-lo     listen on 127.0.0.1 and connect to it: OK or errno name
  *   alloc MIB      allocate and touch MIB MiB ("alloc=done" if it survives)
  *   forks N        fork up to N sleeping children: "<made> <errno name>"
@@ -126,6 +127,24 @@ cmd_read (const char *path)
   close (fd);
 }
 
+/* The first line of a file, as it reads (a short file: an id, a count). */
+static void
+cmd_cat (const char *path)
+{
+  FILE *f = fopen (path, "re");
+  char line[256] = "";
+  if (f == NULL)
+    {
+      printf ("cat:%s=%s\n", path, ename (errno));
+      return;
+    }
+  if (fgets (line, sizeof line, f) == NULL)
+    line[0] = '\0';
+  fclose (f);
+  line[strcspn (line, "\n")] = '\0';
+  printf ("cat:%s=%s\n", path, line);
+}
+
 static void
 cmd_connect_lo (void)
 {
@@ -228,6 +247,8 @@ main (int argc, char **argv)
         cmd_exec (a1), i++;
       else if (strcmp (c, "read") == 0 && a1)
         cmd_read (a1), i++;
+      else if (strcmp (c, "cat") == 0 && a1)
+        cmd_cat (a1), i++;
       else if (strcmp (c, "connect-lo") == 0)
         cmd_connect_lo ();
       else if (strcmp (c, "alloc") == 0 && a1)

@@ -301,3 +301,48 @@ Test (fs, proc_entries_only_host_root_may_open)
   run_result_clear (&r);
   test_policy_free (p);
 }
+
+/* `mount proc unmasked`: the host-wide entries as the kernel shows them
+ * (data, the host's own boot id), nothing mounted below the procfs but
+ * its read-only entries, which stay read-only. */
+Test (fs, proc_unmasked_shows_the_host_wide_entries)
+{
+  struct securer_policy *p = test_policy ();
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].type == SECURER_MOUNT_PROC)
+      p->mounts[i].unmasked = true;
+  struct run_result r;
+  const char *cmds[] = {
+    "read", "/proc/loadavg", "read", "/proc/cmdline", "read", "/proc/keys",
+    "write", "/proc/sys/kernel/hostname", "cat", "/proc/sys/kernel/random/boot_id", "mounts", NULL,
+  };
+  run_fsprobe (p, cmds, &r);
+  cr_assert_eq (r.spawn_rc, 0, "%s", r.spawn_msg);
+  cr_log_info ("%s", r.out);
+  assert_kv (r.out, "read:/proc/loadavg", "data");
+  assert_kv (r.out, "read:/proc/cmdline", "data");
+  assert_kv (r.out, "write:/proc/sys/kernel/hostname", "EROFS");
+  char host[64] = "";
+  FILE *f = fopen ("/proc/sys/kernel/random/boot_id", "r");
+  cr_assert_not_null (f);
+  cr_assert_not_null (fgets (host, sizeof host, f));
+  fclose (f);
+  host[strcspn (host, "\n")] = '\0';
+  assert_kv (r.out, "cat:/proc/sys/kernel/random/boot_id", host);
+  static const char *const readonly[] = { "/proc/sys", "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sysrq-trigger" };
+  char *mounts = kv (r.out, "mounts");
+  cr_assert_not_null (mounts);
+  char *save = NULL;
+  for (char *mp = strtok_r (mounts, " ", &save); mp; mp = strtok_r (NULL, " ", &save))
+    {
+      if (strncmp (mp, "/proc/", 6) != 0)
+        continue;
+      bool ro = false;
+      for (size_t i = 0; i < sizeof readonly / sizeof *readonly; i++)
+        ro = ro || strcmp (mp, readonly[i]) == 0;
+      cr_expect (ro, "%s is mounted over in an unmasked procfs", mp);
+    }
+  free (mounts);
+  run_result_clear (&r);
+  test_policy_free (p);
+}

@@ -152,3 +152,9 @@ Test (view_kernel, minimal_proc_subset_pid)
 {
   check_policy ("minimal", "mount proc /proc subset=pid");
 }
+
+/* The host-wide entries left visible: read-only, not masked. */
+Test (view_kernel, minimal_proc_unmasked)
+{
+  check_policy ("minimal", "mount proc /proc unmasked");
+}

@@ -461,6 +461,27 @@ Test (template_host, proc_subset_pid_holds, .timeout = 120)
   teardown ();
 }
 
+/* `mount proc /proc unmasked` gives a session the host-wide entries as
+ * the kernel shows them, as it gives a cold sandbox: the host's boot id,
+ * a load average. */
+Test (template_host, proc_unmasked_holds, .timeout = 120)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only root may map the host-id lease range into a template");
+  signal (SIGPIPE, SIG_IGN);
+  start_minimal ("mount proc /proc unmasked\n");
+  struct sess a = open_session (0);
+  char x[512], host[64] = "";
+  ask (&a, "cat /proc/sys/kernel/random/boot_id", x, sizeof x);
+  read_file ("/proc/sys/kernel/random/boot_id", host, sizeof host);
+  host[strcspn (host, "\n")] = '\0';
+  cr_expect_str_eq (x, host);
+  ask (&a, "cat /proc/loadavg", x, sizeof x);
+  cr_expect_gt (strlen (x), 0u, "an empty load average: masked");
+  end_session (&a);
+  teardown ();
+}
+
 /* A session's pid 1 holds its host-id lease to the end of its exit, as a
  * cold sandbox's pid 1 does: the handle stops waiting for that exit after
  * two seconds (the template, not the host, is the session's parent), and

@@ -93,6 +93,8 @@ static const struct json_case jcases[] = {
     "e.json: error: $.mounts[1].optional: missing key\n" },
   { "pid_only on a bind", "\"optional\": true", "\"optional\": true, \"pid_only\": true",
     "e.json: error: $.mounts[1].pid_only: only a proc mount can be pid_only\n" },
+  { "unmasked on a bind", "\"optional\": true", "\"optional\": true, \"unmasked\": true",
+    "e.json: error: $.mounts[1].unmasked: only a proc mount can be unmasked\n" },
   { "bad enum", "\"network\": \"host\"", "\"network\": \"hots\"",
     "e.json: error: $.network: expected 'none', 'loopback' or 'host' (did you mean 'host'?)\n" },
   { "relative dest", "\"dest\": \"/x\"", "\"dest\": \"x\"",
@@ -108,7 +110,7 @@ static const struct json_case jcases[] = {
   { "consistency", "\"network\": \"host\"", "\"network\": \"none\"",
     "e.json: error: $.namespaces: network 'none' needs the net namespace (add 'net' to namespaces, or say 'network host')\n" },
   { "link target on two lines", "\"source\": \"usr/bin\"", "\"source\": \"usr\\nbin\"",
-    "e.json: error: $.mounts[7].source: expected a non-empty path shorter than 4096 bytes, on one line "
+    "e.json: error: $.mounts[8].source: expected a non-empty path shorter than 4096 bytes, on one line "
     "as the link target\n" },
   { "host root", "\"host_uid\": 1234", "\"host_uid\": 0",
     "e.json: error: $.host_uid: expected an id from 1 to 4294967294, \"caller\" or \"pool\"\n" },

@@ -58,7 +58,11 @@ static const struct diag_case cases[] = {
   { "mount ro /usr /usr size=1M", "t.policy:1:20: error: unexpected 'size=1M' in mount ro: expected a mount point, exec or noexec\n" },
   { "mount tmpfs /tmp ro", "t.policy:1:18: error: unexpected 'ro' in mount tmpfs: expected size=SIZE, mode=MODE, exec or noexec\n" },
   { "mount dir /x size=1", "t.policy:1:14: error: unexpected 'size=1' in mount dir: expected mode=MODE\n" },
-  { "mount proc /proc x", "t.policy:1:18: error: unexpected 'x' in mount proc: expected subset=pid\n" },
+  { "mount proc /proc x", "t.policy:1:18: error: unexpected 'x' in mount proc: expected subset=pid or unmasked\n" },
+  { "mount proc /proc unmasked unmasked", "t.policy:1:27: error: unmasked given twice\n" },
+  { "mount proc subset=pid unmasked", "t.policy:1:7: error: subset=pid and unmasked cannot go together "
+    "(a subset=pid procfs has no host-wide entry to show or hide)\n" },
+  { "mount dev /dev unmasked", "t.policy:1:16: error: unexpected 'unmasked' in mount dev: expected the end of the line\n" },
   { "mount proc subset=all", "t.policy:1:12: error: unknown proc subset 'all': expected subset=pid\n" },
   { "mount proc /proc subset=pid subset=pid", "t.policy:1:29: error: subset given twice\n" },
   { "mount dev /dev subset=pid", "t.policy:1:16: error: unexpected 'subset=pid' in mount dev: expected the end of the line\n" },
@@ -1105,27 +1109,41 @@ Test (policy_meaning, proc_subset_pid)
   free (diags);
 }
 
+Test (policy_meaning, proc_unmasked_option)
+{
+  char *diags = NULL;
+  struct securer_policy *p = load_text ("t.policy", "mount proc unmasked\nmount proc /p2\n", &diags);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_eq (p->n_mounts, 2);
+  cr_assert_str_eq (p->mounts[0].dest, "/proc");
+  cr_assert (p->mounts[0].unmasked);
+  cr_assert (!p->mounts[0].pid_only);
+  cr_assert (!p->mounts[1].unmasked);
+  securer_policy_free (p);
+  free (diags);
+}
+
 Test (policy_meaning, session_template_mode)
 {
-  static const struct { const char *text; enum securer_session_template want; } cases[] = {
+  static const struct { const char *text; enum securer_session_template want; } modes[] = {
     { "seccomp off\n", SECURER_SESSION_TEMPLATE_AUTO },
     { "session template on\nseccomp off\n", SECURER_SESSION_TEMPLATE_ON },
     { "session template on\nsession template off\nseccomp off\n", SECURER_SESSION_TEMPLATE_OFF },
     { "session template auto\nseccomp off\n", SECURER_SESSION_TEMPLATE_AUTO },
   };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+  for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
     {
       char *diags = NULL;
-      struct securer_policy *p = load_text ("t.policy", cases[i].text, &diags);
+      struct securer_policy *p = load_text ("t.policy", modes[i].text, &diags);
       cr_assert_not_null (p, "%s", diags);
-      cr_expect_eq (p->session_template, cases[i].want, "case %zu", i);
+      cr_expect_eq (p->session_template, modes[i].want, "case %zu", i);
       /* The JSON form carries it (sessions copy their policy through it). */
       char *json = securer_policy_to_json_text (p, 0);
       struct securer_policy *q = NULL;
       securer_err_t e = NULL;
       cr_assert_eq (securer_policy_from_json_text ("t.json", json, strlen (json), &q, &e), 0, "%s",
                     securer_error_message (e));
-      cr_expect_eq (q->session_template, cases[i].want, "case %zu (JSON)", i);
+      cr_expect_eq (q->session_template, modes[i].want, "case %zu (JSON)", i);
       securer_policy_free (q);
       securer_policy_free (p);
       free (json);

@@ -99,6 +99,15 @@ Test (policy_view, symlinks_masks_and_landlock)
   expect_view (p, "/proc/selfish", SECURER_VIEW_ABSENT, false);
   securer_policy_free (p);
 
+  /* unmasked: the host-wide entries as the kernel shows them; the
+   * policy's own masks and the read-only entries still apply. */
+  p = policy ("mount proc /proc unmasked\nmask /proc/kcore\n");
+  expect_view (p, "/proc/loadavg", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/meminfo", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/acpi/wakeup", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/kcore", SECURER_VIEW_MASKED, false);
+  securer_policy_free (p);
+
   p = policy ("mount proc /proc\ncgroup memory 1G\n");
   expect_view (p, "/proc/meminfo", SECURER_VIEW_READ_ONLY, false);
   securer_policy_free (p);

@@ -967,7 +967,7 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
       close_fd (&mnt);
       return -1;
     }
-  log_step (r, "proc on %s%s", m->dest, m->pid_only ? " (subset=pid)" : "");
+  log_step (r, "proc on %s%s", m->dest, m->pid_only ? " (subset=pid)" : m->unmasked ? " (unmasked)" : "");
   /* subset=pid has nothing to hide.  A template's sessions mount their own
    * proc, which the kernel refuses while any mount covers a file of this
    * one; each session masks its own. */
@@ -982,6 +982,13 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
    * to make and to tear down, hidden under the copy). */
   for (size_t i = 0; rc == 0 && i < sizeof proc_readonly / sizeof *proc_readonly; i++)
     rc = proc_readonly_entry (r, mnt, m->dest, proc_readonly[i], err);
+  /* `unmasked`: the host-wide entries as the kernel shows them, the host's
+   * boot_id and meminfo included (docs/policy.md). */
+  if (m->unmasked)
+    {
+      close (mnt);
+      return rc;
+    }
   /* The masks after the first are bound by name from the procfs's root
    * (proc_mask).  The working directory stays there until pivot()
    * changes it: nothing in between uses a relative path. */

@@ -206,14 +206,14 @@ mount_kind (const struct view_ctx *c, const char *r, const struct securer_mount 
             *why = "proc subset=pid, which has the processes' directories only";
             return SECURER_VIEW_ABSENT;
           }
-        if (*rest != '\0' && securer_linux_proc_masked (rest))
+        if (*rest != '\0' && !m->unmasked && securer_linux_proc_masked (rest))
           {
             *why = "an entry every proc mount hides (docs/security.md)";
             return SECURER_VIEW_MASKED;
           }
         /* mount.c gives meminfo the sandbox's cgroup memory, and leaves
          * it empty when the policy sets none. */
-        if (strcmp (rest, "meminfo") == 0 && p->limits.cgroup_memory == 0)
+        if (strcmp (rest, "meminfo") == 0 && p->limits.cgroup_memory == 0 && !m->unmasked)
           {
             *why = "meminfo, empty without a `cgroup memory` limit";
             return SECURER_VIEW_MASKED;

@@ -100,11 +100,11 @@ mask_one (const char *path, securer_err_t *err)
 }
 
 static int
-mask_proc (const struct securer_policy *p, securer_err_t *err)
+mask_proc (const struct securer_policy *p, bool unmasked, securer_err_t *err)
 {
   size_t n;
   const char *const *masks = securer_linux_proc_masks (&n);
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; !unmasked && i < n; i++)
     {
       char path[128];
       snprintf (path, sizeof path, "/proc/%s", masks[i]);
@@ -139,8 +139,8 @@ session_pid1 (const struct securer_zygote_session *s, securer_err_t *err)
   if (getpid () != 1)
     return securer_error_set (err, EPROTO, "session init is pid %d, not 1", (int) getpid ());
   /* The policy's proc, as a cold sandbox gets it: only the processes'
-   * directories with subset=pid, else masked, with a boot id and meminfo
-   * of its own. */
+   * directories with subset=pid, else masked (unless `unmasked`), with a
+   * boot id and meminfo of its own. */
   const struct securer_mount *pm = NULL;
   for (size_t i = 0; s->policy != NULL && i < s->policy->n_mounts; i++)
     if (s->policy->mounts[i].type == SECURER_MOUNT_PROC && strcmp (s->policy->mounts[i].dest, "/proc") == 0)
@@ -148,9 +148,10 @@ session_pid1 (const struct securer_zygote_session *s, securer_err_t *err)
   bool pid_only = pm != NULL && pm->pid_only;
   if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, pid_only ? "subset=pid" : NULL) < 0)
     return securer_error_set (err, errno, "mount the session's /proc");
-  if (!pid_only && s->policy_tmpfs && securer_linux_proc_own_entries (s->policy, "/proc", err) < 0)
+  bool unmasked = pm != NULL && pm->unmasked;
+  if (!pid_only && !unmasked && s->policy_tmpfs && securer_linux_proc_own_entries (s->policy, "/proc", err) < 0)
     return -1;
-  if (!pid_only && mask_proc (s->policy, err) < 0)
+  if (!pid_only && mask_proc (s->policy, unmasked, err) < 0)
     return -1;
   /* A `mount dev`'s own /dev/shm, fresh, as mount.c makes it: the
    * template's would be shared by every session. */

@@ -131,7 +131,10 @@ securer_policy_to_json_text (const struct securer_policy *p, unsigned flags)
       json_object_set_new (o, "size", ju64 (m->size));
       json_object_set_new (o, "mode", jmode (m->mode));
       if (m->type == SECURER_MOUNT_PROC)
-        json_object_set_new (o, "pid_only", json_boolean (m->pid_only));
+        {
+          json_object_set_new (o, "pid_only", json_boolean (m->pid_only));
+          json_object_set_new (o, "unmasked", json_boolean (m->unmasked));
+        }
       json_object_set_new (o, "loc", jloc (&m->loc));
       json_array_append_new (mounts, o);
     }
@@ -621,7 +624,7 @@ read_mount (struct jr *j, const char *path, json_t *o, struct securer_mount *m)
 {
   static const char *const keys[] = { "type", "source", "dest", "optional", "noexec", "size", "mode" };
   static const char *const types[] = { "ro", "rw", "tmpfs", "proc", "dev", "dir", "symlink" };
-  if (!jkeys (j, path, o, keys, 7, "loc pid_only"))
+  if (!jkeys (j, path, o, keys, 7, "loc pid_only unmasked"))
     return false;
   int t = 0;
   bool ok = get_enum (j, path, o, "type", types, 7, &t);
@@ -634,6 +637,8 @@ read_mount (struct jr *j, const char *path, json_t *o, struct securer_mount *m)
   ok &= get_loc (j, path, o, &m->loc);
   if (json_object_get (o, "pid_only") != NULL)
     ok &= get_bool (j, path, o, "pid_only", &m->pid_only);
+  if (json_object_get (o, "unmasked") != NULL)
+    ok &= get_bool (j, path, o, "unmasked", &m->unmasked);
   json_t *mv = json_object_get (o, "mode");
   if (mv != NULL)
     {
@@ -697,6 +702,13 @@ read_mount (struct jr *j, const char *path, json_t *o, struct securer_mount *m)
     {
       struct jpath p = jp_key (path, "pid_only");
       jerr (j, p.s, NULL, "only a proc mount can be pid_only");
+      ok = false;
+    }
+  if (m->unmasked && (m->type != SECURER_MOUNT_PROC || m->pid_only))
+    {
+      struct jpath p = jp_key (path, "unmasked");
+      jerr (j, p.s, NULL, m->pid_only ? "a pid_only proc mount has nothing to unmask"
+                                       : "only a proc mount can be unmasked");
       ok = false;
     }
   if (m->size != 0 && m->type != SECURER_MOUNT_TMPFS)

@@ -778,7 +778,7 @@ d_mount (struct ctx *c)
         const struct token *d = peek (c);
         dest = type == SECURER_MOUNT_PROC ? "/proc" : "/dev";
         dest_tok = kt;
-        if (d != NULL && (d->quoted || strncmp (d->text, "subset=", 7) != 0))
+        if (d != NULL && (d->quoted || (strncmp (d->text, "subset=", 7) != 0 && strcmp (d->text, "unmasked") != 0)))
           {
             c->i++;
             dest = d->text;
@@ -834,7 +834,7 @@ d_mount (struct ctx *c)
     m.mode = 01777;
 
   /* Options. */
-  bool seen_size = false, seen_mode = false, seen_exec = false, seen_subset = false;
+  bool seen_size = false, seen_mode = false, seen_exec = false, seen_subset = false, seen_unmasked = false;
   const struct token *o;
   while ((o = peek (c)) != NULL)
     {
@@ -897,6 +897,17 @@ d_mount (struct ctx *c)
           m.pid_only = true;
           continue;
         }
+      if (is_kw (o, "unmasked") && type == SECURER_MOUNT_PROC)
+        {
+          if (seen_unmasked)
+            {
+              error_at (c, o, NULL, "unmasked given twice");
+              return;
+            }
+          seen_unmasked = true;
+          m.unmasked = true;
+          continue;
+        }
       const char *allowed;
       switch (type)
         {
@@ -904,13 +915,19 @@ d_mount (struct ctx *c)
         case SECURER_MOUNT_RW: allowed = "a mount point, exec or noexec"; break;
         case SECURER_MOUNT_TMPFS: allowed = "size=SIZE, mode=MODE, exec or noexec"; break;
         case SECURER_MOUNT_DIR: allowed = "mode=MODE"; break;
-        case SECURER_MOUNT_PROC: allowed = "subset=pid"; break;
+        case SECURER_MOUNT_PROC: allowed = "subset=pid or unmasked"; break;
         default: allowed = "the end of the line"; break;
         }
       error_at (c, o, NULL, "unexpected '%s' in mount %s: expected %s", o->text, kind, allowed);
       return;
     }
 
+  if (m.pid_only && m.unmasked)
+    {
+      error_at (c, dest_tok, "a subset=pid procfs has no host-wide entry to show or hide",
+                "subset=pid and unmasked cannot go together");
+      return;
+    }
   m.dest = strdup (dest);
   m.source = src ? strdup (src) : NULL;
   m.loc.file = loc_file_dup (c->file);

@@ -174,6 +174,8 @@ securer_policy_to_text (const struct securer_policy *p)
           policy_put_word (f, m->dest, false);
           if (m->pid_only)
             fputs (" subset=pid", f);
+          if (m->unmasked)
+            fputs (" unmasked", f);
           break;
         case SECURER_MOUNT_SYMLINK:
           policy_put_word (f, m->dest, false);
