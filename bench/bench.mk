@@ -10,7 +10,7 @@ bench: all
 .PHONY: bench-spawn
 bench-spawn: securer securer-init
 	@SECURER_BIN=$(abs_top_builddir)/securer $(SHELL) $(srcdir)/bench/spawn.sh
-EXTRA_DIST += bench/spawn.sh bench/spawn-interleaved.py bench/spawn-phases.py bench/bwrap-equivalent.policy \
+EXTRA_DIST += bench/spawn.sh bench/spawn-interleaved.py bench/spawn-phases.py bench/bwrap-equivalent.policy bench/bwrap-equivalent-masked.policy \
 	bench/minimal-pid-proc.policy
 # What hiding /proc entries by mounts costs, alone (docs/benchmarks.md,
 # "/proc masks by name, and a procfs of the processes only"); needs root.

@@ -20,22 +20,29 @@ bwrap_cmd="bwrap --unshare-all --die-with-parent --ro-bind /usr /usr --symlink u
 set -- \
   "securer minimal|$securer run --policy minimal -- /bin/true" \
   "securer bwrap-equivalent|$securer run --policy $here/bwrap-equivalent.policy -- /bin/true" \
+  "securer bwrap-equivalent masked|$securer run --policy $here/bwrap-equivalent-masked.policy -- /bin/true" \
   "securer r (loader --version)|$securer run --policy r -- /lib64/ld-linux-x86-64.so.2 --version"
 if [ -n "${BASELINE_BIN:-}" ]; then
   set -- "$@" \
     "baseline minimal|$BASELINE_BIN run --policy minimal -- /bin/true" \
-    "baseline bwrap-equivalent|$BASELINE_BIN run --policy $here/bwrap-equivalent.policy -- /bin/true"
+    "baseline bwrap-equivalent|$BASELINE_BIN run --policy $here/bwrap-equivalent.policy -- /bin/true" \
+    "baseline bwrap-equivalent masked|$BASELINE_BIN run --policy $here/bwrap-equivalent-masked.policy -- /bin/true"
 fi
 command -v bwrap >/dev/null 2>&1 && set -- "$@" "bwrap|$bwrap_cmd"
 command -v unshare >/dev/null 2>&1 && set -- "$@" "unshare -Urpfmn|unshare -Urpfmn --mount-proc /bin/true"
 set -- "$@" "bare /bin/true|/bin/true"
 
 echo "# spawn latency, $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+# A command that fails here (a baseline build older than a policy line) is
+# left out, and said so.
 for c in "$@"; do
   cmd=${c#*|}
-  if ! $cmd >/dev/null 2>&1; then
+  if $cmd >/dev/null 2>&1; then
+    set -- "$@" "$c"
+  else
     echo "skipped (fails here): ${c%%|*}: $cmd" >&2
   fi
+  shift
 done
 
 if command -v hyperfine >/dev/null 2>&1; then
