@@ -461,8 +461,8 @@ static const char *const r_exprs[] = {
   /* Its descriptors but stdout and stderr (those are the test's for a cold
    * R, the session's own pipe below) and the file R -e reads its script
    * from (only a cold R still has it open): the channel and R's own. */
-  "{ f <- list.files('/proc/self/fd', full.names = TRUE); f <- f[!basename(f) %in% c('1', '2')];"
-  "sub('\\\\[[0-9]+\\\\]', '', grep('Rscript', Sys.readlink(f), value = TRUE, invert = TRUE)) }",
+  ("{ f <- list.files('/proc/self/fd', full.names = TRUE); f <- f[!basename(f) %in% c('1', '2')];"
+   "sub('\\\\[[0-9]+\\\\]', '', grep('Rscript', Sys.readlink(f), value = TRUE, invert = TRUE)) }"),
 };
 #define N_EXPRS (sizeof r_exprs / sizeof *r_exprs)
 
