@@ -328,8 +328,9 @@ own_cpus_line (char *want, size_t size)
   cr_assert_neq (want[0], '\0');
 }
 
-/* The payload is moved off pid 1's CPU while the sandbox is built; the
- * command still gets the caller's CPU affinity, whatever it is. */
+/* pid 1 is moved off the launcher's CPU, the payload off pid 1's, while
+ * the sandbox is built; the command still gets the caller's CPU affinity,
+ * whatever it is. */
 Test (run_cli, the_command_has_the_callers_cpu_affinity)
 {
   cpu_set_t all, one;
@@ -358,11 +359,12 @@ Test (run_cli, the_command_has_the_callers_cpu_affinity)
     }
 }
 
-/* pid 1 moves the payload off its CPU right after the fork, and the
- * payload takes its mask back as soon as it runs: a payload that starts on
- * an idle CPU at once can take it back before pid 1's move, which then
- * stuck to the command.  Launches side by side make that order common; in
- * every one of them the command must have the caller's mask. */
+/* The launcher moves pid 1 off its CPU right after clone, and pid 1 the
+ * payload right after the fork; each takes its mask back once it runs: a
+ * process that starts on an idle CPU at once can take it back before the
+ * move, which then stuck to the command.  Launches side by side make that
+ * order common; in every one of them the command must have the caller's
+ * mask. */
 Test (run_cli, the_callers_cpu_affinity_survives_launches_side_by_side)
 {
   cpu_set_t all;

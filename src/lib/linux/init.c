@@ -150,6 +150,14 @@ securer_init_main (struct launch_plan *lp)
   int r = sync_recv (lp->setup_sock, &m, NULL, NULL, false);
   if (r <= 0 || m.type != SYNC_GO)
     _exit (SECURER_EXIT_SETUP);   /* parent gone or gave up: nobody to tell */
+  /* The launcher moved this process off its CPU right after clone
+   * (spawn.c), so before GO: back to the caller's mask, which the payload
+   * and the command inherit. */
+  if (lp->restore_cpus && sched_setaffinity (0, sizeof lp->cpus, &lp->cpus) < 0)
+    {
+      securer_error_set (&err, errno, "restore the CPU affinity");
+      fail (lp, &err);
+    }
 
   step (lp, "switch to the sandbox's uid/gid");
   if (securer_userns_become (&lp->ids, &err) < 0)
@@ -193,14 +201,7 @@ securer_init_main (struct launch_plan *lp)
    * without touching errno (raw-syscall.h), and lp is this process's alone
    * (the payload has its own copy). */
   if (spread)
-    {
-      cpu_set_t others = lp->cpus;
-      unsigned here = ~0u;
-      if (SECURER_SYS3 (SYS_getcpu, &here, NULL, NULL) == 0 && here < CPU_SETSIZE)
-        CPU_CLR (here, &others);
-      if (CPU_COUNT (&others) > 0)
-        (void) SECURER_SYS3 (SYS_sched_setaffinity, payload, sizeof others, &others);
-    }
+    launch_move_off_this_cpu (payload, &lp->cpus);
 
   /* The network and IPC namespaces cost about 0.6 ms of kernel CPU to
    * make (every pernet subsystem, the loopback device, an mqueue mount,

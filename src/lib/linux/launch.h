@@ -162,7 +162,8 @@ struct launch_plan {
   int gate_fd;              /* payload: a byte once securer-init is undumpable */
   bool builds_view;         /* the payload builds the sandbox's view (init.c) and
                                joins pid 1's network namespace */
-  bool restore_cpus;        /* payload moved off pid 1's CPU: cpus is its own mask */
+  bool restore_cpus;        /* moved off its parent's CPU (pid 1 by the launcher, the payload
+                               by pid 1): cpus is its own mask, to take back */
   bool no_host_root;        /* no id of the sandbox is host uid 0 (SECURER_ROOTFS_NO_HOST_ROOT) */
   cpu_set_t cpus;
   const struct launch_template *tpl;  /* a session template (zygote.c), or NULL */
@@ -183,6 +184,13 @@ struct launch_template {
 };
 int securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch_template *tpl,
                           struct securer_sandbox **out, securer_err_t *err);
+
+/* A new task starts on its parent's CPU and waits there while the parent
+ * keeps it busy, though another CPU may be idle: pid moves to `mask` less
+ * the caller's CPU (when that leaves any), and takes its mask back itself
+ * once it runs.  Without errno (raw-syscall.h): pid 1 calls it while the
+ * payload may share its memory. */
+void launch_move_off_this_cpu (pid_t pid, const cpu_set_t *mask);
 
 /* ---- spawn.c: the payload ------------------------------------------------ */
 /* Every step of the payload up to and including the seccomp filter;
