@@ -310,6 +310,15 @@ fork_payload (struct launch_plan *lp, int gate[2])
 #if defined(SECURER_RAW_SYSCALL) && !defined(LAUNCH_SANITIZED)
 #define LAUNCH_SHARE_MEMORY 1
 #endif
+/* valgrind runs clones of threads and of processes, not a process sharing
+ * memory: it ends the program ("Unsupported clone() flags") rather than
+ * failing the call, so it is asked first (configure.ac). */
+#ifdef HAVE_VALGRIND_VALGRIND_H
+#include <valgrind/valgrind.h>
+#define LAUNCH_UNDER_VALGRIND() (RUNNING_ON_VALGRIND != 0)
+#else
+#define LAUNCH_UNDER_VALGRIND() false
+#endif
 
 #ifdef LAUNCH_SHARE_MEMORY
 /* Room for the payload's own stack: its deepest path (the mount steps and
@@ -343,9 +352,9 @@ payload_entry (void *arg)
  * pid 1's side of that window (securer_init_main, exec_init, net.c) makes
  * its system calls without errno and writes nothing the payload reads
  * (docs/design-launch.md).  Falls back to a fork where the clone is
- * refused (a kernel or an emulator without CLONE_VM for processes) or
- * the code for it is missing.  Returns only in pid 1, or in a forked
- * payload (0). */
+ * refused (a kernel without CLONE_VM for processes) or
+ * the code for it is missing, and under valgrind.  Returns only in pid 1,
+ * or in a forked payload (0). */
 static pid_t
 fork_payload_sharing (struct launch_plan *lp, int gate[2], pid_t self)
 {
@@ -353,7 +362,8 @@ fork_payload_sharing (struct launch_plan *lp, int gate[2], pid_t self)
   long page = sysconf (_SC_PAGESIZE);
   if (page <= 0)
     page = 4096;
-  char *base = mmap (NULL, PAYLOAD_STACK + (size_t) page, PROT_READ | PROT_WRITE,
+  char *base = LAUNCH_UNDER_VALGRIND () ? MAP_FAILED
+             : mmap (NULL, PAYLOAD_STACK + (size_t) page, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
   if (base != MAP_FAILED && mprotect (base, (size_t) page, PROT_NONE) == 0)
     {
@@ -367,7 +377,7 @@ fork_payload_sharing (struct launch_plan *lp, int gate[2], pid_t self)
       pid_t payload = clone (payload_entry, base + page + PAYLOAD_STACK, CLONE_VM | SIGCHLD, &payload_start);
       if (payload > 0)
         {
-          close (gate[0]);
+          (void) SECURER_SYS1 (SYS_close, gate[0]);
           return payload;
         }
       close (gate[0]);

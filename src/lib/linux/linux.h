@@ -31,6 +31,10 @@ int securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose,
 /* Whether every proc mount hides `entry` (relative to the mount: "kcore",
  * "sys/fs/file-nr", or something below such an entry). */
 bool securer_linux_proc_masked (const char *entry);
+/* Whether `entry` (or what it is below) is one of the entries some kernels
+ * let host root alone open, which a sandbox without host root leaves as
+ * they are (SECURER_ROOTFS_NO_HOST_ROOT). */
+bool securer_linux_proc_root_only (const char *entry);
 /* The entries every proc mount hides (relative to the mount), *n of them:
  * for a proc mounted outside securer_linux_setup_rootfs (zygote.c). */
 const char *const *securer_linux_proc_masks (size_t *n);

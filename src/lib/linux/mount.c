@@ -785,11 +785,8 @@ proc_closed_to_sandbox (struct rootfs *r, int proc, const char *name)
 {
   if (!r->no_host_root)
     return false;
-  bool candidate = false;
-  for (size_t i = 0; i < sizeof proc_root_only / sizeof *proc_root_only; i++)
-    candidate = candidate || strcmp (name, proc_root_only[i]) == 0;
   struct stat st;
-  return candidate && fstatat (proc, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode)
+  return securer_linux_proc_root_only (name) && fstatat (proc, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode)
          && (st.st_mode & 077) == 0 && st.st_uid != getuid ();
 }
 
@@ -1356,6 +1353,18 @@ out:
     securer_error_prefix (err, "set up the filesystem");
   securer_error_free (&local);
   return rc;
+}
+
+bool
+securer_linux_proc_root_only (const char *entry)
+{
+  for (size_t i = 0; i < sizeof proc_root_only / sizeof *proc_root_only; i++)
+    {
+      size_t len = strlen (proc_root_only[i]);
+      if (strncmp (entry, proc_root_only[i], len) == 0 && (entry[len] == '\0' || entry[len] == '/'))
+        return true;
+    }
+  return false;
 }
 
 bool

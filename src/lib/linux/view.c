@@ -208,7 +208,10 @@ mount_kind (const struct view_ctx *c, const char *r, const struct securer_mount 
           }
         if (*rest != '\0' && !m->unmasked && securer_linux_proc_masked (rest))
           {
-            *why = "an entry every proc mount hides (docs/security.md)";
+            *why = securer_linux_proc_root_only (rest)
+                     ? "an entry every proc mount hides: masked, or left as it is (EACCES) where only "
+                       "host root may open it (docs/security.md)"
+                     : "an entry every proc mount hides (docs/security.md)";
             return SECURER_VIEW_MASKED;
           }
         /* mount.c gives meminfo the sandbox's cgroup memory, and leaves
