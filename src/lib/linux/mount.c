@@ -1355,28 +1355,29 @@ out:
   return rc;
 }
 
-bool
-securer_linux_proc_root_only (const char *entry)
+/* Whether entry is one of list's n entries or below one of them. */
+static bool
+entry_in (const char *entry, const char *const *list, size_t n)
 {
-  for (size_t i = 0; i < sizeof proc_root_only / sizeof *proc_root_only; i++)
+  for (size_t i = 0; i < n; i++)
     {
-      size_t len = strlen (proc_root_only[i]);
-      if (strncmp (entry, proc_root_only[i], len) == 0 && (entry[len] == '\0' || entry[len] == '/'))
+      size_t len = strlen (list[i]);
+      if (strncmp (entry, list[i], len) == 0 && (entry[len] == '\0' || entry[len] == '/'))
         return true;
     }
   return false;
 }
 
 bool
+securer_linux_proc_root_only (const char *entry)
+{
+  return entry_in (entry, proc_root_only, sizeof proc_root_only / sizeof *proc_root_only);
+}
+
+bool
 securer_linux_proc_masked (const char *entry)
 {
-  for (size_t i = 0; i < sizeof proc_masked / sizeof *proc_masked; i++)
-    {
-      size_t len = strlen (proc_masked[i]);
-      if (strncmp (entry, proc_masked[i], len) == 0 && (entry[len] == '\0' || entry[len] == '/'))
-        return true;
-    }
-  return false;
+  return entry_in (entry, proc_masked, sizeof proc_masked / sizeof *proc_masked);
 }
 
 const char *const *
