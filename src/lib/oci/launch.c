@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -121,6 +122,40 @@ open_ns_paths (const struct oci_spec *s, int fds[OCI_NS_COUNT], securer_err_t *e
   return 0;
 }
 
+/* setns(CLONE_NEWPID) moves where this process's next children go, not
+ * the process itself.  Joined for one child, it is taken back right after:
+ * whatever this process starts later (a hook, a sanitizer run-time's
+ * thread at exit, which must see this process) stays in its own pid
+ * namespace.  *own: a descriptor of that namespace, or -1. */
+static int
+join_pid_ns_for_child (int fd, int *own, const char *what, securer_err_t *err)
+{
+  *own = -1;
+  if (fd < 0)
+    return 0;
+  *own = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+  if (*own < 0)
+    return securer_error_set (err, errno, "open this process's pid namespace");
+  if (setns (fd, CLONE_NEWPID) < 0)
+    {
+      int e = errno;
+      close (*own);
+      *own = -1;
+      return securer_error_set (err, e, "join %s", what);
+    }
+  return 0;
+}
+
+static void
+leave_pid_ns_for_child (int *own)
+{
+  if (*own < 0)
+    return;
+  (void) setns (*own, CLONE_NEWPID);
+  close (*own);
+  *own = -1;
+}
+
 /* setns into every fd of fds except pid (done by the parent: it applies to
  * children only); user first, so the others are entered with its rights. */
 static int
@@ -211,19 +246,22 @@ oci_launch_container (const struct oci_launch *l, struct oci_cgroup *cg, const c
       securer_error_set (err, errno, "pipe");
       goto out;
     }
-  if (fds[OCI_NS_PID] >= 0 && setns (fds[OCI_NS_PID], CLONE_NEWPID) < 0)
-    {
-      securer_error_set (err, errno, "join the pid namespace %s", s->ns_path[OCI_NS_PID]);
-      goto out;
-    }
+  char what[PATH_MAX + 32];
+  snprintf (what, sizeof what, "the pid namespace %s", s->ns_path[OCI_NS_PID] ? s->ns_path[OCI_NS_PID] : "");
+  int own_pid_ns;
+  if (join_pid_ns_for_child (fds[OCI_NS_PID], &own_pid_ns, what, err) < 0)
+    goto out;
   unsigned long flags = SIGCHLD;
   for (int k = 0; k < OCI_NS_COUNT; k++)
     if (s->ns_wanted[k] && s->ns_path[k] == NULL && k != OCI_NS_CGROUP)
       flags |= (unsigned long) ns_flags[k];
   pid = (pid_t) syscall (SYS_clone, flags, NULL, NULL, NULL, NULL);
+  int clone_errno = errno;
+  if (pid != 0)
+    leave_pid_ns_for_child (&own_pid_ns);
   if (pid < 0)
     {
-      securer_error_set (err, errno, "clone the container process");
+      securer_error_set (err, clone_errno, "clone the container process");
       goto out;
     }
   if (pid == 0)
@@ -336,15 +374,16 @@ oci_launch_exec (const struct oci_exec_opts *o, pid_t *pid_out, securer_err_t *e
       securer_error_set (err, errno, "pipe");
       goto fail;
     }
-  if (fds[OCI_NS_PID] >= 0 && setns (fds[OCI_NS_PID], CLONE_NEWPID) < 0)
-    {
-      securer_error_set (err, errno, "join the container's pid namespace");
-      goto fail;
-    }
+  int own_pid_ns;
+  if (join_pid_ns_for_child (fds[OCI_NS_PID], &own_pid_ns, "the container's pid namespace", err) < 0)
+    goto fail;
   pid_t pid = fork ();
+  int fork_errno = errno;
+  if (pid != 0)
+    leave_pid_ns_for_child (&own_pid_ns);
   if (pid < 0)
     {
-      securer_error_set (err, errno, "fork");
+      securer_error_set (err, fork_errno, "fork");
       goto fail;
     }
   if (pid == 0)
