@@ -117,10 +117,12 @@ state_path (const char *dir, const char *file)
 int
 oci_state_save (const struct oci_state *st, securer_err_t *err)
 {
-  json_t *j = json_pack ("{s:s, s:s, s:I, s:I, s:s, s:O, s:o}", "id", st->id, "bundle", st->bundle,
+  /* "o" takes the reference: the annotations' own one is added here, an
+   * empty object's is its only one (with "O" that object leaked). */
+  json_t *j = json_pack ("{s:s, s:s, s:I, s:I, s:s, s:o, s:o}", "id", st->id, "bundle", st->bundle,
                          "pid", (json_int_t) st->pid, "startTime", (json_int_t) st->start_time,
                          "created", st->created, "annotations",
-                         st->annotations ? st->annotations : json_object (), "cgroup",
+                         st->annotations ? json_incref (st->annotations) : json_object (), "cgroup",
                          oci_cgroup_to_json (st->cg));
   char *tmp = state_path (st->dir, "state.json.tmp");
   char *path = state_path (st->dir, "state.json");
@@ -191,11 +193,12 @@ json_t *
 oci_state_json (const struct oci_state *st)
 {
   enum oci_status s = oci_state_status (st);
-  return json_pack ("{s:s, s:s, s:s, s:I, s:s, s:O, s:s}", "ociVersion", "1.0.2", "id", st->id,
+  /* "o", as in oci_state_save. */
+  return json_pack ("{s:s, s:s, s:s, s:I, s:s, s:o, s:s}", "ociVersion", "1.0.2", "id", st->id,
                     "status", oci_status_name (s), "pid",
                     (json_int_t) (s == OCI_STOPPED ? 0 : st->pid), "bundle", st->bundle,
-                    "annotations", st->annotations ? st->annotations : json_object (), "created",
-                    st->created);
+                    "annotations", st->annotations ? json_incref (st->annotations) : json_object (),
+                    "created", st->created);
 }
 
 void
