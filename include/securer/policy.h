@@ -339,6 +339,14 @@ char *securer_policy_to_text (const struct securer_policy *p);
 
 void securer_policy_free (struct securer_policy *p);
 
+/* Whether a launch of p is a sandbox: its own user, mount and pid
+ * namespaces (a fresh root and no view of the host's processes), a seccomp
+ * filter and Landlock.  A policy that turns any of these off runs code
+ * beside the host, whatever its name; servers decide from this, never from
+ * a request's words.  When false and why is not NULL, *why names the first
+ * missing layer ("no mount namespace", "seccomp off", ...). */
+bool securer_policy_is_sandboxed (const struct securer_policy *p, const char **why);
+
 /* Same action (and errno, for errno actions). */
 bool securer_action_equal (struct securer_action a, struct securer_action b);
 

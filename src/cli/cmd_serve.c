@@ -53,10 +53,12 @@ cmd_serve_help (FILE *out)
            "                         of either directory)\n"
            "      --sanitize-errors  strip paths, pids, host names and IPs from every\n"
            "                         session's errors and from the server's own\n"
-           "      --allow-unsandboxed  accept \"sandbox\": false in open requests: R in a\n"
-           "                         process of its own under resource limits, WITHOUT\n"
-           "                         namespaces, Landlock or seccomp (trusted code only);\n"
-           "                         without this option such a request is refused\n"
+           "      --allow-unsandboxed  accept \"sandbox\": false, and policies that turn off\n"
+           "                         a layer of the sandbox (user, mount or pid namespace,\n"
+           "                         Landlock, seccomp), such as r-unsandboxed: R in a\n"
+           "                         process of its own under resource limits, WITHOUT the\n"
+           "                         sandbox (trusted code only); without this option such\n"
+           "                         a request, or such a --policy, is refused\n"
            "      --max-message N    per-line limit in bytes, both ways (default 1048576)\n"
            "      --max-reply N      largest execute reply in bytes (default 16777216):\n"
            "                         output lines are left out first, then a value that\n"
@@ -89,7 +91,7 @@ struct entry {
   bool plain;                      /* values as ordinary JSON for this execution */
   bool doomed;                     /* its start failed: freed from the main loop */
   bool closing;                    /* being closed: no restart between pool uses */
-  bool unsandboxed;                /* opened with "sandbox": false */
+  bool unsandboxed;                /* its policy is not a sandbox (securer_policy_is_sandboxed) */
   uint64_t call_id;                /* the last tool call sent to the client */
   struct pool *pool;               /* member of this pool, or NULL */
   struct entry *next;
@@ -112,7 +114,7 @@ struct pool {
   struct client *c;
   char *id;
   bool reset;
-  bool unsandboxed;                /* opened with "sandbox": false */
+  bool unsandboxed;                /* its policy is not a sandbox (securer_policy_is_sandboxed) */
   unsigned size;
   json_t *open_id;                 /* pool_open waiting for every member */
   unsigned starting;               /* members not yet ready while opening */
@@ -139,7 +141,7 @@ struct server {
   struct securer_policy *policy;
   const char *policy_dir, *audit_dir;
   bool sanitize;
-  bool allow_unsandboxed;          /* --allow-unsandboxed: "sandbox": false is accepted */
+  bool allow_unsandboxed;          /* --allow-unsandboxed: policies that are no sandbox are served */
   size_t max_reply, max_output_bytes;
   unsigned max_output_lines, max_tool_calls;
   size_t max_message;
@@ -559,6 +561,21 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
       securer_tools_unref (tools);
       return NULL;
     }
+  /* What the policy does decides, not what the request called it: a
+   * policy named in "policy" (shipped or of --policy-dir) that turns off a
+   * layer of the sandbox is as unsandboxed as "sandbox": false. */
+  const struct securer_policy *used = policy ? policy : srv.policy;
+  const char *missing = NULL;
+  sandboxed = used == NULL || securer_policy_is_sandboxed (used, &missing);
+  if (!sandboxed && !srv.allow_unsandboxed)
+    {
+      securer_error_set (err, EPERM, "policy '%s' does not sandbox the code (%s): opening it needs the "
+                         "server to be started with --allow-unsandboxed",
+                         used->name ? used->name : "policy", missing);
+      securer_policy_free (policy);
+      securer_tools_unref (tools);
+      return NULL;
+    }
   struct entry *e = calloc (1, sizeof *e);
   struct securer_session_opts o = {
     .policy = policy ? policy : srv.policy, .tools = tools,
@@ -583,9 +600,8 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
   e->unsandboxed = !sandboxed;
   e->id = strdup (securer_session_id (e->s));
   if (!sandboxed && srv.verbose)
-    fprintf (stderr, "securer serve: session %s runs WITHOUT the sandbox (\"sandbox\": false): "
-             "a separate process under resource limits, no namespaces, Landlock or seccomp\n",
-             securer_session_id (e->s));
+    fprintf (stderr, "securer serve: session %s runs WITHOUT the sandbox (%s): a separate process "
+             "under resource limits\n", securer_session_id (e->s), missing);
   e->next = c->entries;
   c->entries = e;
   return e;
@@ -1025,7 +1041,6 @@ handle_request (struct client *c, const char *line, size_t len)
             }
           p->c = c;
           p->reset = json_is_true (json_object_get (req, "reset_between_uses"));
-          p->unsandboxed = json_is_false (json_object_get (req, "sandbox"));
           p->size = (unsigned) size;
           p->tail = &p->queue;
           p->next = c->pools;
@@ -1043,7 +1058,13 @@ handle_request (struct client *c, const char *line, size_t len)
           /* Every member starts now (their start-ups overlap); the reply
            * waits until all are ready, or says why one could not start. */
           for (json_int_t i = 0; i < size && ok; i++)
-            ok = open_entry (c, req, p, &err) != NULL;
+            {
+              struct entry *m = open_entry (c, req, p, &err);
+              ok = m != NULL;
+              /* Every member runs the same policy: the first says. */
+              if (ok)
+                p->unsandboxed = m->unsandboxed;
+            }
           if (!ok)
             {
               reply_error (c, id, "pool_open: %s", securer_error_text (err));
@@ -1397,6 +1418,13 @@ cmd_serve (int argc, char **argv)
           return 125;
         }
       free (path);
+      const char *missing = NULL;
+      if (!srv.allow_unsandboxed && !securer_policy_is_sandboxed (srv.policy, &missing))
+        {
+          fprintf (stderr, "securer serve: policy '%s' does not sandbox the code (%s); start the "
+                   "server with --allow-unsandboxed to serve it anyway\n", policy_name, missing);
+          return 125;
+        }
     }
   int status = 0;
   if (securer_loop_new (&srv.loop, &err) < 0 || setup_signals (&err) < 0)

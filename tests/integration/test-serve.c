@@ -1159,3 +1159,90 @@ Test (serve, sandbox_false_is_a_limited_process_without_the_sandbox, .timeout = 
   cr_assert_str_eq (json_string_value (json_object_get (r, "error")), "\"sandbox\" must be true or false");
   end_serve (&c, &rs);
 }
+
+/* The policy's own properties decide whether a session is a sandbox, not
+ * the words of the request: a shipped or --policy-dir policy that turns a
+ * layer off is refused like "sandbox": false on a server without
+ * --allow-unsandboxed, and reported "sandboxed": false on one with it. */
+Test (serve, a_policy_that_turns_a_layer_off_is_unsandboxed_whatever_its_name, .timeout = 90)
+{
+  char dir[] = "/tmp/securer-layers-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  char path[256], req[256];
+  static const char *const off[][2] = {
+    { "no_landlock", "limit cpu 60s\nlandlock off\n" },
+    { "no_seccomp", "limit cpu 60s\nseccomp off\n" },
+    { "no_pidns", "limit cpu 60s\nnamespaces user mount net uts ipc cgroup\n" },
+  };
+  for (size_t i = 0; i < sizeof off / sizeof *off; i++)
+    {
+      snprintf (path, sizeof path, "%s/%s.policy", dir, off[i][0]);
+      write_policy (path, "limit cpu 60s", off[i][1]);
+    }
+  snprintf (path, sizeof path, "%s/bare.policy", dir);
+  FILE *f = fopen (path, "w");
+  cr_assert_not_null (f);
+  fputs ("namespaces none\nnetwork host\nlandlock off\nseccomp off\n", f);
+  fclose (f);
+
+  struct conn c;
+  struct replies rs = { 0 };
+  char *plain[] = { "securer", "serve", "--policy-dir", dir, NULL };
+  start_serve (&c, plain);
+  static const char *const refused[][2] = {
+    { "r-unsandboxed", "(no user namespace)" }, { "no_landlock", "(landlock off)" },
+    { "no_seccomp", "(seccomp off)" },         { "no_pidns", "(no pid namespace)" },
+    { "bare", "(no user namespace)" },
+  };
+  int id = 1;
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++, id += 2)
+    {
+      snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":%d,\"policy\":\"%s\"}", id, refused[i][0]);
+      send_line (&c, req);
+      snprintf (req, sizeof req, "{\"op\":\"pool_open\",\"id\":%d,\"size\":1,\"policy\":\"%s\"}", id + 1,
+                refused[i][0]);
+      send_line (&c, req);
+      for (int k = 0; k < 2; k++)
+        {
+          json_t *r = reply_to (&c, &rs, id + k);
+          const char *e = json_string_value (json_object_get (r, "error"));
+          cr_assert (json_is_false (json_object_get (r, "ok")), "%s accepted", refused[i][0]);
+          cr_assert (e && strstr (e, "does not sandbox the code") && strstr (e, refused[i][1])
+                       && strstr (e, "--allow-unsandboxed"),
+                     "%s: %s", refused[i][0], e);
+        }
+    }
+  end_serve (&c, &rs);
+
+  char *allowing[] = { "securer", "serve", "--allow-unsandboxed", "--policy-dir", dir, NULL };
+  start_serve (&c, allowing);
+  char *sid = open_session_id (&c, &rs, 1, ",\"policy\":\"no_landlock\"");
+  cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 1), "sandboxed")));
+  snprintf (req, sizeof req, "{\"op\":\"status\",\"id\":2,\"session\":\"%s\"}", sid);
+  send_line (&c, req);
+  cr_assert (json_is_false (json_object_get (reply_to (&c, &rs, 2), "sandboxed")));
+  send_line (&c, "{\"op\":\"pool_open\",\"id\":3,\"size\":1,\"policy\":\"no_seccomp\"}");
+  json_t *r = reply_to (&c, &rs, 3);
+  cr_assert (json_is_true (json_object_get (r, "ok")), "%s", json_string_value (json_object_get (r, "error")));
+  cr_assert (json_is_false (json_object_get (r, "sandboxed")));
+  /* The shipped r beside them is still a sandbox. */
+  free (open_session_id (&c, &rs, 4, ",\"policy\":\"r\""));
+  cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 4), "sandboxed")));
+  end_serve (&c, &rs);
+  free (sid);
+
+  /* The operator's own --policy is held to the same rule. */
+  char *server_policy[] = { "securer", "serve", "--policy", "r-unsandboxed", NULL };
+  start_serve (&c, server_policy);
+  char *line = NULL;
+  size_t cap = 0;
+  cr_assert_eq (getline (&line, &cap, c.out), -1, "serve answered with %s", line);
+  free (line);
+  int st;
+  cr_assert_eq (waitpid (c.pid, &st, 0), c.pid);
+  cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 125, "status %#x", st);
+  fclose (c.in);
+  fclose (c.out);
+  snprintf (path, sizeof path, "rm -rf %s", dir);
+  cr_assert_eq (system (path), 0);
+}

@@ -489,3 +489,27 @@ securer_policy_find (const char *name_or_path, char **path_out, securer_err_t *e
   *path_out = p;
   return 0;
 }
+
+bool
+securer_policy_is_sandboxed (const struct securer_policy *p, const char **why)
+{
+  static const struct {
+    unsigned ns;
+    const char *missing;
+  } needed[] = {
+    { SECURER_NS_USER, "no user namespace" },
+    { SECURER_NS_MOUNT, "no mount namespace" },
+    { SECURER_NS_PID, "no pid namespace" },
+  };
+  const char *w = NULL;
+  for (size_t i = 0; w == NULL && i < sizeof needed / sizeof *needed; i++)
+    if ((p->namespaces & needed[i].ns) == 0)
+      w = needed[i].missing;
+  if (w == NULL && !p->seccomp.enabled)
+    w = "seccomp off";
+  if (w == NULL && p->landlock.mode == SECURER_ENFORCE_OFF)
+    w = "landlock off";
+  if (why != NULL)
+    *why = w;
+  return w == NULL;
+}
