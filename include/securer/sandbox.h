@@ -134,6 +134,12 @@ int securer_sandbox_signal (struct securer_sandbox *sb, int sig, securer_err_t *
 char *securer_sandbox_status_json (const struct securer_sandbox *sb, const struct securer_status *st,
                                    securer_err_t *err);
 
+/* What the policy asked for as best effort and this host did not give
+ * (`cgroup best-effort` limits not applied, `landlock best-effort` rights
+ * not enforced), as one line for the caller to show; NULL when nothing
+ * was left out.  Known once securer_sandbox_spawn has returned.  malloc'd. */
+char *securer_sandbox_degraded (const struct securer_sandbox *sb);
+
 /* Kills (if still running), reaps and frees. */
 void securer_sandbox_free (struct securer_sandbox *sb);
 

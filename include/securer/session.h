@@ -306,6 +306,10 @@ pid_t securer_session_pid (const struct securer_session *s);  /* host pid, 0 whe
 unsigned securer_session_executions (const struct securer_session *s);
 /* How the running R started: "template" or "cold"; NULL while there is none. */
 const char *securer_session_start_kind (const struct securer_session *s);
+/* What the running R's sandbox lacks of its policy's best-effort
+ * protections (securer_sandbox_degraded); NULL when nothing, or while no R
+ * runs.  malloc'd. */
+char *securer_session_degraded (const struct securer_session *s);
 /* Templates (docs/sessions.md, "How a session starts") outlive their last
  * session, idle, for the next session of their policy: at most 4, for at
  * most 5 minutes.  This frees every idle one now (thread-safe); templates

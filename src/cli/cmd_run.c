@@ -222,6 +222,18 @@ write_setup_status (int fd, int status, const char *msg)
   json_decref (o);
 }
 
+/* Said once, before the command's own output: a run that is held to less
+ * than its policy describes must not look like one that is not. */
+static int
+report_degraded (const struct securer_sandbox *sb)
+{
+  char *d = securer_sandbox_degraded (sb);
+  if (d != NULL)
+    fprintf (stderr, "securer: warning: %s\n", d);
+  free (d);
+  return 0;
+}
+
 static int
 fail_setup (securer_err_t *err, int status_fd)
 {
@@ -363,7 +375,8 @@ cmd_run (int argc, char **argv)
                               .no_stdin = a.no_stdin, .raw = a.raw_output };
   if (!a.inherit_stdio && cli_relay_new (&ro, &relay, &err) < 0)
     rc = fail_setup (&err, status_fd);
-  else if (cli_relay_spawn (relay, &o, &sb, &err) < 0 || cli_supervise (sb, sigfd, relay, &st, &err) < 0)
+  else if (cli_relay_spawn (relay, &o, &sb, &err) < 0 || report_degraded (sb) < 0
+           || cli_supervise (sb, sigfd, relay, &st, &err) < 0)
     rc = fail_setup (&err, status_fd);
   else
     {

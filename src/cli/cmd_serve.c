@@ -362,6 +362,22 @@ on_validated (void *data, struct securer_session *s, const struct securer_result
 
 static void on_pool_member_start (struct entry *e, const char *error);
 
+/* What a session's sandbox lacks of its policy's best-effort protections,
+ * for its open reply; the server's log says it the first time only, as
+ * every session of the host lacks the same. */
+static char *
+session_degraded (const struct securer_session *s)
+{
+  static bool said;
+  char *d = securer_session_degraded (s);
+  if (d != NULL && !said)
+    {
+      fprintf (stderr, "securer serve: warning: %s\n", d);
+      said = true;
+    }
+  return d;
+}
+
 /* How a start of R ended: answers the open, restart or pool_open waiting
  * for it.  A session that failed to open is freed later, from the main
  * loop: the session is still on the stack here. */
@@ -377,9 +393,11 @@ on_start (void *data, struct securer_session *s, const char *error)
   e->start_id = NULL;
   bool opening = e->opening;
   e->opening = false;
+  char *degraded = error == NULL && opening ? session_degraded (s) : NULL;
   if (error == NULL)
-    reply_ok (e->c, id, opening ? json_pack ("{s:s, s:b, s:s?}", "session", e->id, "sandboxed", !e->unsandboxed,
-                                             "start", securer_session_start_kind (s))
+    reply_ok (e->c, id, opening ? json_pack ("{s:s, s:b, s:s?, s:s?}", "session", e->id, "sandboxed",
+                                             !e->unsandboxed, "start", securer_session_start_kind (s),
+                                             "degraded", degraded)
                                 : NULL);
   else
     {
@@ -391,6 +409,7 @@ on_start (void *data, struct securer_session *s, const char *error)
         }
       /* A failed restart leaves the session dead; the next execute tries again. */
     }
+  free (degraded);
   json_decref (id);
 }
 
@@ -404,14 +423,17 @@ on_pool_member_start (struct entry *e, const char *error)
     return;
   json_t *id = p->open_id;
   p->open_id = NULL;
+  char *degraded = p->open_error == NULL ? session_degraded (e->s) : NULL;
   if (p->open_error == NULL)
-    reply_ok (e->c, id, json_pack ("{s:s, s:b}", "pool", p->id, "sandboxed", !p->unsandboxed));
+    reply_ok (e->c, id, json_pack ("{s:s, s:b, s:s?}", "pool", p->id, "sandboxed", !p->unsandboxed,
+                                   "degraded", degraded));
   else
     {
       reply_error (e->c, id, "pool_open: %s", p->open_error);
       p->doomed = true;
       srv.reap = true;
     }
+  free (degraded);
   json_decref (id);
 }
 

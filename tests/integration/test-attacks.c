@@ -32,6 +32,7 @@
 
 #include <seccomp.h>
 
+#include "host-util.h"
 #include "securer/policy.h"
 #include "securer/probe.h"
 #include "seccomp/seccomp.h"
@@ -1012,6 +1013,49 @@ Test (attacks, r_server_refuses_without_cgroups)
   ASSERT_HAS (r.err, "cgroup limits are required by the policy but could not be applied", &r);
   ASSERT_HAS (r.err, "Permission denied", &r);
   run_free (&r);
+}
+
+/* A best-effort protection the host does not give is said, once, and
+ * nothing inside pretends it holds: as an unprivileged caller without a
+ * delegated cgroup, r still runs, stderr names the cgroup limits that were
+ * not applied, and /proc/meminfo shows no 1 GiB that nothing enforces.
+ * As root, where the limits hold, there is no such line and meminfo shows
+ * the limit. */
+Test (attacks, r_without_its_cgroup_limits_says_so_and_shows_no_memory_limit)
+{
+  const char *code = "m <- readLines('/proc/meminfo'); cat('lines', length(m), '\\n'); "
+                     "cat(grep('^MemTotal', m, value = TRUE), '\\n')";
+  if (geteuid () != 0)
+    cr_skip_test ("needs root, to become an unprivileged user and to compare with root's sandboxes");
+  struct opts o = { .stdin_fd = -1, .unprivileged = true };
+  struct run r = { 0 };
+  run_r (code, &o, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  const char *warn = "securer: warning: best-effort protections not applied: cgroup memory, pids, cpu limits";
+  const char *at = strstr (r.err, warn);
+  if (nobody_gets_cgroups (env_or ("SECURER_BIN", SECURER_ABS_BUILDDIR "/securer")))
+    {
+      ASSERT_HAS (r.out, "MemTotal:        1048576 kB", &r);
+      cr_assert_not (strstr (r.err, "best-effort protections not applied"), "%s", r.err);
+    }
+  else
+    {
+      cr_assert_not_null (at, "nothing said of the missing limits:\n%s", r.err);
+      cr_assert_null (strstr (at + 1, warn), "said more than once:\n%s", r.err);
+      ASSERT_HAS (r.out, "lines 0", &r);
+    }
+  run_free (&r);
+
+  struct run full = { 0 };
+  run_r (code, NULL, &full);
+  cr_assert_eq (full.status, 0, "%s", full.err);
+  json_t *cg = json_object_get (json_object_get (full.st, "enforced"), "cgroup");
+  cr_assert (json_is_integer (json_object_get (cg, "memory")), "no memory cgroup for root:\n%s", full.err);
+  cr_assert (json_is_null (json_object_get (full.st, "degraded")), "degraded: %s",
+             json_string_value (json_object_get (full.st, "degraded")));
+  cr_assert_not (strstr (full.err, "best-effort protections not applied"), "%s", full.err);
+  ASSERT_HAS (full.out, "MemTotal:        1048576 kB", &full);
+  run_free (&full);
 }
 
 /* Directories named `name` in the cgroup hierarchies (at most 4 levels

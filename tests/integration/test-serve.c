@@ -1160,6 +1160,87 @@ Test (serve, sandbox_false_is_a_limited_process_without_the_sandbox, .timeout = 
   end_serve (&c, &rs);
 }
 
+/* A session whose best-effort limits the host does not give says so in
+ * its open reply and the server's log, and its meminfo shows no limit that
+ * nothing enforces: serve as an unprivileged user without a delegated
+ * cgroup, from a template and cold; as root, where they hold, neither. */
+Test (serve, a_session_without_its_cgroup_limits_says_so, .timeout = 90)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("needs root, to become an unprivileged user and to compare with root's sessions");
+  const char *probe = "\"plain\":true,\"code\":\"m <- readLines('/proc/meminfo'); paste(length(m), paste(grep('^MemTotal', m, value = TRUE), collapse = ''))\"";
+  bool nobody_limited = nobody_gets_cgroups (bin ());
+  for (int unprivileged = 1; unprivileged >= 0; unprivileged--)
+    {
+      int in[2], o[2], e[2];
+      cr_assert_eq (pipe (in), 0);
+      cr_assert_eq (pipe (o), 0);
+      cr_assert_eq (pipe (e), 0);
+      struct conn c;
+      c.pid = fork ();
+      if (c.pid == 0)
+        {
+          prctl (PR_SET_PDEATHSIG, SIGKILL);
+          dup2 (in[0], 0);
+          dup2 (o[1], 1);
+          dup2 (e[1], 2);
+          close (in[1]);
+          close (o[0]);
+          close (e[0]);
+          if (unprivileged && (setgroups (0, NULL) < 0 || setresgid (65534, 65534, 65534) < 0
+                               || setresuid (65534, 65534, 65534) < 0))
+            _exit (99);
+          execl (bin (), "securer", "serve", (char *) NULL);
+          _exit (127);
+        }
+      close (in[0]);
+      close (o[1]);
+      close (e[1]);
+      c.in = fdopen (in[1], "w");
+      c.out = fdopen (o[0], "r");
+      struct replies rs = { 0 };
+      char sid[2][64];
+      send_line (&c, "{\"op\":\"open\",\"id\":1}");
+      send_line (&c, "{\"op\":\"open\",\"id\":2,\"limits\":{\"nofile\":200}}");
+      bool degraded = unprivileged && !nobody_limited;
+      for (int k = 0; k < 2; k++)
+        {
+          json_t *r = reply_to (&c, &rs, 1 + k);
+          cr_assert (json_is_true (json_object_get (r, "ok")), "%s", json_string_value (json_object_get (r, "error")));
+          snprintf (sid[k], sizeof sid[k], "%s", json_string_value (json_object_get (r, "session")));
+          const char *d = json_string_value (json_object_get (r, "degraded"));
+          if (!degraded)
+            cr_assert_null (d, "the session lacks: %s", d);
+          else
+            cr_assert (d && strstr (d, "cgroup memory, pids, cpu limits") != NULL, "degraded: %s", d);
+        }
+      for (int k = 0; k < 2; k++)
+        {
+          json_t *r = execute_with (&c, &rs, 3 + k, sid[k], probe);
+          cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+          const char *v = json_string_value (json_object_get (json_object_get (r, "result"), "value"));
+          cr_assert_not_null (v);
+          if (degraded)
+            cr_assert_str_eq (v, "0 ", "meminfo shows a limit");
+          else
+            cr_assert (strstr (v, "MemTotal:        1048576 kB") != NULL, "meminfo: %s", v);
+        }
+      end_serve (&c, &rs);
+      /* What serve wrote is in the pipe; a template may still hold it open. */
+      char log[8192];
+      fcntl (e[0], F_SETFL, O_NONBLOCK);
+      ssize_t n = read (e[0], log, sizeof log - 1);
+      log[n > 0 ? n : 0] = '\0';
+      close (e[0]);
+      const char *w = strstr (log, "securer serve: warning: best-effort protections not applied");
+      if (degraded)
+        cr_assert (w != NULL && strstr (w + 1, "securer serve: warning: best-effort") == NULL,
+                   "the log should say it once:\n%s", log);
+      else
+        cr_assert_null (w, "%s", log);
+    }
+}
+
 /* The policy's own properties decide whether a session is a sandbox, not
  * the words of the request: a shipped or --policy-dir policy that turns a
  * layer off is refused like "sandbox": false on a server without

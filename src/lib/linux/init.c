@@ -232,7 +232,8 @@ securer_init_build_view (struct launch_plan *lp)
     {
       step (lp, "set up the filesystem");
       unsigned flags = (lp->tpl != NULL ? SECURER_ROOTFS_BARE_PROC : 0)
-                       | (lp->no_host_root ? SECURER_ROOTFS_NO_HOST_ROOT : 0);
+                       | (lp->no_host_root ? SECURER_ROOTFS_NO_HOST_ROOT : 0)
+                       | (lp->no_memory_limit ? SECURER_ROOTFS_NO_MEMORY_LIMIT : 0);
       if (securer_linux_setup_rootfs_ex (p, lp->verbose, flags, &err) < 0)
         fail (lp, &err);
     }

@@ -165,6 +165,7 @@ struct launch_plan {
   bool restore_cpus;        /* moved off its parent's CPU (pid 1 by the launcher, the payload
                                by pid 1): cpus is its own mask, to take back */
   bool no_host_root;        /* no id of the sandbox is host uid 0 (SECURER_ROOTFS_NO_HOST_ROOT) */
+  bool no_memory_limit;     /* `cgroup memory` set but not applied (SECURER_ROOTFS_NO_MEMORY_LIMIT) */
   cpu_set_t cpus;
   const struct launch_template *tpl;  /* a session template (zygote.c), or NULL */
   bool want_filter;         /* the payload receives a seccomp program after READY */

@@ -26,6 +26,10 @@ int securer_linux_setup_rootfs (const struct securer_policy *p, bool verbose, se
  *   than masked: nothing inside can open them (docs/security.md). */
 #define SECURER_ROOTFS_BARE_PROC 1u
 #define SECURER_ROOTFS_NO_HOST_ROOT 2u
+/* SECURER_ROOTFS_NO_MEMORY_LIMIT: the policy's `cgroup memory` limit could
+ *   not be applied (best effort): meminfo stays empty rather than showing a
+ *   limit that nothing enforces. */
+#define SECURER_ROOTFS_NO_MEMORY_LIMIT 4u
 int securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, unsigned flags,
                                    securer_err_t *err);
 /* Whether every proc mount hides `entry` (relative to the mount: "kcore",
@@ -57,8 +61,9 @@ int securer_linux_setup_network (const struct securer_policy *p, securer_err_t *
 
 /* Over the proc mounted at dest (a session from a template mounts its
  * own): a boot id of its own and meminfo from its memory limit, as a cold
- * sandbox's proc gets them (mount.c). */
-int securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest, securer_err_t *err);
+ * sandbox's proc gets them (mount.c); flags: SECURER_ROOTFS_NO_MEMORY_LIMIT. */
+int securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest, unsigned flags,
+                                    securer_err_t *err);
 
 /* ---- cgroup.c: runs in the parent ---- */
 struct securer_cgroup;

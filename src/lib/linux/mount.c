@@ -111,6 +111,7 @@ struct rootfs {
   struct stat empty_st[2]; /* of empty_file [0] and empty_dir [1] once looked at; st_ino 0: not yet */
   bool bare_proc;    /* a template's proc: nothing mounted over it (zygote.c) */
   bool no_host_root; /* SECURER_ROOTFS_NO_HOST_ROOT */
+  bool no_memory_limit; /* SECURER_ROOTFS_NO_MEMORY_LIMIT */
   /* The proc entries (names in proc_masked) the first file and directory
    * masks were attached on; the others are bound from there by name. */
   const char *proc_first_file;
@@ -908,12 +909,13 @@ proc_boot_id (struct rootfs *r, int proc, const char *dest, securer_err_t *err)
 
 /* meminfo with the sandbox's own memory: its cgroup limit as total, free
  * and available (what a program sizing its caches should go by), nothing
- * of the host's use.  Without a cgroup memory limit there is no figure of
- * the sandbox's own to show, and the file is empty. */
+ * of the host's use.  Without a cgroup memory limit, or with one the host
+ * could not apply, there is no figure of the sandbox's own to show, and
+ * the file is empty. */
 static int
 proc_meminfo (struct rootfs *r, int proc, const char *dest, securer_err_t *err)
 {
-  uint64_t kb = r->p->limits.cgroup_memory / 1024;
+  uint64_t kb = r->no_memory_limit ? 0 : r->p->limits.cgroup_memory / 1024;
   char text[512] = "";
   if (kb > 0)
     snprintf (text, sizeof text,
@@ -926,11 +928,13 @@ proc_meminfo (struct rootfs *r, int proc, const char *dest, securer_err_t *err)
 }
 
 int
-securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest, securer_err_t *err)
+securer_linux_proc_own_entries (const struct securer_policy *p, const char *dest, unsigned flags,
+                                securer_err_t *err)
 {
   /* The entries' files live in a detached tmpfs: nothing of them is
    * reachable but through the mounts attached over the proc entries. */
-  struct rootfs r = { .p = p, .rootfd = -1, .empty_file = -1, .empty_dir = -1 };
+  struct rootfs r = { .p = p, .rootfd = -1, .empty_file = -1, .empty_dir = -1,
+                      .no_memory_limit = (flags & SECURER_ROOTFS_NO_MEMORY_LIMIT) != 0 };
   r.rootfd = new_tmpfs (1 << 16, 0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
   if (r.rootfd < 0)
     return securer_error_prefix (err, "a scratch tmpfs for %s", dest);
@@ -1303,7 +1307,8 @@ securer_linux_setup_rootfs_ex (const struct securer_policy *p, bool verbose, uns
   bool bare_proc = (flags & SECURER_ROOTFS_BARE_PROC) != 0;
   struct rootfs r = { .p = p, .verbose = verbose, .rootfd = -1, .empty_file = -1,
                       .empty_dir = -1, .bare_proc = bare_proc,
-                      .no_host_root = (flags & SECURER_ROOTFS_NO_HOST_ROOT) != 0 };
+                      .no_host_root = (flags & SECURER_ROOTFS_NO_HOST_ROOT) != 0,
+                      .no_memory_limit = (flags & SECURER_ROOTFS_NO_MEMORY_LIMIT) != 0 };
   int rc = -1;
   if (p->n_mounts > SECURER_MAX_MOUNTS)
     {

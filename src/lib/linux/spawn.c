@@ -992,6 +992,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
       goto fail;
     }
   lp.cg = sb->cg;
+  lp.no_memory_limit = p->limits.cgroup_memory > 0 && securer_cgroup_version (sb->cg, "memory") == 0;
 
   if (launch_open_init (&lp.init_fd, err) < 0)
     goto fail;

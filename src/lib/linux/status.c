@@ -109,6 +109,9 @@ securer_sandbox_status_json (const struct securer_sandbox *sb, const struct secu
       json_object_set_new (enf, "cgroup", cg);
       json_object_set_new (enf, "seccomp", json_boolean (sb->prog != NULL));
       json_object_set_new (o, "enforced", enf);
+      char *degraded = securer_sandbox_degraded (sb);
+      json_object_set_new (o, "degraded", str_or_null (degraded));
+      free (degraded);
     }
   char *s = json_dumps (o, JSON_COMPACT);
   json_decref (o);
@@ -118,4 +121,40 @@ securer_sandbox_status_json (const struct securer_sandbox *sb, const struct secu
 oom:
   securer_error_set (err, ENOMEM, "status record");
   return NULL;
+}
+
+char *
+securer_sandbox_degraded (const struct securer_sandbox *sb)
+{
+  const struct securer_policy *p = sb->p;
+  const struct securer_limits *l = &p->limits;
+  char cg[160] = "";
+  static const char *const ctrls[] = { "memory", "pids", "cpu" };
+  bool wanted[] = { l->cgroup_memory > 0, l->cgroup_pids > 0, l->cgroup_cpu_millis > 0 };
+  for (size_t i = 0; l->cgroup == SECURER_ENFORCE_BEST_EFFORT && i < sizeof ctrls / sizeof *ctrls; i++)
+    if (wanted[i] && securer_cgroup_version (sb->cg, ctrls[i]) == 0)
+      snprintf (cg + strlen (cg), sizeof cg - strlen (cg), "%s%s", cg[0] ? ", " : "", ctrls[i]);
+  /* The landlock summary says "not enforced" for whatever the ABI lacked. */
+  const char *ll = NULL;
+  if (p->landlock.mode == SECURER_ENFORCE_BEST_EFFORT
+      && (!sb->ll.enforced || (sb->ll.summary && strstr (sb->ll.summary, "not enforced"))))
+    ll = sb->ll.summary ? sb->ll.summary : "landlock not enforced";
+  if (cg[0] == '\0' && ll == NULL)
+    return NULL;
+  /* cg_report reads "cgroup limits applied: ...; why the others were not". */
+  char *out = NULL;
+  int n = asprintf (&out, "best-effort protections not applied:%s%s%s%s%s%s",
+                    cg[0] ? " cgroup " : "", cg, cg[0] ? " limits (" : "",
+                    cg[0] ? (sb->cg_report ? sb->cg_report : "no usable cgroup") : "",
+                    cg[0] ? ")" : "", ll ? (cg[0] ? "; " : " ") : "");
+  if (n < 0)
+    return NULL;
+  if (ll != NULL)
+    {
+      char *all = NULL;
+      n = asprintf (&all, "%s%s", out, ll);
+      free (out);
+      out = n < 0 ? NULL : all;
+    }
+  return out;
 }

@@ -412,6 +412,7 @@ securer_template_spawn (struct securer_template *t, const struct securer_spawn_o
     }
   if (so->verbose && sb->cg_report != NULL)
     fprintf (stderr, "securer: %s\n", sb->cg_report);
+  rq.no_memory_limit = p->limits.cgroup_memory > 0 && securer_cgroup_version (sb->cg, "memory") == 0;
   int one = 1;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, setup) < 0
       || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, status) < 0

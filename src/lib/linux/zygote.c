@@ -149,7 +149,9 @@ session_pid1 (const struct securer_zygote_session *s, securer_err_t *err)
   if (mount ("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, pid_only ? "subset=pid" : NULL) < 0)
     return securer_error_set (err, errno, "mount the session's /proc");
   bool unmasked = pm != NULL && pm->unmasked;
-  if (!pid_only && !unmasked && s->policy_tmpfs && securer_linux_proc_own_entries (s->policy, "/proc", err) < 0)
+  unsigned own = s->no_memory_limit ? SECURER_ROOTFS_NO_MEMORY_LIMIT : 0;
+  if (!pid_only && !unmasked && s->policy_tmpfs
+      && securer_linux_proc_own_entries (s->policy, "/proc", own, err) < 0)
     return -1;
   if (!pid_only && mask_proc (s->policy, unmasked, err) < 0)
     return -1;
@@ -372,7 +374,8 @@ securer_zygote_fork_session (const struct securer_zygote_program *z, const struc
   struct securer_zygote_session s = { .index = rq->index, .own_id = rq->index == 0,
                                       .inside = p->uid, .inside_gid = p->gid,
                                       .hostname = (p->namespaces & SECURER_NS_UTS) ? p->hostname : NULL,
-                                      .policy = p, .policy_tmpfs = true, .policy_ns = true };
+                                      .policy = p, .policy_tmpfs = true, .policy_ns = true,
+                                      .no_memory_limit = rq->no_memory_limit != 0 };
   pid_t g = securer_zygote_enter (&s, &e);
   if (g > 0)
     _exit (0);   /* G is now the template's init's to reap */

@@ -40,6 +40,7 @@ struct securer_zygote_session {
   bool policy_tmpfs;           /* the policy's tmpfs mounts fresh, with their sizes and modes */
   bool own_id;                 /* index 0: stay the template's own id (an unprivileged caller's) */
   bool policy_ns;              /* unshare the policy's namespaces only (else all of them) */
+  bool no_memory_limit;        /* its `cgroup memory` was not applied: meminfo stays empty */
 };
 
 /* Runs in a fresh fork of the template (single-threaded, uid 0 of the
@@ -128,6 +129,7 @@ struct securer_zygote_request {
   int32_t sock_at;      /* the setup socket's fd number in the payload (its seccomp exception) */
   uint32_t verbose;
   uint32_t lease;       /* descriptor 5 is the host-id lease */
+  uint32_t no_memory_limit;  /* the session's cgroup has no memory limit the policy asked for */
 };
 
 /* Reads the sessions' policy (its exact JSON form, securer_policy_to_json_text)

@@ -1438,6 +1438,12 @@ securer_session_start_kind (const struct securer_session *s)
   return s == NULL || s->state == S_DEAD ? NULL : start_kind (s);
 }
 
+char *
+securer_session_degraded (const struct securer_session *s)
+{
+  return s == NULL || s->sb == NULL ? NULL : securer_sandbox_degraded (s->sb);
+}
+
 /* ---- executions ------------------------------------------------------------------- */
 
 /* Nothing an execution started may outlive it but R.  When the clean-up
