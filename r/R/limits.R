@@ -48,14 +48,20 @@ sandbox_label <- function(policy, sandboxed) {
 # The open request's policy fields (JSON texts): a shipped name as it is,
 # or a file copied to a private directory that serve is started with
 # (--policy-dir); NULL policy is "sandbox": false, which this session's own
-# serve is told to accept (--allow-unsandboxed).  Limits go inline.
+# serve is told to accept (--allow-unsandboxed).  Limits go inline, and may
+# only lower the policy's.
 serve_policy <- function(policy, limits) {
   limits <- limits_json(limits)
   if (is.null(policy)) {
     return(list(name = NULL, sandbox = "false", dir = NULL, limits = limits, serve_args = "--allow-unsandboxed"))
   }
   is_file <- grepl("/", policy) || grepl("\\.(policy|json)$", policy)
-  if (!is_file) return(list(name = json_string1(policy), dir = NULL, limits = limits))
+  if (!is_file) {
+    # This session's own serve: a shipped policy other than its default
+    # must be allowed by name.
+    return(list(name = json_string1(policy), dir = NULL, limits = limits,
+                serve_args = c("--allow-policy", policy)))
+  }
   dir <- tempfile("securer-policy-")
   dir.create(dir, mode = "0700")
   file.copy(policy, file.path(dir, "custom.policy"))

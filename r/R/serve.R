@@ -182,7 +182,9 @@ shared_serve <- function() {
   s <- shared_env$serve
   if (!is.null(s) && s$is_alive()) return(s)
   if (!is.null(s)) try(s$close(), silent = TRUE)
-  s <- ServeProcess$new(character())
+  # The package's own server: its operator is this R user, who may name
+  # any shipped policy (an unsandboxed one still needs a serve of its own).
+  s <- ServeProcess$new(c("--allow-policy", "any"))
   shared_env$serve <- s
   if (is.null(shared_env$finalizer)) {
     shared_env$finalizer <- TRUE

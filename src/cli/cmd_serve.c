@@ -44,9 +44,15 @@ cmd_serve_help (FILE *out)
            "                         client must send {\"op\":\"auth\",\"token\":...} first and\n"
            "                         run as our uid (SO_PEERCRED).\n"
            "  -p, --policy P         default policy for sessions (default: r)\n"
+           "      --allow-policy NAME[,NAME...]  shipped policies a request may name\n"
+           "                         besides the default (repeatable; \"any\": all of\n"
+           "                         them); without it a request may name only the default\n"
            "      --policy-dir DIR   requests may name policies in DIR (\"policy\": a path\n"
-           "                         relative to DIR, or NAME for DIR/NAME.policy); without\n"
-           "                         it only the names of shipped policies are accepted\n"
+           "                         relative to DIR, or NAME for DIR/NAME.policy), every\n"
+           "                         one of which is allowed\n"
+           "      --max-sessions N   sessions open at once in all, pool members included\n"
+           "                         (default 256); an open past it is refused\n"
+           "      --max-client-sessions N  the same for each client (default 64)\n"
            "      --audit-dir DIR    requests may name an \"audit_log\" file, relative to\n"
            "                         DIR; without it a request naming one is refused\n"
            "                         (no \"..\", absolute path or symbolic link may lead out\n"
@@ -128,6 +134,8 @@ struct pool {
 
 struct client {
   struct securer_channel ch;
+  unsigned n_sessions;             /* its sessions open now, pool members included */
+  bool draining;                   /* stdin ended: answer what was asked, then stop */
   bool authed;
   bool is_stdio;
   bool dead;                       /* to be freed once the current request is done */
@@ -142,6 +150,11 @@ struct server {
   const char *policy_dir, *audit_dir;
   bool sanitize;
   bool allow_unsandboxed;          /* --allow-unsandboxed: policies that are no sandbox are served */
+  const char *default_name;        /* --policy, or "r" */
+  char **allowed;                  /* --allow-policy names (NULL-terminated), or NULL */
+  bool allow_any;                  /* --allow-policy any */
+  unsigned max_sessions, max_client_sessions;
+  unsigned n_sessions;             /* open now, pool members included */
   size_t max_reply, max_output_bytes;
   unsigned max_output_lines, max_tool_calls;
   size_t max_message;
@@ -315,6 +328,13 @@ on_tool_call (void *data, struct securer_session *s, const struct securer_tool_c
       json_object_set_new (args, k, x);
     }
   e->call_id = call->call_id;
+  if (e->c->draining)
+    {
+      /* Nobody is left to answer; the execution goes on without it. */
+      json_decref (args);
+      securer_session_tool_reply (s, call->call_id, NULL, "the client closed its input", NULL);
+      return;
+    }
   client_send (e->c, json_pack ("{s:s, s:s, s:I, s:s, s:o}", "event", "tool_call", "session", e->id,
                                 "call_id", (json_int_t) call->call_id, "tool", call->tool, "args", args));
 }
@@ -395,7 +415,7 @@ on_start (void *data, struct securer_session *s, const char *error)
   e->opening = false;
   char *degraded = error == NULL && opening ? session_degraded (s) : NULL;
   if (error == NULL)
-    reply_ok (e->c, id, opening ? json_pack ("{s:s, s:b, s:s?, s:s?}", "session", e->id, "sandboxed",
+    reply_ok (e->c, id, opening ? json_pack ("{s:s, s:b, s:s?, s:s*}", "session", e->id, "sandboxed",
                                              !e->unsandboxed, "start", securer_session_start_kind (s),
                                              "degraded", degraded)
                                 : NULL);
@@ -425,7 +445,7 @@ on_pool_member_start (struct entry *e, const char *error)
   p->open_id = NULL;
   char *degraded = p->open_error == NULL ? session_degraded (e->s) : NULL;
   if (p->open_error == NULL)
-    reply_ok (e->c, id, json_pack ("{s:s, s:b, s:s?}", "pool", p->id, "sandboxed", !p->unsandboxed,
+    reply_ok (e->c, id, json_pack ("{s:s, s:b, s:s*}", "pool", p->id, "sandboxed", !p->unsandboxed,
                                    "degraded", degraded));
   else
     {
@@ -457,6 +477,52 @@ load_policy_fd (int fd, const char *name, const char *shown, struct securer_poli
   int rc = securer_policy_load_string (shown, text, len, out, diags, err);
   free (text);
   return rc;
+}
+
+/* --allow-policy NAME[,NAME...], repeatable. */
+static int
+add_allowed (const char *list)
+{
+  char *copy = strdup (list);
+  if (copy == NULL)
+    return -1;
+  size_t n = 0;
+  while (srv.allowed != NULL && srv.allowed[n] != NULL)
+    n++;
+  char *save = NULL;
+  for (char *w = strtok_r (copy, ",", &save); w != NULL; w = strtok_r (NULL, ",", &save))
+    {
+      if (strcmp (w, "any") == 0)
+        {
+          srv.allow_any = true;
+          continue;
+        }
+      char **grown = realloc (srv.allowed, (n + 2) * sizeof *grown);
+      if (grown == NULL || (grown[n] = strdup (w)) == NULL)
+        {
+          srv.allowed = grown ? grown : srv.allowed;
+          free (copy);
+          return -1;
+        }
+      grown[++n] = NULL;
+      srv.allowed = grown;
+    }
+  free (copy);
+  return 0;
+}
+
+/* Whether a request may name the shipped policy `name`: the server's
+ * default, and what --allow-policy lists.  The operator's directory
+ * (--policy-dir) holds only what the operator put there: all allowed. */
+static bool
+shipped_allowed (const char *name)
+{
+  if (srv.allow_any || strcmp (name, srv.default_name) == 0)
+    return true;
+  for (char **a = srv.allowed; a != NULL && *a != NULL; a++)
+    if (strcmp (*a, name) == 0)
+      return true;
+  return false;
 }
 
 /* The policy a request names: the name of a shipped policy, or a file in
@@ -496,6 +562,9 @@ request_policy (const char *name, struct securer_policy **out, securer_err_t *er
     }
   if (fd >= 0)
     rc = load_policy_fd (fd, name, shown, out, &diags, err);
+  else if (!shipped_allowed (name))
+    rc = securer_error_set (err, EPERM, "policy '%s' is not one this server allows (the operator "
+                            "allows it with --allow-policy)", name);
   else
     {
       char *path = NULL;
@@ -554,6 +623,20 @@ default_policy_copy (struct securer_policy **out, securer_err_t *err)
 static struct entry *
 open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_t *err)
 {
+  /* Each session is a process tree with memory of its own: the operator
+   * bounds how many there are, and no client can take them all. */
+  if (srv.n_sessions >= srv.max_sessions)
+    {
+      securer_error_set (err, EAGAIN, "the server has %u sessions open, its most (--max-sessions)",
+                         srv.n_sessions);
+      return NULL;
+    }
+  if (c->n_sessions >= srv.max_client_sessions)
+    {
+      securer_error_set (err, EAGAIN, "this client has %u sessions open, the most one client may "
+                         "(--max-client-sessions)", c->n_sessions);
+      return NULL;
+    }
   struct securer_tools *tools = serve_tools_from_json (json_object_get (req, "tools"), err);
   if (tools == NULL)
     return NULL;
@@ -620,6 +703,8 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
   e->c = c;
   e->pool = pool;
   e->unsandboxed = !sandboxed;
+  c->n_sessions++;
+  srv.n_sessions++;
   e->id = strdup (securer_session_id (e->s));
   if (!sandboxed && srv.verbose)
     fprintf (stderr, "securer serve: session %s runs WITHOUT the sandbox (%s): a separate process "
@@ -639,6 +724,8 @@ close_entry (struct client *c, struct entry *e)
         break;
       }
   e->closing = true;
+  c->n_sessions--;
+  srv.n_sessions--;
   securer_session_close (e->s);
   json_decref (e->req_id);
   json_decref (e->start_id);
@@ -1187,6 +1274,34 @@ client_free (struct client *c)
   free (c);
 }
 
+/* Whether a request of c still waits for its reply: an open or restart
+ * for R to be ready, an execute or validate, a pool's opening or queue. */
+static bool
+client_awaits (const struct client *c)
+{
+  for (const struct entry *e = c->entries; e; e = e->next)
+    if (!e->doomed && (e->req_id != NULL || e->start_id != NULL))
+      return true;
+  for (const struct pool *p = c->pools; p; p = p->next)
+    if (!p->doomed && (p->open_id != NULL || p->queue != NULL))
+      return true;
+  return false;
+}
+
+/* End of stdin with requests in flight (`echo '{"op":"open"}' | securer
+ * serve`): nothing more is read, every request read is answered, and the
+ * server ends once none waits (checked by the main loop).  A tool call
+ * now has nobody to answer it: it fails in R rather than hanging. */
+static void
+client_drain (struct client *c)
+{
+  c->draining = true;
+  securer_loop_del (srv.loop, c->ch.rfd);
+  for (struct entry *e = c->entries; e; e = e->next)
+    if (e->req_id != NULL && e->call_id != 0)
+      securer_session_tool_reply (e->s, e->call_id, NULL, "the client closed its input", NULL);
+}
+
 static void
 on_client (void *data, uint32_t ev)
 {
@@ -1227,6 +1342,8 @@ on_client (void *data, uint32_t ev)
             }
           continue;
         }
+      if (st == CHANNEL_EOF && c->is_stdio && client_awaits (c))
+        return client_drain (c);
       if (st == CHANNEL_TOO_LARGE)
         reply_error (c, NULL, "request exceeds the message size limit; closing");
       /* EOF, error or oversize: the client is gone. */
@@ -1335,12 +1452,27 @@ setup_listen (const char *path, securer_err_t *err)
   return securer_loop_add (srv.loop, srv.listen_fd, EPOLLIN, on_listen, NULL, err);
 }
 
+static int serve_main (int argc, char **argv);
+
 int
 cmd_serve (int argc, char **argv)
+{
+  int status = serve_main (argc, argv);
+  for (char **a = srv.allowed; a != NULL && *a != NULL; a++)
+    free (*a);
+  free (srv.allowed);
+  srv.allowed = NULL;
+  return status;
+}
+
+static int
+serve_main (int argc, char **argv)
 {
   const char *listen_path = NULL, *policy_name = NULL;
   memset (&srv, 0, sizeof srv);
   srv.listen_fd = -1;
+  srv.max_sessions = 256;
+  srv.max_client_sessions = 64;
   srv.max_message = SECURER_DEFAULT_MAX_MESSAGE;
   srv.max_reply = SECURER_DEFAULT_MAX_REPLY;
   srv.max_output_lines = SECURER_DEFAULT_MAX_OUTPUT_LINES;
@@ -1349,7 +1481,8 @@ cmd_serve (int argc, char **argv)
   static const char *const with_value[] = { "--listen", "-p", "--policy", "--max-message",
                                             "--policy-dir", "--audit-dir", "--max-reply",
                                             "--max-output-lines", "--max-output-bytes",
-                                            "--max-tool-calls", NULL };
+                                            "--max-tool-calls", "--allow-policy", "--max-sessions",
+                                            "--max-client-sessions", NULL };
   int rc;
   for (int i = 1; i < argc; i++)
     {
@@ -1379,6 +1512,22 @@ cmd_serve (int argc, char **argv)
         srv.sanitize = true;
       else if (strcmp (a, "--allow-unsandboxed") == 0)
         srv.allow_unsandboxed = true;
+      else if (strcmp (a, "--allow-policy") == 0)
+        {
+          if (add_allowed (argv[++i]) < 0)
+            return 2;
+        }
+      else if (strcmp (a, "--max-sessions") == 0 || strcmp (a, "--max-client-sessions") == 0)
+        {
+          char *end;
+          unsigned long n = strtoul (argv[++i], &end, 10);
+          if (val[0] == '-' || *end || n < 1 || n > 65536)
+            {
+              fprintf (stderr, "securer serve: %s must be 1..65536\n", a);
+              return 2;
+            }
+          *(a[6] == 's' ? &srv.max_sessions : &srv.max_client_sessions) = (unsigned) n;
+        }
       else if (strcmp (a, "--max-reply") == 0 || strcmp (a, "--max-output-lines") == 0
                || strcmp (a, "--max-output-bytes") == 0 || strcmp (a, "--max-tool-calls") == 0)
         {
@@ -1429,6 +1578,7 @@ cmd_serve (int argc, char **argv)
     }
   signal (SIGPIPE, SIG_IGN);
   securer_err_t err = NULL;
+  srv.default_name = policy_name != NULL ? policy_name : "r";
   if (policy_name != NULL)
     {
       char *path = NULL;
@@ -1478,6 +1628,12 @@ cmd_serve (int argc, char **argv)
       if (srv.reap)
         reap_doomed ();
       dispatch_all ();
+      for (struct client *c = srv.clients, *next; c; c = next)
+        {
+          next = c->next;
+          if (c->draining && !client_awaits (c))
+            client_free (c);
+        }
     }
   /* Let the last replies out before closing. */
   for (struct client *c = srv.clients; c; c = c->next)

@@ -153,9 +153,16 @@ serve_limits_apply (struct securer_policy *p, const json_t *limits, securer_err_
     if (!json_is_number (v) || !(x >= 0) || x > 4611686018427387904.0)
       return securer_error_set (err, EINVAL, "limit '%s' must be a number >= 0", k);
     struct securer_rlimit *r = &p->limits.rlimit[limit_names[i].id];
-    r->set = true;
     uint64_t whole = (uint64_t) x;
-    r->soft = r->hard = whole + ((double) whole < x);
+    whole += (double) whole < x;
+    /* The operator's policy is the most a client gets: a request may
+     * tighten a limit, never loosen one. */
+    if (r->set && whole > r->hard)
+      return securer_error_set (err, EPERM, "limit '%s' %llu is above the policy's %llu: a request may "
+                                "only lower the policy's limits", k, (unsigned long long) whole,
+                                (unsigned long long) r->hard);
+    r->set = true;
+    r->soft = r->hard = whole;
   }
   return 0;
 }

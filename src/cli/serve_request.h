@@ -31,7 +31,8 @@ void serve_request_clear (struct serve_request *r);
 
 /* The inline "limits" of an open request ({"cpu": s, "memory": bytes,
  * "fsize": bytes, "nproc": n, "nofile": n, "stack": bytes}) set on p, each
- * replacing the policy's soft and hard limit.  Absent or null: nothing. */
+ * replacing the policy's soft and hard limit.  A value above the policy's
+ * hard limit is refused (EPERM).  Absent or null: nothing. */
 int serve_limits_apply (struct securer_policy *p, const json_t *limits, securer_err_t *err);
 
 /* The "sandbox" member of an open or pool_open request: absent or true,

@@ -1268,7 +1268,8 @@ Test (serve, a_policy_that_turns_a_layer_off_is_unsandboxed_whatever_its_name, .
 
   struct conn c;
   struct replies rs = { 0 };
-  char *plain[] = { "securer", "serve", "--policy-dir", dir, NULL };
+  /* Allowed by name, yet no sandbox: the layers decide. */
+  char *plain[] = { "securer", "serve", "--policy-dir", dir, "--allow-policy", "r-unsandboxed", NULL };
   start_serve (&c, plain);
   static const char *const refused[][2] = {
     { "r-unsandboxed", "(no user namespace)" }, { "no_landlock", "(landlock off)" },
@@ -1326,4 +1327,144 @@ Test (serve, a_policy_that_turns_a_layer_off_is_unsandboxed_whatever_its_name, .
   fclose (c.out);
   snprintf (path, sizeof path, "rm -rf %s", dir);
   cr_assert_eq (system (path), 0);
+}
+
+/* A request never gets more than the operator allowed: only the default
+ * policy, --allow-policy names and --policy-dir files may be named; limits
+ * may only go down; sessions are capped per client and in all.  Over
+ * stdio, and over the socket for the cap that spans clients. */
+Test (serve, requests_get_no_more_than_the_operator_allowed, .timeout = 120)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char *plain[] = { "securer", "serve", "--max-client-sessions", "2", NULL };
+  start_serve (&c, plain);
+  send_line (&c, "{\"op\":\"open\",\"id\":1,\"policy\":\"minimal\"}");
+  send_line (&c, "{\"op\":\"pool_open\",\"id\":2,\"size\":1,\"policy\":\"r-server\"}");
+  send_line (&c, "{\"op\":\"open\",\"id\":3,\"limits\":{\"cpu\":100000}}");
+  send_line (&c, "{\"op\":\"open\",\"id\":4,\"limits\":{\"nofile\":1000000}}");
+  static const char *const refused[] = { NULL, "policy 'minimal' is not one this server allows",
+                                         "policy 'r-server' is not one this server allows",
+                                         "limit 'cpu' 100000 is above the policy's 60",
+                                         "limit 'nofile' 1000000 is above the policy's 256" };
+  for (int id = 1; id <= 4; id++)
+    {
+      const char *e = json_string_value (json_object_get (reply_to (&c, &rs, id), "error"));
+      cr_assert (e && strstr (e, refused[id]), "request %d: %s", id, e);
+    }
+  /* Lower is fine, and the default by name too; the third session is one too many. */
+  char *a = open_session_id (&c, &rs, 5, ",\"policy\":\"r\",\"limits\":{\"cpu\":10,\"nofile\":200}");
+  char *b = open_session_id (&c, &rs, 6, NULL);
+  send_line (&c, "{\"op\":\"open\",\"id\":7}");
+  const char *e = json_string_value (json_object_get (reply_to (&c, &rs, 7), "error"));
+  cr_assert (e && strstr (e, "this client has 2 sessions open") && strstr (e, "--max-client-sessions"), "%s", e);
+  send_line (&c, "{\"op\":\"pool_open\",\"id\":8,\"size\":1}");
+  e = json_string_value (json_object_get (reply_to (&c, &rs, 8), "error"));
+  cr_assert (e && strstr (e, "--max-client-sessions"), "%s", e);
+  char req[256];
+  snprintf (req, sizeof req, "{\"op\":\"close\",\"id\":9,\"session\":\"%s\"}", b);
+  send_line (&c, req);
+  cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 9), "ok")));
+  free (open_session_id (&c, &rs, 10, NULL));
+  json_t *r = execute_with (&c, &rs, 11, a, "\"plain\":true,\"code\":\"grep('^Max (cpu|open)', readLines('/proc/self/limits'), value = TRUE)\"");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  json_t *v = json_object_get (json_object_get (r, "result"), "value");
+  cr_assert (strstr (json_string_value (json_array_get (v, 0)), "10                   10") != NULL, "%s",
+             json_string_value (json_array_get (v, 0)));
+  end_serve (&c, &rs);
+  free (a);
+  free (b);
+
+  char *allowing[] = { "securer", "serve", "--allow-policy", "minimal", NULL };
+  start_serve (&c, allowing);
+  /* minimal has no R in its view: let through, it fails to start R. */
+  send_line (&c, "{\"op\":\"open\",\"id\":1,\"policy\":\"minimal\"}");
+  e = json_string_value (json_object_get (reply_to (&c, &rs, 1), "error"));
+  cr_assert (e && strstr (e, "R failed to start") && !strstr (e, "not one this server allows"), "%s", e);
+  send_line (&c, "{\"op\":\"open\",\"id\":2,\"policy\":\"r-server\"}");
+  cr_assert (strstr (json_string_value (json_object_get (reply_to (&c, &rs, 2), "error")), "not one this server allows"));
+  end_serve (&c, &rs);
+
+  /* The total spans clients: with room for one session, the second
+   * client is refused while the first holds it. */
+  char dir[] = "/tmp/securer-caps-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  char sock[128];
+  snprintf (sock, sizeof sock, "%s/s/serve.sock", dir);
+  char *listening[] = { "securer", "serve", "--listen", sock, "--max-sessions", "1", NULL };
+  start_serve (&c, listening);
+  json_t *hello = recv_json (&c);
+  snprintf (req, sizeof req, "{\"op\":\"auth\",\"token\":\"%s\"}",
+            json_string_value (json_object_get (hello, "token")));
+  int fd[2];
+  for (int k = 0; k < 2; k++)
+    {
+      fd[k] = connect_to (sock);
+      json_decref (ask (fd[k], req));
+    }
+  r = ask (fd[0], "{\"op\":\"open\",\"id\":1}");
+  cr_assert (json_is_true (json_object_get (r, "ok")), "%s", json_string_value (json_object_get (r, "error")));
+  json_decref (r);
+  r = ask (fd[1], "{\"op\":\"open\",\"id\":1}");
+  e = json_string_value (json_object_get (r, "error"));
+  cr_assert (e && strstr (e, "the server has 1 sessions open, its most (--max-sessions)"), "%s", e);
+  json_decref (r);
+  close (fd[0]);  /* its sessions go with it */
+  for (int tries = 0;; tries++)
+    {
+      r = ask (fd[1], "{\"op\":\"open\",\"id\":2}");
+      bool ok = json_is_true (json_object_get (r, "ok"));
+      json_decref (r);
+      if (ok)
+        break;
+      cr_assert_lt (tries, 100, "the first client's session is never given back");
+      usleep (20000);
+    }
+  json_decref (ask (fd[1], "{\"op\":\"shutdown\"}"));
+  close (fd[1]);
+  json_decref (hello);
+  int st;
+  waitpid (c.pid, &st, 0);
+  fclose (c.in);
+  fclose (c.out);
+  snprintf (req, sizeof req, "rm -rf %s", dir);
+  cr_assert_eq (system (req), 0);
+}
+
+/* End of stdin is not the end of what was asked: every request read
+ * before it is answered, then serve exits 0.  A tool call made after it
+ * has nobody to answer and fails in R instead of hanging. */
+Test (serve, requests_read_before_the_end_of_stdin_are_answered, .timeout = 90)
+{
+  struct conn c;
+  char *argv[] = { "securer", "serve", NULL };
+  start_serve (&c, argv);
+  send_line (&c, "{\"op\":\"open\",\"id\":1}");
+  fclose (c.in);
+  json_t *r = recv_json (&c);
+  cr_assert (json_is_true (json_object_get (r, "ok")), "%s", json_string_value (json_object_get (r, "error")));
+  json_decref (r);
+  int st;
+  cr_assert_eq (waitpid (c.pid, &st, 0), c.pid);
+  cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0, "status %#x", st);
+  fclose (c.out);
+
+  struct replies rs = { 0 };
+  start_serve (&c, argv);
+  char *sid = open_session_id (&c, &rs, 1, ",\"tools\":[{\"name\":\"ask\",\"args\":{}}]");
+  char req[512];
+  snprintf (req, sizeof req,
+            "{\"op\":\"execute\",\"id\":2,\"session\":\"%s\",\"plain\":true,\"code\":\"Sys.sleep(0.3); "
+            "paste(6 * 7, tryCatch(ask(), error = function(e) conditionMessage(e)))\"}", sid);
+  send_line (&c, req);
+  fclose (c.in);
+  r = reply_to (&c, &rs, 2);
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  const char *v = json_string_value (json_object_get (json_object_get (r, "result"), "value"));
+  cr_assert (v && strncmp (v, "42 ", 3) == 0 && strstr (v, "the client closed its input"), "%s", v);
+  cr_assert_eq (waitpid (c.pid, &st, 0), c.pid);
+  cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0, "status %#x", st);
+  fclose (c.out);
+  replies_clear (&rs);
+  free (sid);
 }
