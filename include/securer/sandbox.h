@@ -81,6 +81,16 @@ enum securer_kill_reason {
   SECURER_KILL_LIMIT,     /* an rlimit or cgroup limit (cpu, memory, file size) */
   SECURER_KILL_SECCOMP,   /* the seccomp filter stopped the payload */
   SECURER_KILL_CALLER,    /* securer_sandbox_kill() */
+  SECURER_KILL_SIGNAL,    /* ended by a signal sent with securer_sandbox_signal() (from outside) */
+};
+
+/* Which limit, when reason is SECURER_KILL_LIMIT.  A pids limit kills
+ * nothing (a fork past it fails with EAGAIN), so it is none of these. */
+enum securer_limit_hit {
+  SECURER_LIMIT_NONE = 0,
+  SECURER_LIMIT_CPU,      /* RLIMIT_CPU: SIGXCPU, or SIGKILL at the hard limit */
+  SECURER_LIMIT_MEMORY,   /* the cgroup's memory limit (the OOM killer) */
+  SECURER_LIMIT_FSIZE,    /* RLIMIT_FSIZE: SIGXFSZ */
 };
 
 struct securer_status {
@@ -92,6 +102,7 @@ struct securer_status {
   uint64_t user_us, sys_us;     /* cpu time of everything in the sandbox */
   uint64_t max_rss_kb;
   enum securer_kill_reason reason;
+  enum securer_limit_hit limit;  /* with SECURER_KILL_LIMIT */
   char *detail;                 /* e.g. the denied syscall "ptrace"; may be NULL */
 };
 

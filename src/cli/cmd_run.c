@@ -383,9 +383,15 @@ cmd_run (int argc, char **argv)
       rc = securer_status_exit_code (&st);
       if (st.reason == SECURER_KILL_TIMEOUT)
         fprintf (stderr, "securer: timeout: killed everything in the sandbox\n");
-      if (st.reason == SECURER_KILL_LIMIT && !st.exited && st.signal == SIGKILL)
+      if (st.reason == SECURER_KILL_LIMIT && st.limit == SECURER_LIMIT_MEMORY)
         fprintf (stderr, "securer: the cgroup memory limit was reached: killed everything in "
                  "the sandbox\n");
+      else if (st.reason == SECURER_KILL_LIMIT && st.limit == SECURER_LIMIT_CPU)
+        fprintf (stderr, "securer: the CPU time limit (limit cpu) was reached: the kernel killed "
+                 "the command\n");
+      else if (st.reason == SECURER_KILL_LIMIT && st.limit == SECURER_LIMIT_FSIZE)
+        fprintf (stderr, "securer: the file size limit (limit fsize) was reached: the kernel "
+                 "killed the command\n");
       if (st.reason == SECURER_KILL_SECCOMP)
         fprintf (stderr, "securer: the seccomp filter killed the command%s%s\n",
                  st.detail ? " at syscall " : "", st.detail ? st.detail : "");

@@ -537,7 +537,7 @@ Test (run, forwarded_signal_reaches_the_command)
   cr_assert_eq (securer_sandbox_wait (sb, &st, &err), 1);
   cr_assert (!st.exited);
   cr_assert_eq (st.signal, SIGTERM);
-  cr_assert_eq (st.reason, SECURER_KILL_NONE);
+  cr_assert_eq (st.reason, SECURER_KILL_SIGNAL);
   securer_status_clear (&st);
   securer_sandbox_free (sb);
 }

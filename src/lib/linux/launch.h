@@ -240,6 +240,7 @@ struct securer_sandbox {
   uint64_t start_ns;
   bool finished;
   enum securer_kill_reason reason;
+  enum securer_limit_hit limit;     /* with reason SECURER_KILL_LIMIT, when known before the end */
   char *detail;                     /* e.g. denied syscall's name */
   void (*on_syscall) (void *ctx, const struct securer_syscall_event *ev);
   void *on_syscall_ctx;

@@ -30,12 +30,17 @@ securer_status_exit_code (const struct securer_status *st)
 }
 
 static const char *
-reason_name (enum securer_kill_reason r)
+reason_name (const struct securer_status *st)
 {
-  switch (r)
+  switch (st->reason)
     {
     case SECURER_KILL_TIMEOUT: return "timeout";
-    case SECURER_KILL_LIMIT: return "limit";
+    case SECURER_KILL_LIMIT:
+      return st->limit == SECURER_LIMIT_CPU      ? "cpu-limit"
+             : st->limit == SECURER_LIMIT_MEMORY ? "memory"
+             : st->limit == SECURER_LIMIT_FSIZE  ? "file-size-limit"
+                                                 : "limit";
+    case SECURER_KILL_SIGNAL: return "signal";
     case SECURER_KILL_SECCOMP: return "seccomp";
     case SECURER_KILL_CALLER: return "caller";
     case SECURER_KILL_NONE: break;
@@ -75,7 +80,7 @@ securer_sandbox_status_json (const struct securer_sandbox *sb, const struct secu
   json_object_set_new (o, "user_us", json_integer ((json_int_t) st->user_us));
   json_object_set_new (o, "sys_us", json_integer ((json_int_t) st->sys_us));
   json_object_set_new (o, "max_rss_kb", json_integer ((json_int_t) st->max_rss_kb));
-  json_object_set_new (o, "kill_reason", str_or_null (reason_name (st->reason)));
+  json_object_set_new (o, "kill_reason", str_or_null (reason_name (st)));
   json_object_set_new (o, "detail", str_or_null (st->detail));
 
   if (sb != NULL)

@@ -997,12 +997,21 @@ on_poll (void *data, uint32_t ev)
   else if (st.exited)
     snprintf (why, sizeof why, "R exited unexpectedly with status %d", st.exit_code);
   else
-    snprintf (why, sizeof why, "R was killed by signal %d%s%s%s", st.signal,
-              st.reason == SECURER_KILL_SECCOMP ? " (seccomp" : st.reason == SECURER_KILL_LIMIT ? " (resource limit" : "",
-              st.detail && st.reason == SECURER_KILL_SECCOMP ? ": " : "",
-              st.reason == SECURER_KILL_SECCOMP ? (st.detail ? st.detail : "") : "");
-  if (!st.exited && (st.reason == SECURER_KILL_SECCOMP || st.reason == SECURER_KILL_LIMIT))
-    strncat (why, ")", sizeof why - strlen (why) - 1);
+    {
+      static const char *const limit_names[] = {
+        [SECURER_LIMIT_NONE] = "resource limit", [SECURER_LIMIT_CPU] = "CPU time limit",
+        [SECURER_LIMIT_MEMORY] = "memory limit", [SECURER_LIMIT_FSIZE] = "file size limit",
+      };
+      snprintf (why, sizeof why, "R was killed by signal %d%s%s%s", st.signal,
+                st.reason == SECURER_KILL_SECCOMP ? " (seccomp"
+                : st.reason == SECURER_KILL_LIMIT ? (st.limit == SECURER_LIMIT_NONE ? " (" : " (the ")
+                                                  : "",
+                st.reason == SECURER_KILL_LIMIT ? limit_names[st.limit]
+                : st.detail && st.reason == SECURER_KILL_SECCOMP ? ": " : "",
+                st.reason == SECURER_KILL_SECCOMP ? (st.detail ? st.detail : "") : "");
+      if (st.reason == SECURER_KILL_SECCOMP || st.reason == SECURER_KILL_LIMIT)
+        strncat (why, st.reason == SECURER_KILL_LIMIT ? " was reached)" : ")", sizeof why - strlen (why) - 1);
+    }
   securer_status_clear (&st);
   securer_error_free (&e);
   if (s->state == S_STARTING && s->start_error == NULL)
