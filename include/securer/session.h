@@ -183,6 +183,9 @@ struct securer_session_opts {
    * lead out of it: no absolute path, no "..", no symbolic link on the way
    * (resolved by the kernel, openat2 RESOLVE_BENEATH). */
   const char *audit_dir;
+  /* Fields added to every line of this session's audit log (a server's
+   * client uid and pid, say); a reference is taken.  May be NULL. */
+  json_t *audit_fields;
   unsigned max_executions;              /* 0: unlimited */
   bool sanitize_errors;                 /* strip paths, pids, host names, IPs from errors */
   securer_pre_execute_fn pre_execute;

@@ -171,7 +171,8 @@ SecureSession <- R6::R6Class("SecureSession",
     start = function() {
       args <- character()
       sp <- serve_policy(private$policy, private$limits)
-      if (!is.null(private$audit)) args <- c(args, "--audit-dir", dirname(private$audit))
+      # The session's own serve, so its one audit file is the server's.
+      if (!is.null(private$audit)) args <- c(args, "--audit-log", private$audit)
       if (isTRUE(private$verbose)) args <- c(args, "--verbose")
       if (private$shared) {
         # Shared by execute_r()'s one-shot sessions: from the second on,
@@ -188,7 +189,6 @@ SecureSession <- R6::R6Class("SecureSession",
       private$serve <- serve
       fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = sp$name,
                      sandbox = sp$sandbox, limits = sp$limits,
-                     audit_log = if (!is.null(private$audit)) json_string1(basename(private$audit)),
                      max_executions = if (!is.null(private$max_executions)) as.character(as.integer(private$max_executions)),
                      sanitize_errors = if (private$sanitize) "true")
       r <- tryCatch(serve$request(fields), error = function(e) list(ok = FALSE, error = conditionMessage(e)))

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,9 +16,11 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "serve_host.h"
 #include "serve_request.h"
 #include "securer/session.h"
 #include "session/internal.h"
@@ -39,10 +42,20 @@ cmd_serve_help (FILE *out)
            "Options:\n"
            "      --listen PATH      serve on a unix socket at PATH instead of stdin/stdout;\n"
            "                         PATH's directory is created 0700 (or must already be\n"
-           "                         0700 and ours).  A random token (128 bits) is written\n"
-           "                         to PATH.token (0600) and printed on stdout; every\n"
-           "                         client must send {\"op\":\"auth\",\"token\":...} first and\n"
-           "                         run as our uid (SO_PEERCRED).\n"
+           "                         0700 and ours; 0750 of --socket-group).  A random\n"
+           "                         token (128 bits) is written to PATH.token (0600;\n"
+           "                         0640 of --socket-group), and stdout gets one line\n"
+           "                         naming both files; every client must send\n"
+           "                         {\"op\":\"auth\",\"token\":...} first and run as our uid\n"
+           "                         or in --socket-group (SO_PEERCRED).  A socket passed\n"
+           "                         by systemd (LISTEN_FDS, securer.socket) is served the\n"
+           "                         same way, without --listen\n"
+           "      --socket-group G   members of group G may connect (socket 0660)\n"
+           "      --socket-mode M    the socket's mode: 0600 (default) or 0660\n"
+           "      --token-file PATH  write the token there instead of next to the socket\n"
+           "      --log LEVEL        error, warning, info or debug: one line per event on\n"
+           "                         stderr (level=, event=, client=, session=, ...);\n"
+           "                         default info with a socket, warning on stdio\n"
            "  -p, --policy P         default policy for sessions (default: r)\n"
            "      --allow-policy NAME[,NAME...]  shipped policies a request may name\n"
            "                         besides the default (repeatable; \"any\": all of\n"
@@ -53,10 +66,14 @@ cmd_serve_help (FILE *out)
            "      --max-sessions N   sessions open at once in all, pool members included\n"
            "                         (default 256); an open past it is refused\n"
            "      --max-client-sessions N  the same for each client (default 64)\n"
-           "      --audit-dir DIR    requests may name an \"audit_log\" file, relative to\n"
-           "                         DIR; without it a request naming one is refused\n"
-           "                         (no \"..\", absolute path or symbolic link may lead out\n"
-           "                         of either directory)\n"
+           "      --audit-log FILE   every session's audit lines in FILE (JSON lines:\n"
+           "                         open, executions, tool calls, close, with the client's\n"
+           "                         uid and pid, the policy and its digest, the limits\n"
+           "                         and the session's host uid)\n"
+           "      --audit-dir DIR    the same, in a file per client that the server names\n"
+           "                         (RUN-clientN-uidU.jsonl); a request cannot choose one\n"
+           "                         (no \"..\", absolute path or symbolic link may lead\n"
+           "                         out of --policy-dir)\n"
            "      --sanitize-errors  strip paths, pids, host names and IPs from every\n"
            "                         session's errors and from the server's own\n"
            "      --allow-unsandboxed  accept \"sandbox\": false, and policies that turn off\n"
@@ -134,6 +151,10 @@ struct pool {
 
 struct client {
   struct securer_channel ch;
+  unsigned num;                    /* for the log and the audit: client=N */
+  uid_t uid;                       /* the peer's (stdio: ours) */
+  pid_t pid;                       /* the peer's (stdio: our parent) */
+  json_t *audit_fields;            /* {"client", "client_uid", "client_pid"} on its audit lines */
   unsigned n_sessions;             /* its sessions open now, pool members included */
   bool draining;                   /* stdin ended: answer what was asked, then stop */
   bool authed;
@@ -161,6 +182,12 @@ struct server {
   bool verbose;
   enum securer_session_start start;  /* --cold / --template, for sandboxed sessions */
   int listen_fd;
+  bool activated;                  /* listen_fd came from systemd (LISTEN_FDS) */
+  bool have_group;                 /* --socket-group: its members may connect too */
+  gid_t group;
+  const char *audit_log;           /* --audit-log: every session's lines, in one file */
+  char run_id[40];                 /* start time and pid: --audit-dir names of this run */
+  unsigned clients_seen;
   char token[33];
   struct client *clients;
   bool stop;
@@ -335,6 +362,9 @@ on_tool_call (void *data, struct securer_session *s, const struct securer_tool_c
       securer_session_tool_reply (s, call->call_id, NULL, "the client closed its input", NULL);
       return;
     }
+  char tool[160];
+  serve_log (SERVE_LOG_INFO, "tool_call", "client=%u session=%s tool=%s call=%llu", e->c->num, e->id,
+             serve_log_quote (call->tool, tool, sizeof tool), (unsigned long long) call->call_id);
   client_send (e->c, json_pack ("{s:s, s:s, s:I, s:s, s:o}", "event", "tool_call", "session", e->id,
                                 "call_id", (json_int_t) call->call_id, "tool", call->tool, "args", args));
 }
@@ -346,6 +376,8 @@ on_done (void *data, struct securer_session *s, const struct securer_result *r)
   json_t *id = e->req_id;
   e->req_id = NULL;
   json_t *res = securer_result_json (r, "line", e->plain, srv.max_reply);
+  serve_log (SERVE_LOG_INFO, "execute", "client=%u session=%s status=%s elapsed=%.3f tool_calls=%u", e->c->num,
+             e->id, json_string_value (json_object_get (res, "status")), r->elapsed, r->tool_calls);
   reply_ok (e->c, id, json_pack ("{s:s, s:o}", "session", e->id, "result", res));
   json_decref (id);
   if (e->pool && e->pool->reset && !e->closing)
@@ -392,7 +424,8 @@ session_degraded (const struct securer_session *s)
   char *d = securer_session_degraded (s);
   if (d != NULL && !said)
     {
-      fprintf (stderr, "securer serve: warning: %s\n", d);
+      char text[1024];
+      serve_log (SERVE_LOG_WARNING, "degraded", "what=%s", serve_log_quote (d, text, sizeof text));
       said = true;
     }
   return d;
@@ -642,12 +675,21 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
     return NULL;
   struct securer_policy *policy = NULL;
   const char *pname = json_string_value (json_object_get (req, "policy"));
-  const char *audit_log = json_string_value (json_object_get (req, "audit_log"));
-  if (audit_log != NULL && srv.audit_dir == NULL)
+  /* The operator decides what is audited and where: a client can neither
+   * turn it off nor write into another client's file. */
+  if (json_object_get (req, "audit_log") != NULL && !json_is_null (json_object_get (req, "audit_log")))
     {
       securer_tools_unref (tools);
-      securer_error_set (err, EPERM, "\"audit_log\" needs the server to be started with --audit-dir");
+      securer_error_set (err, EPERM, "\"audit_log\": the server chooses its audit files (--audit-log FILE, or "
+                         "--audit-dir DIR for a file per client)");
       return NULL;
+    }
+  char audit_name[96];
+  const char *audit_log = srv.audit_log;
+  if (audit_log == NULL && srv.audit_dir != NULL)
+    {
+      snprintf (audit_name, sizeof audit_name, "%s-client%u-uid%u.jsonl", srv.run_id, c->num, (unsigned) c->uid);
+      audit_log = audit_name;
     }
   json_t *limits = json_object_get (req, "limits");
   bool own_limits = limits != NULL && !json_is_null (limits);
@@ -684,7 +726,8 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
   struct entry *e = calloc (1, sizeof *e);
   struct securer_session_opts o = {
     .policy = policy ? policy : srv.policy, .tools = tools,
-    .audit_log = audit_log, .audit_dir = srv.audit_dir,
+    .audit_log = audit_log, .audit_dir = srv.audit_log ? NULL : srv.audit_dir,
+    .audit_fields = c->audit_fields,
     .max_executions = (unsigned) json_integer_value (json_object_get (req, "max_executions")),
     .sanitize_errors = srv.sanitize || json_is_true (json_object_get (req, "sanitize_errors")),
     .max_message_size = srv.max_message, .loop = srv.loop, .on_tool_call = on_tool_call,
@@ -692,6 +735,8 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
     /* An unsandboxed session has no sandbox to fork from: its policy says. */
     .start = sandboxed ? srv.start : SECURER_SESSION_START_POLICY,
   };
+  char used_name[128];
+  snprintf (used_name, sizeof used_name, "%s", used && used->name ? used->name : "r");
   int rc = e ? securer_session_open (&o, &e->s, err) : securer_error_set (err, ENOMEM, "open");
   securer_tools_unref (tools);
   securer_policy_free (policy);
@@ -706,9 +751,12 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
   c->n_sessions++;
   srv.n_sessions++;
   e->id = strdup (securer_session_id (e->s));
-  if (!sandboxed && srv.verbose)
-    fprintf (stderr, "securer serve: session %s runs WITHOUT the sandbox (%s): a separate process "
-             "under resource limits\n", securer_session_id (e->s), missing);
+  serve_log (SERVE_LOG_INFO, "open", "client=%u session=%s policy=%s%s%s sandboxed=%s", c->num, e->id,
+             used_name, pool ? " pool=" : "", pool ? pool->id : "",
+             sandboxed ? "true" : "false");
+  if (!sandboxed)
+    serve_log (SERVE_LOG_WARNING, "unsandboxed", "client=%u session=%s missing=\"%s\" "
+               "what=\"a separate process under resource limits, WITHOUT the sandbox\"", c->num, e->id, missing);
   e->next = c->entries;
   c->entries = e;
   return e;
@@ -724,6 +772,8 @@ close_entry (struct client *c, struct entry *e)
         break;
       }
   e->closing = true;
+  serve_log (SERVE_LOG_INFO, "close", "client=%u session=%s executions=%u", c->num, e->id ? e->id : "",
+             securer_session_executions (e->s));
   c->n_sessions--;
   srv.n_sessions--;
   securer_session_close (e->s);
@@ -1080,7 +1130,12 @@ handle_request (struct client *c, const char *line, size_t len)
        * execute. */
       struct entry *e = open_entry (c, req, NULL, &err);
       if (e == NULL)
-        reply_error (c, id, "%s", securer_error_text (err));
+        {
+          char why[512];
+          serve_log (SERVE_LOG_WARNING, "open_refused", "client=%u why=%s", c->num,
+                     serve_log_quote (securer_error_text (err), why, sizeof why));
+          reply_error (c, id, "%s", securer_error_text (err));
+        }
       else
         {
           e->start_id = json_incref (id ? id : json_null ());
@@ -1271,6 +1326,8 @@ client_free (struct client *c)
       srv.stop = true;
     }
   securer_channel_close (&c->ch);
+  serve_log (SERVE_LOG_INFO, "disconnect", "client=%u", c->num);
+  json_decref (c->audit_fields);
   free (c);
 }
 
@@ -1354,22 +1411,30 @@ on_client (void *data, uint32_t ev)
 }
 
 static int
-add_client (int rfd, int wfd, bool authed, bool stdio, securer_err_t *err)
+add_client (int rfd, int wfd, bool authed, bool stdio, const struct ucred *peer, securer_err_t *err)
 {
   struct client *c = calloc (1, sizeof *c);
   if (c == NULL)
     return securer_error_set (err, ENOMEM, "client");
+  c->num = ++srv.clients_seen;
+  c->uid = peer ? peer->uid : getuid ();
+  c->pid = peer ? peer->pid : getppid ();
+  c->audit_fields = json_pack ("{s:I, s:I, s:I}", "client", (json_int_t) c->num, "client_uid",
+                               (json_int_t) c->uid, "client_pid", (json_int_t) c->pid);
   securer_channel_init (&c->ch, rfd, wfd, srv.max_message);
   c->ch.max_pending = SIZE_MAX / 4;  /* the host is trusted to read its replies */
   c->authed = authed;
   c->is_stdio = stdio;
   if (securer_loop_add (srv.loop, rfd, EPOLLIN, on_client, c, err) < 0)
     {
+      json_decref (c->audit_fields);
       free (c);
       return -1;
     }
   c->next = srv.clients;
   srv.clients = c;
+  serve_log (SERVE_LOG_INFO, "connect", "client=%u uid=%u pid=%d via=%s", c->num, (unsigned) c->uid,
+             (int) c->pid, stdio ? "stdio" : "socket");
   return 0;
 }
 
@@ -1379,49 +1444,76 @@ on_listen (void *data, uint32_t ev)
   int fd = accept4 (srv.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (fd < 0)
     return;
-  struct ucred cred;
-  socklen_t len = sizeof cred;
-  /* Only our own uid may even try a token. */
-  if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid ())
+  struct ucred cred = { 0 };
+  /* Only our own uid (and --socket-group) may even try a token. */
+  if (!serve_peer_allowed (fd, srv.have_group, srv.group, &cred))
     {
       const char msg[] = "{\"id\":null,\"ok\":false,\"error\":\"peer uid refused\"}\n";
       if (write (fd, msg, sizeof msg - 1) < 0)
         {
         }
+      serve_log (SERVE_LOG_WARNING, "refused", "uid=%u gid=%u pid=%d why=\"not our uid nor of --socket-group\"",
+                 (unsigned) cred.uid, (unsigned) cred.gid, (int) cred.pid);
       close (fd);
       return;
     }
   securer_err_t e = NULL;
-  if (add_client (fd, fd, false, false, &e) < 0)
+  if (add_client (fd, fd, false, false, &cred, &e) < 0)
     {
       close (fd);
       securer_error_free (&e);
     }
 }
 
+/* The token that every client must send first, in a file only the
+ * server's uid (and --socket-group) can read: never on stdout, which under
+ * a service manager is the journal. */
 static int
-setup_listen (const char *path, securer_err_t *err)
+write_token (const char *tokpath, securer_err_t *err)
+{
+  if (securer_random_hex (srv.token, 16, err) < 0)
+    return -1;
+  unlink (tokpath);
+  int fd = open (tokpath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return securer_error_set (err, errno, "write the token file %s", tokpath);
+  bool ok = (!srv.have_group || (fchown (fd, (uid_t) -1, srv.group) == 0 && fchmod (fd, 0640) == 0))
+            && write (fd, srv.token, 32) == 32 && write (fd, "\n", 1) == 1;
+  int e = errno;
+  close (fd);
+  if (!ok)
+    return securer_error_set (err, e ? e : EIO, "write the token file %s", tokpath);
+  return 0;
+}
+
+/* --listen PATH: PATH's directory is ours, 0700 (0750 with group
+ * --socket-group, so that its members reach the socket), and the socket
+ * itself --socket-mode (0600, or 0660 with a group). */
+static int
+setup_listen (const char *path, unsigned mode, securer_err_t *err)
 {
   char *dir = strdup (path);
-  char *slash = strrchr (dir, '/');
+  char *slash = dir ? strrchr (dir, '/') : NULL;
   if (slash == NULL)
     {
       free (dir);
       return securer_error_set (err, EINVAL, "--listen needs a path with a directory");
     }
   *slash = '\0';
-  if (dir[0] != '\0' && mkdir (dir, 0700) < 0 && errno != EEXIST)
+  mode_t dmode = srv.have_group ? 0750 : 0700;
+  if (dir[0] != '\0' && mkdir (dir, dmode) == 0 && srv.have_group && chown (dir, (uid_t) -1, srv.group) < 0)
     {
       int e = errno;
-      securer_error_set (err, e, "--listen: create %s", dir);
+      securer_error_set (err, e, "--listen: give %s to --socket-group", dir);
       free (dir);
       return -1;
     }
   struct stat st;
   if (lstat (dir[0] ? dir : "/", &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != getuid ()
-      || (st.st_mode & 077) != 0)
+      || (st.st_mode & 07) != 0 || ((st.st_mode & 070) != 0 && !(srv.have_group && st.st_gid == srv.group)))
     {
-      securer_error_set (err, EPERM, "--listen: %s must be a directory of ours with mode 0700", dir);
+      securer_error_set (err, EPERM, "--listen: %s must be a directory of ours with mode 0700%s", dir,
+                         srv.have_group ? " (or 0750 of the --socket-group)" : "");
       free (dir);
       return -1;
     }
@@ -1430,26 +1522,15 @@ setup_listen (const char *path, securer_err_t *err)
   if (strlen (path) >= sizeof sa.sun_path)
     return securer_error_set (err, ENAMETOOLONG, "--listen: path too long");
   strcpy (sa.sun_path, path);
-  if (securer_random_hex (srv.token, 16, err) < 0)
-    return -1;
   srv.listen_fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (srv.listen_fd < 0)
     return securer_error_set (err, errno, "socket");
   unlink (path);
-  if (bind (srv.listen_fd, (struct sockaddr *) &sa, sizeof sa) < 0 || chmod (path, 0600) < 0
-      || listen (srv.listen_fd, 16) < 0)
+  if (bind (srv.listen_fd, (struct sockaddr *) &sa, sizeof sa) < 0
+      || (srv.have_group && chown (path, (uid_t) -1, srv.group) < 0) || chmod (path, mode) < 0
+      || listen (srv.listen_fd, 64) < 0)
     return securer_error_set (err, errno, "--listen %s", path);
-  char tokpath[PATH_MAX];
-  snprintf (tokpath, sizeof tokpath, "%s.token", path);
-  unlink (tokpath);
-  int fd = open (tokpath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return securer_error_set (err, errno, "--listen: write %s", tokpath);
-  bool ok = write (fd, srv.token, 32) == 32 && write (fd, "\n", 1) == 1;
-  close (fd);
-  if (!ok)
-    return securer_error_set (err, EIO, "--listen: write %s", tokpath);
-  return securer_loop_add (srv.loop, srv.listen_fd, EPOLLIN, on_listen, NULL, err);
+  return 0;
 }
 
 static int serve_main (int argc, char **argv);
@@ -1468,7 +1549,10 @@ cmd_serve (int argc, char **argv)
 static int
 serve_main (int argc, char **argv)
 {
-  const char *listen_path = NULL, *policy_name = NULL;
+  const char *listen_path = NULL, *policy_name = NULL, *token_file = NULL;
+  char tokpath[PATH_MAX] = "";
+  int log_level = -1;
+  unsigned socket_mode = 0;
   memset (&srv, 0, sizeof srv);
   srv.listen_fd = -1;
   srv.max_sessions = 256;
@@ -1482,7 +1566,8 @@ serve_main (int argc, char **argv)
                                             "--policy-dir", "--audit-dir", "--max-reply",
                                             "--max-output-lines", "--max-output-bytes",
                                             "--max-tool-calls", "--allow-policy", "--max-sessions",
-                                            "--max-client-sessions", NULL };
+                                            "--max-client-sessions", "--log", "--socket-group",
+                                            "--socket-mode", "--audit-log", "--token-file", NULL };
   int rc;
   for (int i = 1; i < argc; i++)
     {
@@ -1512,6 +1597,43 @@ serve_main (int argc, char **argv)
         srv.sanitize = true;
       else if (strcmp (a, "--allow-unsandboxed") == 0)
         srv.allow_unsandboxed = true;
+      else if (strcmp (a, "--log") == 0)
+        {
+          if ((log_level = serve_log_level_parse (argv[++i])) < 0)
+            {
+              fprintf (stderr, "securer serve: --log must be error, warning, info or debug\n");
+              return 2;
+            }
+        }
+      else if (strcmp (a, "--socket-group") == 0)
+        {
+          struct group *g = getgrnam (argv[++i]);
+          char *end;
+          unsigned long n = strtoul (val, &end, 10);
+          if (g == NULL && (val[0] == '\0' || *end || n > UINT_MAX - 1))
+            {
+              fprintf (stderr, "securer serve: --socket-group %s: no such group\n", val);
+              return 2;
+            }
+          srv.have_group = true;
+          srv.group = g ? g->gr_gid : (gid_t) n;
+        }
+      else if (strcmp (a, "--socket-mode") == 0)
+        {
+          char *end;
+          unsigned long m = strtoul (argv[++i], &end, 8);
+          /* Never the world's: a token is a weak second gate. */
+          if (*end || (m != 0600 && m != 0660))
+            {
+              fprintf (stderr, "securer serve: --socket-mode must be 0600 or 0660\n");
+              return 2;
+            }
+          socket_mode = (unsigned) m;
+        }
+      else if (strcmp (a, "--audit-log") == 0)
+        srv.audit_log = argv[++i];
+      else if (strcmp (a, "--token-file") == 0)
+        token_file = argv[++i];
       else if (strcmp (a, "--allow-policy") == 0)
         {
           if (add_allowed (argv[++i]) < 0)
@@ -1576,6 +1698,25 @@ serve_main (int argc, char **argv)
           return 2;
         }
     }
+  if (socket_mode == 0)
+    socket_mode = srv.have_group ? 0660 : 0600;
+  if (socket_mode == 0660 && !srv.have_group)
+    {
+      fprintf (stderr, "securer serve: --socket-mode 0660 needs --socket-group\n");
+      return 2;
+    }
+  if (srv.audit_log != NULL && srv.audit_dir != NULL)
+    {
+      fprintf (stderr, "securer serve: --audit-log and --audit-dir: choose one\n");
+      return 2;
+    }
+  {
+    char ts[32];
+    time_t now = time (NULL);
+    struct tm tm;
+    strftime (ts, sizeof ts, "%Y%m%dT%H%M%SZ", gmtime_r (&now, &tm));
+    snprintf (srv.run_id, sizeof srv.run_id, "%s-%d", ts, (int) getpid ());
+  }
   signal (SIGPIPE, SIG_IGN);
   securer_err_t err = NULL;
   srv.default_name = policy_name != NULL ? policy_name : "r";
@@ -1601,25 +1742,54 @@ serve_main (int argc, char **argv)
   int status = 0;
   if (securer_loop_new (&srv.loop, &err) < 0 || setup_signals (&err) < 0)
     goto fail;
+  /* A socket from systemd (securer.socket) is served as --listen would
+   * serve its own. */
+  struct sockaddr_un activated = { 0 };
+  int act = serve_listen_fds (&srv.listen_fd, &err);
+  if (act < 0)
+    goto fail;
+  if (act == 1)
+    {
+      socklen_t alen = sizeof activated;
+      srv.activated = true;
+      if (getsockname (srv.listen_fd, (struct sockaddr *) &activated, &alen) < 0 || activated.sun_path[0] == '\0')
+        {
+          securer_error_set (&err, EINVAL, "socket activation: the socket has no path (ListenStream= a path)");
+          goto fail;
+        }
+      listen_path = activated.sun_path;
+    }
+  serve_log_set_level (log_level >= 0 ? (enum serve_log_level) log_level
+                       : listen_path != NULL ? SERVE_LOG_INFO : SERVE_LOG_WARNING);
   if (listen_path != NULL)
     {
-      if (setup_listen (listen_path, &err) < 0)
+      if (token_file == NULL)
+        snprintf (tokpath, sizeof tokpath, "%s.token", listen_path);
+      else
+        snprintf (tokpath, sizeof tokpath, "%s", token_file);
+      if ((!srv.activated && setup_listen (listen_path, socket_mode, &err) < 0)
+          || write_token (tokpath, &err) < 0
+          || securer_loop_add (srv.loop, srv.listen_fd, EPOLLIN, on_listen, NULL, &err) < 0)
         goto fail;
-      /* Through jansson: the path may hold characters JSON must escape. */
-      json_t *hello = json_pack ("{s:s, s:s}", "listen", listen_path, "token", srv.token);
+      /* Through jansson: the paths may hold characters JSON must escape. */
+      json_t *hello = json_pack ("{s:s, s:s}", "listen", listen_path, "token_file", tokpath);
       char *line = hello ? json_dumps (hello, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
       if (line != NULL)
         printf ("%s\n", line);
       free (line);
       json_decref (hello);
       fflush (stdout);
+      char where[PATH_MAX + 8];
+      serve_log (SERVE_LOG_INFO, "listen", "socket=%s activated=%s", serve_log_quote (listen_path, where, sizeof where),
+                 srv.activated ? "true" : "false");
     }
   else
     {
       fcntl (0, F_SETFL, fcntl (0, F_GETFL) | O_NONBLOCK);
-      if (add_client (0, 1, true, true, &err) < 0)
+      if (add_client (0, 1, true, true, NULL, &err) < 0)
         goto fail;
     }
+  serve_notify ("READY=1");
   while (!srv.stop)
     {
       if (securer_loop_run_once (srv.loop, -1, &err) < 0)
@@ -1652,16 +1822,18 @@ fail:
   cli_report (&err);
   status = 125;
 out:
+  serve_notify ("STOPPING=1");
   while (srv.clients)
     client_free (srv.clients);
   if (srv.listen_fd >= 0)
     {
       close (srv.listen_fd);
-      unlink (listen_path);
-      char tokpath[PATH_MAX];
-      snprintf (tokpath, sizeof tokpath, "%s.token", listen_path);
-      unlink (tokpath);
+      /* systemd's socket is systemd's to remove. */
+      if (!srv.activated)
+        unlink (listen_path);
     }
+  if (tokpath[0] != '\0' && srv.token[0] != '\0')
+    unlink (tokpath);
   signal (SIGTERM, SIG_DFL);
   signal (SIGINT, SIG_DFL);
   signal (SIGHUP, SIG_DFL);

@@ -3,7 +3,9 @@
 #include <config.h>
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
@@ -299,6 +301,23 @@ connect_to (const char *path)
   return fd;
 }
 
+/* The token of a listening server, from the file its first line names:
+ * never from stdout, which under a service manager is the journal. */
+static char *
+token_of (json_t *hello)
+{
+  cr_assert_null (json_object_get (hello, "token"), "the token was printed");
+  const char *path = json_string_value (json_object_get (hello, "token_file"));
+  cr_assert_not_null (path);
+  FILE *f = fopen (path, "r");
+  cr_assert_not_null (f, "%s: %s", path, strerror (errno));
+  char buf[64] = "";
+  cr_assert_not_null (fgets (buf, sizeof buf, f));
+  fclose (f);
+  buf[strcspn (buf, "\n")] = '\0';
+  return strdup (buf);
+}
+
 static json_t *
 ask (int fd, const char *line)
 {
@@ -334,7 +353,7 @@ Test (serve, listen_needs_the_token)
   char *argv[] = { "securer", "serve", "--listen", sock, NULL };
   start_serve (&c, argv);
   json_t *hello = recv_json (&c);
-  const char *token = json_string_value (json_object_get (hello, "token"));
+  char *token = token_of (hello);
   cr_assert_eq (strlen (token), 32, "128-bit token in hex");
   char sdir[128];
   snprintf (sdir, sizeof sdir, "%s/s", dir);
@@ -379,6 +398,7 @@ Test (serve, listen_needs_the_token)
   json_decref (r);
   close (fd);
   json_decref (hello);
+  free (token);
   int status;
   waitpid (c.pid, &status, 0);
   cr_assert (WIFEXITED (status) && WEXITSTATUS (status) == 0);
@@ -724,8 +744,6 @@ Test (serve, request_paths_stay_in_the_operators_directories, .timeout = 120)
   write_policy (path, "limit nofile", "limit nofile 200\n");
   snprintf (path, sizeof path, "%s/link.policy", pdir);
   cr_assert_eq (symlink ("../secret.policy", path), 0);
-  snprintf (path, sizeof path, "%s/link.log", adir);
-  cr_assert_eq (symlink ("/tmp/securer-confine-elsewhere.log", path), 0);
 
   /* Without the options, no request may name a file at all. */
   struct conn c;
@@ -738,7 +756,7 @@ Test (serve, request_paths_stay_in_the_operators_directories, .timeout = 120)
   const char *e = json_string_value (json_object_get (reply_to (&c, &rs, 1), "error"));
   cr_assert (strstr (e, "--policy-dir") != NULL && strstr (e, "TOPSECRET") == NULL, "%s", e);
   e = json_string_value (json_object_get (reply_to (&c, &rs, 2), "error"));
-  cr_assert (strstr (e, "--audit-dir") != NULL, "%s", e);
+  cr_assert (strstr (e, "the server chooses its audit files") != NULL, "%s", e);
   fclose (c.in);
   waitpid (c.pid, NULL, 0);
   fclose (c.out);
@@ -751,13 +769,15 @@ Test (serve, request_paths_stay_in_the_operators_directories, .timeout = 120)
   send_line (&c, req);
   send_line (&c, "{\"op\":\"open\",\"id\":3,\"policy\":\"link\"}");
   send_line (&c, "{\"op\":\"open\",\"id\":4,\"policy\":\"bad\"}");
+  /* A client cannot choose an audit file, not even inside --audit-dir:
+   * it could write into another client's. */
   send_line (&c, "{\"op\":\"open\",\"id\":5,\"audit_log\":\"../escape.log\"}");
-  send_line (&c, "{\"op\":\"open\",\"id\":6,\"audit_log\":\"link.log\"}");
+  send_line (&c, "{\"op\":\"open\",\"id\":6,\"audit_log\":\"other-client.jsonl\"}");
   send_line (&c, "{\"op\":\"open\",\"id\":7,\"audit_log\":\"/tmp/securer-confine-abs.log\"}");
   static const char *const expect[] = { NULL, "leads outside its directory", "absolute path",
                                         "symbolic link", "is not valid (first error at line 1",
-                                        "leads outside its directory", "symbolic link",
-                                        "absolute path" };
+                                        "the server chooses its audit files", "the server chooses its audit files",
+                                        "the server chooses its audit files" };
   for (int id = 1; id <= 7; id++)
     {
       json_t *r = reply_to (&c, &rs, id);
@@ -766,8 +786,8 @@ Test (serve, request_paths_stay_in_the_operators_directories, .timeout = 120)
       cr_assert (strstr (e, expect[id]) != NULL, "request %d: %s", id, e);
       cr_assert (strstr (e, "TOPSECRET") == NULL, "request %d quotes the file: %s", id, e);
     }
-  /* Inside the directories, both work. */
-  char *sid = open_session_id (&c, &rs, 8, ",\"policy\":\"good\",\"audit_log\":\"s.log\"");
+  /* Inside the directory, a policy works; the audit file is the server's. */
+  char *sid = open_session_id (&c, &rs, 8, ",\"policy\":\"good\"");
   snprintf (req, sizeof req, "{\"op\":\"execute\",\"id\":9,\"session\":\"%s\",\"code\":\"1\"}", sid);
   send_line (&c, req);
   cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 9), "ok")));
@@ -776,10 +796,26 @@ Test (serve, request_paths_stay_in_the_operators_directories, .timeout = 120)
   fclose (c.out);
   replies_clear (&rs);
   free (sid);
-  snprintf (path, sizeof path, "%s/s.log", adir);
+  DIR *d = opendir (adir);
+  struct dirent *de;
+  int logs = 0;
+  char suffix[64];
+  snprintf (suffix, sizeof suffix, "-client1-uid%u.jsonl", (unsigned) getuid ());
+  while ((de = readdir (d)) != NULL)
+    if (de->d_name[0] != '.')
+      {
+        logs++;
+        size_t n = strlen (de->d_name);
+        cr_assert (n > strlen (suffix) && strcmp (de->d_name + n - strlen (suffix), suffix) == 0, "%s",
+                   de->d_name);
+        snprintf (path, sizeof path, "%s/%s", adir, de->d_name);
+      }
+  closedir (d);
+  cr_assert_eq (logs, 1, "one audit file for the one client");
   struct stat st;
-  cr_assert_eq (stat (path, &st), 0, "the audit log is in --audit-dir");
+  cr_assert_eq (stat (path, &st), 0);
   cr_assert_gt (st.st_size, 0);
+  cr_assert_eq (st.st_mode & 077, 0, "mode %o", st.st_mode);
   cr_assert_eq (access ("/tmp/securer-confine-elsewhere.log", F_OK), -1);
   cr_assert_eq (access ("/tmp/securer-confine-abs.log", F_OK), -1);
   snprintf (path, sizeof path, "%s/escape.log", dir);
@@ -1180,7 +1216,6 @@ Test (serve, a_session_without_its_cgroup_limits_says_so, .timeout = 90)
       c.pid = fork ();
       if (c.pid == 0)
         {
-          prctl (PR_SET_PDEATHSIG, SIGKILL);
           dup2 (in[0], 0);
           dup2 (o[1], 1);
           dup2 (e[1], 2);
@@ -1190,6 +1225,8 @@ Test (serve, a_session_without_its_cgroup_limits_says_so, .timeout = 90)
           if (unprivileged && (setgroups (0, NULL) < 0 || setresgid (65534, 65534, 65534) < 0
                                || setresuid (65534, 65534, 65534) < 0))
             _exit (99);
+          /* After the change of ids, which clears it. */
+          prctl (PR_SET_PDEATHSIG, SIGKILL);
           execl (bin (), "securer", "serve", (char *) NULL);
           _exit (127);
         }
@@ -1232,9 +1269,9 @@ Test (serve, a_session_without_its_cgroup_limits_says_so, .timeout = 90)
       ssize_t n = read (e[0], log, sizeof log - 1);
       log[n > 0 ? n : 0] = '\0';
       close (e[0]);
-      const char *w = strstr (log, "securer serve: warning: best-effort protections not applied");
+      const char *w = strstr (log, "level=warning event=degraded what=\"best-effort protections not applied");
       if (degraded)
-        cr_assert (w != NULL && strstr (w + 1, "securer serve: warning: best-effort") == NULL,
+        cr_assert (w != NULL && strchr (w, '\n') && strstr (strchr (w, '\n'), "event=degraded") == NULL,
                    "the log should say it once:\n%s", log);
       else
         cr_assert_null (w, "%s", log);
@@ -1394,8 +1431,9 @@ Test (serve, requests_get_no_more_than_the_operator_allowed, .timeout = 120)
   char *listening[] = { "securer", "serve", "--listen", sock, "--max-sessions", "1", NULL };
   start_serve (&c, listening);
   json_t *hello = recv_json (&c);
-  snprintf (req, sizeof req, "{\"op\":\"auth\",\"token\":\"%s\"}",
-            json_string_value (json_object_get (hello, "token")));
+  char *token = token_of (hello);
+  snprintf (req, sizeof req, "{\"op\":\"auth\",\"token\":\"%s\"}", token);
+  free (token);
   int fd[2];
   for (int k = 0; k < 2; k++)
     {
@@ -1467,4 +1505,222 @@ Test (serve, requests_read_before_the_end_of_stdin_are_answered, .timeout = 90)
   fclose (c.out);
   replies_clear (&rs);
   free (sid);
+}
+
+/* A socket passed as systemd passes it (fd 3, LISTEN_FDS=1, LISTEN_PID)
+ * is served like --listen's own, the token is in a file and never on
+ * stdout, readiness and stopping go to NOTIFY_SOCKET, and every session of
+ * every client is in the one --audit-log with the client's uid and pid,
+ * the policy's digest, its limits and the session's host uid. */
+Test (serve, socket_activation_notify_and_the_servers_audit_log, .timeout = 120)
+{
+  char dir[] = "/tmp/securer-sd-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  char sock[96], notify[96], audit[128], req[256];
+  snprintf (sock, sizeof sock, "%s/serve.sock", dir);
+  snprintf (notify, sizeof notify, "%s/notify", dir);
+  snprintf (audit, sizeof audit, "%s/audit.jsonl", dir);
+  int ls = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  snprintf (sa.sun_path, sizeof sa.sun_path, "%s", sock);
+  cr_assert_eq (bind (ls, (struct sockaddr *) &sa, sizeof sa), 0);
+  cr_assert_eq (listen (ls, 8), 0);
+  int ns = socket (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un na = { .sun_family = AF_UNIX };
+  snprintf (na.sun_path, sizeof na.sun_path, "%s", notify);
+  cr_assert_eq (bind (ns, (struct sockaddr *) &na, sizeof na), 0);
+
+  int o[2];
+  cr_assert_eq (pipe (o), 0);
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      dup2 (o[1], 1);
+      dup2 (ls, 3);  /* dup2 clears close-on-exec */
+      char p[32];
+      snprintf (p, sizeof p, "%d", (int) getpid ());
+      setenv ("LISTEN_PID", p, 1);
+      setenv ("LISTEN_FDS", "1", 1);
+      setenv ("NOTIFY_SOCKET", notify, 1);
+      execl (bin (), "securer", "serve", "--audit-log", audit, (char *) NULL);
+      _exit (127);
+    }
+  close (o[1]);
+  close (ls);
+  FILE *out = fdopen (o[0], "r");
+  struct conn c = { .out = out, .pid = pid };
+  json_t *hello = recv_json (&c);
+  cr_assert_str_eq (json_string_value (json_object_get (hello, "listen")), sock);
+  char *token = token_of (hello);
+  char state[64] = "";
+  ssize_t n = recv (ns, state, sizeof state - 1, 0);
+  cr_assert_gt (n, 0);
+  state[n] = '\0';
+  cr_assert_str_eq (state, "READY=1");
+
+  snprintf (req, sizeof req, "{\"op\":\"auth\",\"token\":\"%s\"}", token);
+  int fd[2];
+  for (int k = 0; k < 2; k++)
+    {
+      fd[k] = connect_to (sock);
+      json_decref (ask (fd[k], req));
+      json_t *r = ask (fd[k], k ? "{\"op\":\"open\",\"id\":1,\"limits\":{\"cpu\":7}}" : "{\"op\":\"open\",\"id\":1}");
+      cr_assert (json_is_true (json_object_get (r, "ok")), "%s", json_string_value (json_object_get (r, "error")));
+      snprintf (req + 128, 128, "{\"op\":\"execute\",\"id\":2,\"session\":\"%s\",\"code\":\"1\"}",
+                json_string_value (json_object_get (r, "session")));
+      json_decref (r);
+      json_decref (ask (fd[k], req + 128));
+      r = ask (fd[k], "{\"op\":\"open\",\"id\":3,\"audit_log\":\"mine.jsonl\"}");
+      cr_assert (strstr (json_string_value (json_object_get (r, "error")), "the server chooses its audit files"));
+      json_decref (r);
+    }
+  json_decref (ask (fd[0], "{\"op\":\"shutdown\"}"));
+  close (fd[0]);
+  close (fd[1]);
+  int st;
+  cr_assert_eq (waitpid (pid, &st, 0), pid);
+  cr_assert (WIFEXITED (st) && WEXITSTATUS (st) == 0, "status %#x", st);
+  n = recv (ns, state, sizeof state - 1, MSG_DONTWAIT);
+  cr_assert_gt (n, 0, "no STOPPING=1");
+  state[n] = '\0';
+  cr_assert_str_eq (state, "STOPPING=1");
+  cr_assert_eq (access (sock, F_OK), 0, "systemd's socket is left to systemd");
+  fclose (out);
+  close (ns);
+  free (token);
+  json_decref (hello);
+
+  /* Both clients' sessions, told apart, with what ran under what. */
+  FILE *f = fopen (audit, "r");
+  cr_assert_not_null (f);
+  char line[8192];
+  int starts = 0, executes = 0;
+  json_int_t clients[2] = { 0, 0 };
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      json_t *j = json_loads (line, 0, NULL);
+      cr_assert_not_null (j, "%s", line);
+      cr_assert_eq (json_integer_value (json_object_get (j, "client_uid")), (json_int_t) getuid (), "%s", line);
+      cr_assert_eq (json_integer_value (json_object_get (j, "client_pid")), (json_int_t) getpid (), "%s", line);
+      const char *ev = json_string_value (json_object_get (j, "event"));
+      if (strcmp (ev, "session_start") == 0)
+        {
+          cr_assert_str_eq (json_string_value (json_object_get (j, "policy")), "r");
+          cr_assert_eq (strlen (json_string_value (json_object_get (j, "policy_digest"))), 64, "%s", line);
+          json_int_t cpu = json_integer_value (json_object_get (json_object_get (j, "rlimits"), "cpu"));
+          cr_assert (cpu == 60 || cpu == 7, "%s", line);
+          cr_assert (json_is_integer (json_object_get (j, "host_uid")), "%s", line);
+          if (geteuid () == 0)
+            cr_assert_neq (json_integer_value (json_object_get (j, "host_uid")), 0, "a session ran as host root");
+          cr_assert_lt (starts, 2);
+          clients[starts++] = json_integer_value (json_object_get (j, "client"));
+        }
+      executes += strcmp (ev, "execute_complete") == 0;
+      json_decref (j);
+    }
+  fclose (f);
+  cr_assert_eq (starts, 2);
+  cr_assert_eq (executes, 2);
+  cr_assert_neq (clients[0], clients[1], "two clients, one number");
+  snprintf (req, sizeof req, "rm -rf %s", dir);
+  cr_assert_eq (system (req), 0);
+}
+
+/* --socket-group: a member of the group (not our uid), by its primary or
+ * a supplementary group, connects and reads the token; a stranger cannot
+ * reach the socket at all. */
+Test (serve, socket_group_members_connect_and_strangers_do_not, .timeout = 90)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("needs root, to connect as other users");
+  char dir[] = "/tmp/securer-grp-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  cr_assert_eq (chmod (dir, 0755), 0);
+  char sock[96];
+  snprintf (sock, sizeof sock, "%s/s/serve.sock", dir);
+  struct conn c;
+  char *argv[] = { "securer", "serve", "--listen", sock, "--socket-group", "65534", NULL };
+  start_serve (&c, argv);
+  json_t *hello = recv_json (&c);
+  struct stat st;
+  cr_assert_eq (stat (sock, &st), 0);
+  cr_assert_eq (st.st_mode & 0777, 0660);
+  cr_assert_eq (st.st_gid, 65534);
+  const char *tokfile = json_string_value (json_object_get (hello, "token_file"));
+  cr_assert_eq (stat (tokfile, &st), 0);
+  cr_assert_eq (st.st_mode & 0777, 0640);
+  /* 0: primary group; 1: supplementary (SO_PEERGROUPS); 2: neither. */
+  static const char *const expect[] = { "ok", "ok", "connect: Permission denied" };
+  for (int how = 0; how < 3; how++)
+    {
+      int p[2];
+      cr_assert_eq (pipe (p), 0);
+      pid_t pid = fork ();
+      if (pid == 0)
+        {
+          /* No cr_assert here: a forked child cannot report to the runner. */
+          close (p[0]);
+          gid_t primary = how == 0 ? 65534 : 65533, extra = 65534;
+          if (setgroups (how == 1 ? 1 : 0, &extra) < 0 || setresgid (primary, primary, primary) < 0
+              || setresuid (65534, 65534, 65534) < 0)
+            _exit (99);
+          char tok[64] = "none", req[128];
+          const char *answer = "no answer";
+          FILE *f = fopen (tokfile, "r");
+          if (f != NULL && fgets (tok, sizeof tok, f) != NULL)
+            tok[strcspn (tok, "\n")] = '\0';
+          if (f != NULL)
+            fclose (f);
+          int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+          struct sockaddr_un sa = { .sun_family = AF_UNIX };
+          snprintf (sa.sun_path, sizeof sa.sun_path, "%s", sock);
+          char buf[512] = "";
+          if (connect (fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+            snprintf (buf, sizeof buf, "connect: %s", strerror (errno)), answer = buf;
+          else
+            {
+              snprintf (req, sizeof req, "{\"op\":\"auth\",\"token\":\"%s\"}\n", tok);
+              ssize_t n = 0;
+              if (write (fd, req, strlen (req)) > 0 && (n = read (fd, buf, sizeof buf - 1)) > 0)
+                {
+                  buf[n] = '\0';
+                  json_t *r = json_loads (buf, 0, NULL);
+                  answer = json_is_true (json_object_get (r, "ok")) ? "ok" : buf;
+                }
+            }
+          if (write (p[1], answer, strlen (answer)) < 0)
+            _exit (98);
+          _exit (0);
+        }
+      close (p[1]);
+      char got[512] = "";
+      ssize_t n = read (p[0], got, sizeof got - 1);
+      got[n > 0 ? n : 0] = '\0';
+      close (p[0]);
+      waitpid (pid, NULL, 0);
+      cr_assert_str_eq (got, expect[how], "case %d", how);
+    }
+  int fd = connect_to (sock);
+  char *token = NULL;
+  {
+    FILE *f = fopen (tokfile, "r");
+    char tok[64];
+    cr_assert_not_null (fgets (tok, sizeof tok, f));
+    fclose (f);
+    tok[strcspn (tok, "\n")] = '\0';
+    token = strdup (tok);
+  }
+  char req[128];
+  snprintf (req, sizeof req, "{\"op\":\"auth\",\"token\":\"%s\"}", token);
+  json_decref (ask (fd, req));
+  json_decref (ask (fd, "{\"op\":\"shutdown\"}"));
+  close (fd);
+  free (token);
+  json_decref (hello);
+  waitpid (c.pid, NULL, 0);
+  fclose (c.in);
+  fclose (c.out);
+  snprintf (req, sizeof req, "rm -rf %s", dir);
+  cr_assert_eq (system (req), 0);
 }

@@ -234,6 +234,7 @@ struct securer_sandbox {
   struct securer_cgroup *cg;
   char *cg_report;
   struct host_id_lease host_ids;    /* this sandbox's own host uid/gid, if leased */
+  uint32_t host_uid;                /* the host uid its processes run as */
   struct securer_seccomp_prog *prog;
   struct securer_landlock_report ll;
   bool ll_known;                    /* the payload sent its landlock report */

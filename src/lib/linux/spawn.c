@@ -946,6 +946,7 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
       lp.ids.uid = lp.ids.host_uid;
       lp.ids.gid = lp.ids.host_gid;
     }
+  sb->host_uid = lp.ids.host_uid;
   /* A template's map holds its lease range as well. */
   lp.no_host_root = lp.ids.host_uid != 0 && (tpl == NULL || tpl->count == 0 || tpl->first != 0);
   lp.envp = securer_linux_build_env (p, environ, opts->extra_env, err);
@@ -1148,6 +1149,12 @@ fail:
   securer_landlock_plan_clear (&ll_plan);
   launch_sandbox_destroy (sb);
   return -1;
+}
+
+uid_t
+securer_sandbox_host_uid (const struct securer_sandbox *sb)
+{
+  return sb->host_uid;
 }
 
 pid_t

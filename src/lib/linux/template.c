@@ -405,6 +405,9 @@ securer_template_spawn (struct securer_template *t, const struct securer_spawn_o
       && (securer_hostids_acquire (&sb->host_ids, err) < 0
           || securer_zygote_index (sb->host_ids.id, t->first, t->count, &rq.index, err) < 0))
     goto fail;
+  /* Root's sessions run as their leased id; another caller's as the
+   * template does, as the caller. */
+  sb->host_uid = t->count > 0 ? sb->host_ids.id : t->sb->host_uid;
   if (securer_cgroup_create (p, &sb->cg, &sb->cg_report, err) < 0)
     {
       securer_error_prefix (err, "cgroup");

@@ -54,6 +54,7 @@ struct securer_session {
   struct session_policy *pol;      /* the shared copy: timeout cleared */
   struct securer_tools *tools;
   struct securer_audit *audit;
+  json_t *audit_fields;            /* added to every audit line; may be NULL */
   unsigned max_executions;
   bool sanitize;
   securer_pre_execute_fn pre_execute;
@@ -379,7 +380,38 @@ on_err (void *data, uint32_t ev)
 static void
 audit (struct securer_session *s, const char *event, json_t *fields)
 {
+  if (s->audit != NULL && s->audit_fields != NULL)
+    {
+      if (fields == NULL)
+        fields = json_object ();
+      json_object_update_missing (fields, s->audit_fields);
+    }
   securer_audit_log (s->audit, s->id, event, fields);
+}
+
+/* What a session_start line records: which policy (by digest, so that an
+ * edited file shows), what it holds the session to, and as which host uid
+ * it runs: enough to tell afterwards what ran where under what. */
+static json_t *
+start_fields (const struct securer_session *s)
+{
+  const struct securer_limits *l = &s->policy->limits;
+  json_t *rl = json_object ();
+  for (int i = 0; i < SECURER_RLIMIT_COUNT; i++)
+    if (l->rlimit[i].set)
+      json_object_set_new (rl, securer_rlimit_name ((enum securer_rlimit_id) i),
+                           l->rlimit[i].hard == UINT64_MAX ? json_null ()
+                                                           : json_integer ((json_int_t) l->rlimit[i].hard));
+  json_t *cg = json_pack ("{s:I, s:I, s:f}", "memory", (json_int_t) l->cgroup_memory, "pids",
+                          (json_int_t) l->cgroup_pids, "cpu", l->cgroup_cpu_millis / 1000.0);
+  char *degraded = s->sb != NULL ? securer_sandbox_degraded (s->sb) : NULL;
+  json_t *o = json_pack ("{s:i, s:s, s:s?, s:s?, s:o, s:o, s:s?}", "pid", (int) s->pid, "start", start_kind (s),
+                         "policy", s->policy->name, "policy_digest", securer_session_policy_digest (s->pol),
+                         "rlimits", rl, "cgroup", cg, "degraded", degraded);
+  free (degraded);
+  if (o != NULL && s->sb != NULL)
+    json_object_set_new (o, "host_uid", json_integer ((json_int_t) securer_sandbox_host_uid (s->sb)));
+  return o;
 }
 
 static double
@@ -1297,6 +1329,7 @@ securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
   s->tools = securer_tools_ref (opts->tools);
   s->max_executions = opts->max_executions;
   s->sanitize = opts->sanitize_errors;
+  s->audit_fields = opts->audit_fields ? json_incref (opts->audit_fields) : NULL;
   s->pre_execute = opts->pre_execute;
   s->pre_execute_data = opts->pre_execute_data;
   s->max_message = opts->max_message_size ? opts->max_message_size : SECURER_DEFAULT_MAX_MESSAGE;
@@ -1336,7 +1369,7 @@ securer_session_open_ex (const struct securer_session_opts *opts, bool wait,
     goto fail;
   if (wait && s->own_loop && wait_ready (s, err) < 0)
     goto fail;
-  audit (s, "session_start", json_pack ("{s:i, s:s}", "pid", (int) s->pid, "start", start_kind (s)));
+  audit (s, "session_start", start_fields (s));
   s->opened = true;
   *out = s;
   return 0;
@@ -1365,6 +1398,7 @@ securer_session_close (struct securer_session *s)
   if (s->own_loop)
     securer_loop_free (s->loop);
   securer_audit_close (s->audit);
+  json_decref (s->audit_fields);
   /* After R is gone: the template's pid namespace holds it. */
   securer_session_template_release (s->tpl);
   securer_session_policy_put (s->pol);
