@@ -1,6 +1,11 @@
 # The tagged value encoding of docs/protocol.md, both ways.  Values from
 # the sandbox are decoded strictly into base R objects: known tags and keys
-# only, element types checked, nothing evaluated or unserialized.
+# only, element types checked, nothing evaluated or unserialized.  They are
+# data on the host: base R's methods act on what an object's fields name
+# (srcref methods read the file of its srcfile, POSIXct ones open its tzone
+# as a zone file, a vignette's print opens a browser), so a class from the
+# sandbox is kept as the attribute "securer_class", and only classes whose
+# methods only format are restored, on the layout they assume.
 
 # ---- JSON text -------------------------------------------------------------
 
@@ -83,6 +88,11 @@ value_keys <- list(lgl = vec_keys, int = vec_keys, dbl = vec_keys, chr = vec_key
 # Classes a tag gets when "class" is absent.
 default_class <- list(fct = "factor", date = "Date", time = c("POSIXct", "POSIXt"), df = "data.frame")
 
+# Attributes that are references, not data: serve refuses them (R keeps
+# environments and external pointers there, and base R follows them).
+ref_attrs <- c("srcfile", "srcref", "wholeSrcref", "conn_id")
+is_ref_attr <- function(nm) nm %in% ref_attrs | startsWith(nm, ".")
+
 # Attributes with keys of their own: never in "attr".
 own_attrs <- function(tag, tz) {
   c("names", "dim", "class",
@@ -105,7 +115,7 @@ encode_extras <- function(x, tag, depth) {
   if (!is.null(a[["dim"]]) && tag != "df") e <- paste0(e, ",\"dim\":", json_ints(a[["dim"]]))
   cls <- a[["class"]]
   if (!is.null(cls) && !identical(cls, default_class[[tag]])) e <- paste0(e, ",\"class\":", json_strings(cls))
-  rest <- a[!(names(a) %in% own_attrs(tag, tag == "time" && length(a[["tzone"]]) == 1L))]
+  rest <- a[!(names(a) %in% own_attrs(tag, tag == "time" && length(a[["tzone"]]) == 1L) | is_ref_attr(names(a)))]
   if (length(rest)) {
     if (length(rest) > max_attrs) {
       stop(sprintf("a value with %d attributes cannot be sent to the sandbox (at most %d)",
@@ -156,7 +166,7 @@ encode_value <- function(x, depth = 0L) {
 
 # ---- sandbox -> host ----------------------------------------------------------
 
-bad_value <- function(...) stop("invalid value from the sandbox: ", ..., call. = FALSE)
+bad_value <- function(...) stop(term_safe(paste0("invalid value from the sandbox: ", ...)), call. = FALSE)
 
 is_string <- function(x) is.character(x) && length(x) == 1L && !is.na(x)
 
@@ -210,7 +220,9 @@ decode_strings <- function(x, what, na_ok = TRUE) {
 plain_vector_keys <- c("t", "v")
 plain_vector_tags <- c("lgl", "int", "dbl", "chr")
 
-decode_value <- function(j, depth = 0L) {
+# `classes = FALSE` (tool arguments, unless the tool asks for them) keeps
+# every class as data; otherwise the allowed ones are restored.
+decode_value <- function(j, depth = 0L, classes = TRUE) {
   if (is.null(j)) return(NULL)
   if (depth > 64L) bad_value("nested over 64 levels")
   keys <- names(j)
@@ -238,12 +250,13 @@ decode_value <- function(j, depth = 0L) {
   if (!is.null(cls) && ((t == "fct") != ("factor" %in% cls) || (t == "df") != ("data.frame" %in% cls))) {
     bad_value(sprintf("class '%s' on a %s value", paste(cls, collapse = "/"), t))
   }
-  if (t == "df") return(decode_df(j, cls, depth))
+  if (is.null(cls)) cls <- default_class[[t]]
+  if (t == "df") return(decode_df(j, cls, depth, classes))
   x <- switch(t,
     lgl = , int = , dbl = , chr = decode_elements(j[["v"]], t),
-    date = structure(decode_elements(j[["v"]], "dbl"), class = "Date"),
+    date = decode_elements(j[["v"]], "dbl"),
     time = {
-      x <- structure(decode_elements(j[["v"]], "dbl"), class = c("POSIXct", "POSIXt"))
+      x <- decode_elements(j[["v"]], "dbl")
       tz <- j[["tz"]]
       if (!is.null(tz)) attr(x, "tzone") <- if (is_string(tz)) tz else bad_value("\"tz\" must be a string")
       x
@@ -253,11 +266,11 @@ decode_value <- function(j, depth = 0L) {
       levels <- decode_strings(j[["levels"]], "levels", FALSE)
       if (any(!is.na(codes) & (codes < 1L | codes > length(levels)))) bad_value("factor code out of range")
       if (anyDuplicated(levels)) bad_value("duplicated factor levels")
-      structure(codes, levels = levels, class = "factor")
+      structure(codes, levels = levels)
     },
     list = {
       if (!is.list(j[["v"]])) bad_value("\"v\" must be an array")
-      lapply(j[["v"]], decode_value, depth = depth + 1L)
+      lapply(j[["v"]], decode_value, depth = depth + 1L, classes = classes)
     })
   if (!is.null(j[["n"]])) {
     nm <- decode_strings(j[["n"]], "n")
@@ -269,14 +282,17 @@ decode_value <- function(j, depth = 0L) {
     if (length(d) == 0L || anyNA(d) || any(d < 0L) || prod(d) != length(x)) bad_value("dim does not match the length")
     dim(x) <- d
   }
-  if (!is.null(j[["attr"]])) x <- decode_attrs(x, j[["attr"]], own_attrs(t, !is.null(j[["tz"]])), depth)
-  if (!is.null(cls)) class(x) <- cls
-  x
+  if (!is.null(j[["attr"]])) x <- decode_attrs(x, j[["attr"]], own_attrs(t, !is.null(j[["tz"]])), depth, classes)
+  set_class(x, cls, classes)
 }
 
 # "attr": each attribute a value of its own, set as R sets it (R's checks of
 # dimnames, tsp, comment ... apply, and their failure is an invalid value).
-decode_attrs <- function(x, a, reserved, depth) {
+# Left out: references (which serve refuses, checked again here), values
+# that could not cross (placeholders of environments, pointers, code), a
+# "contrasts" that is not numeric (contrasts() calls the function it
+# names), and "securer_class", which is the decoder's own.
+decode_attrs <- function(x, a, reserved, depth, classes) {
   an <- names(a)
   if (!is.list(a) || (length(a) > 0L && is.null(an))) bad_value("\"attr\" must be an object")
   if (length(a) > max_attrs) bad_value(sprintf("%d attributes, at most %d", length(a), max_attrs))
@@ -286,22 +302,28 @@ decode_attrs <- function(x, a, reserved, depth) {
     if (!nzchar(nm)) bad_value("an attribute without a name")
     if (nm %in% reserved) bad_value(sprintf("attribute '%s' must be given by its own key", nm))
     if (is.null(a[[k]])) bad_value(sprintf("attribute '%s' is NULL", nm))
-    val <- decode_value(a[[k]], depth + 1L)
+    val <- decode_value(a[[k]], depth + 1L, classes)
+    if (is_ref_attr(nm) || nm == "securer_class" || inherits(val, "securer_other") ||
+        nm == "contrasts" && !is.numeric(val)) next
     x <- tryCatch(`attr<-`(x, nm, value = val),
                   error = function(e) bad_value(sprintf("attribute '%s': %s", nm, conditionMessage(e))))
   }
   x
 }
 
-decode_df <- function(j, cls, depth) {
+decode_df <- function(j, cls, depth, classes) {
   names <- decode_strings(j[["n"]], "n", FALSE)
   nrow <- j[["nrow"]]
   if (!(is.numeric(nrow) && length(nrow) == 1L && !is.na(nrow) && nrow >= 0 && nrow == round(nrow) &&
         nrow <= .Machine$integer.max)) bad_value("bad nrow")
   if (!is.list(j[["v"]]) || length(j[["v"]]) != length(names)) bad_value("data frame columns and names differ")
-  cols <- lapply(j[["v"]], decode_value, depth = depth + 1L)
-  for (col in cols) {
-    rows <- if (is.data.frame(col)) nrow(col) else if (inherits(col, "securer_other")) nrow else NROW(col)
+  cols <- lapply(j[["v"]], decode_value, depth = depth + 1L, classes = classes)
+  for (k in seq_along(cols)) {
+    col <- cols[[k]]
+    # A data frame column counts its rows whether or not its class came back.
+    rows <- if (inherits(col, "securer_other")) nrow else if (identical(j[["v"]][[k]][["t"]], "df")) {
+      .row_names_info(col, 2L)
+    } else NROW(col)
     if (rows != nrow) bad_value("a data frame column of the wrong length")
   }
   rn <- j[["rownames"]]
@@ -314,16 +336,79 @@ decode_df <- function(j, cls, depth) {
   }
   if (anyNA(rn) && !is.null(j[["rownames"]])) bad_value("row names may not be NA")
   if (length(rn) != nrow && !is.null(j[["rownames"]])) bad_value("row names of the wrong length")
-  x <- structure(cols, names = names, row.names = rn, class = "data.frame")
-  if (!is.null(j[["attr"]])) x <- decode_attrs(x, j[["attr"]], own_attrs("df", FALSE), depth)
-  if (!is.null(cls)) class(x) <- cls
+  x <- structure(cols, names = names, row.names = rn)
+  if (!is.null(j[["attr"]])) x <- decode_attrs(x, j[["attr"]], own_attrs("df", FALSE), depth, classes)
+  set_class(x, cls, classes)
+}
+
+# ---- classes ------------------------------------------------------------------
+
+# Classes restored on the host: their methods format the value and read
+# nothing but its own fields, once class_fits() has checked the layout
+# they assume.  Model fits (lm, glm ...) are not among them: their methods
+# evaluate the call and formula they hold (update(), predict(),
+# model.frame()), which a value from the sandbox may not choose.
+allowed_classes <- list("factor", c("ordered", "factor"), "Date", c("POSIXct", "POSIXt"),
+                        c("POSIXlt", "POSIXt"), "difftime", "data.frame", "table", "noquote")
+allowed_last <- vapply(allowed_classes, function(cl) cl[[length(cl)]], "")
+
+difftime_units <- c("secs", "mins", "hours", "days", "weeks")
+posixlt_fields <- c("sec", "min", "hour", "mday", "mon", "year", "wday", "yday", "isdst", "zone", "gmtoff")
+
+# Olson names ("UTC", "Europe/Paris", "Etc/GMT+5") or "" (local time):
+# nothing the C library would take as a path of its own (a leading ':' or
+# '/', '..'), nothing longer than a zone name gets.
+zones_ok <- function(tz) {
+  is.null(tz) || is.character(tz) && length(tz) <= 3L && !anyNA(tz) && all(nchar(tz, "bytes") <= 64L) &&
+    all(grepl("^([A-Za-z0-9_+-][A-Za-z0-9_+/-]*)?$", tz, useBytes = TRUE))
+}
+
+# The layout a restored class's methods assume; `first` is its first name.
+# "factor" and "data.frame" come only with their tags, whose decoding
+# checks their layout (codes within unique levels; columns of nrow rows).
+class_fits <- function(x, first) {
+  switch(first,
+    factor = , ordered = TRUE,
+    data.frame = {
+      n <- .row_names_info(x, 2L)
+      all(vapply(x, function(col) inherits(col, "securer_other") || NROW(col) == n, NA))
+    },
+    Date = is.numeric(x),
+    POSIXct = is.numeric(x) && zones_ok(attr(x, "tzone")),
+    # Formatting reads the fields by position, the zone as strings.
+    POSIXlt = is.list(x) && length(x) >= 9L && identical(names(x), posixlt_fields[seq_along(x)]) &&
+      all(vapply(x[-10L], is.numeric, NA)) && (length(x) < 10L || is.character(x[[10L]])) &&
+      zones_ok(attr(x, "tzone")),
+    difftime = is.numeric(x) && is_string(attr(x, "units")) && attr(x, "units") %in% difftime_units,
+    table = , noquote = is.atomic(x),
+    FALSE)
+}
+
+# The longest tail of `cls` that is an allowed class fitting x, or NULL: a
+# subclass the host does not restore falls back to its allowed parent (a
+# tibble is a data.frame, c("summaryDefault", "table") a table).
+allowed_tail <- function(x, cls) {
+  n <- length(cls)
+  if (!cls[[n]] %in% allowed_last) return(NULL)
+  for (k in seq_len(n)) {
+    tail <- cls[k:n]
+    if (any(vapply(allowed_classes, identical, NA, tail)) && class_fits(x, tail[[1L]])) return(tail)
+  }
+  NULL
+}
+
+set_class <- function(x, cls, classes) {
+  if (is.null(cls)) return(x)
+  keep <- if (classes) allowed_tail(x, cls)
+  if (!is.null(keep)) class(x) <- keep
+  if (!identical(keep, cls)) attr(x, "securer_class") <- cls
   x
 }
 
 #' @export
 print.securer_other <- function(x, ...) {
   cat(sprintf("<securer: a value of class %s that stays in the sandbox>\n",
-              paste(x$class, collapse = "/")))
-  cat(x$text, sep = "\n")
+              term_safe(paste(x$class, collapse = "/"))))
+  cat(term_safe(x$text), sep = "\n")
   invisible(x)
 }

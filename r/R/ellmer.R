@@ -70,10 +70,14 @@ ellmer_tool_parts <- function(session, tools, sandbox, limits, timeout) {
     lines <- character()
     value <- withVisible(state$session$execute(code, timeout = timeout,
                                                output_handler = function(l) lines <<- c(lines, l)))
+    # The value is the sanitized one $execute() returns (classes kept as
+    # data but for the allowed ones, references dropped), so printing it
+    # reads nothing on the host; the text is shown by ellmer, so it is made
+    # safe for a terminal.
     v <- value$value
     attr(v, "output") <- NULL
     shown <- if (value$visible) utils::capture.output(print(v)) else character()
-    text <- paste(c(lines, shown), collapse = "\n")
+    text <- term_safe(paste(c(lines, shown), collapse = "\n"))
     if (nzchar(text)) text else "(no output)"
   }
   declared <- if (is.null(session)) tool_list else {

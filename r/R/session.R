@@ -4,9 +4,11 @@ timeout_message <- function(timeout) {
   sprintf("Execution timed out after %s second%s", format(timeout), if (identical(as.numeric(timeout), 1)) "" else "s")
 }
 
+# Messages often quote the sandbox (its errors, R's start-up words), so
+# they are made safe for the terminal they are shown on.
 securer_error <- function(msg, class = NULL) {
   stop(structure(class = c(class, "securer_error", "error", "condition"),
-                 list(message = msg, call = NULL)))
+                 list(message = term_safe(msg), call = NULL)))
 }
 
 #' A persistent sandboxed R session with tools
@@ -227,7 +229,7 @@ execute_request <- function(id, target, code, timeout, max_code_length = 100000L
 reply_value <- function(reply, timeout) {
   if (!isTRUE(reply$ok)) securer_error(reply$error)
   res <- reply$result
-  for (w in res$warnings) warning(w, call. = FALSE)
+  for (w in res$warnings) warning(term_safe(w), call. = FALSE)
   status <- res$status
   if (identical(status, "ok")) {
     value <- decode_value(res$value)
@@ -266,7 +268,7 @@ run_tool <- function(tool_list, name, args) {
   if (is.null(tool)) return(list(error = sprintf("Unknown tool: %s", format(name))))
   tryCatch({
     if (!is.list(args)) stop("malformed arguments")
-    decoded <- lapply(args, decode_value)
+    decoded <- lapply(args, decode_value, classes = isTRUE(tool@classes))
     value <- do.call(tool@fn, decoded)
     list(value = encode_value(value))
   }, error = function(e) list(error = conditionMessage(e)))

@@ -11,10 +11,11 @@ is_identifier <- function(x) {
 #' The class of tools
 #'
 #' A base-R S4 class; its fields are read with `@`: `name`, `description`,
-#' `fn` and `args` (a named list of argument types).
+#' `fn`, `args` (a named list of argument types) and `classes` (whether the
+#' arguments keep their allowed classes).
 #' @export
 securer_tool_class <- setClass("securer_tool_class",
-  slots = c(name = "character", description = "character", fn = "function", args = "list"))
+  slots = c(name = "character", description = "character", fn = "function", args = "list", classes = "logical"))
 
 #' Define a tool the sandboxed code can call
 #'
@@ -25,8 +26,18 @@ securer_tool_class <- setClass("securer_tool_class",
 #' @param args a named list (or character vector) of argument types:
 #'   "numeric", "integer", "character", "logical", "list", "data.frame" or
 #'   "any".
+#' @param classes `FALSE` (the default): the arguments arrive as base types
+#'   (a factor as its integer codes with a `levels` attribute, a data frame as
+#'   a named list with `row.names`, a `Date` as a number), each class the
+#'   sandboxed code gave kept as data in the attribute `securer_class`.
+#'   `TRUE`: the classes that `$execute()` restores on its values (factor,
+#'   ordered, Date, POSIXct and POSIXlt with a valid zone, difftime,
+#'   data.frame, table, noquote) are restored on the arguments too, so that
+#'   a `"data.frame"` argument arrives as a data frame; any other class is
+#'   still kept as data.  The sandboxed code chooses the classes of what it
+#'   passes: opt in only for a function that wants them.
 #' @export
-securer_tool <- function(name, description, fn, args = list()) {
+securer_tool <- function(name, description, fn, args = list(), classes = FALSE) {
   if (!is_identifier(name)) stop(sprintf("Tool name '%s' must be a valid R identifier", format(name)), call. = FALSE)
   if (!is.function(fn)) stop(sprintf("Tool '%s': fn must be a function", name), call. = FALSE)
   args <- as.list(args)
@@ -45,7 +56,9 @@ securer_tool <- function(name, description, fn, args = list()) {
       }
     }
   }
-  new("securer_tool_class", name = name, description = as.character(description)[1], fn = fn, args = args)
+  if (!isTRUE(classes) && !isFALSE(classes)) stop(sprintf("Tool '%s': classes must be TRUE or FALSE", name), call. = FALSE)
+  new("securer_tool_class", name = name, description = as.character(description)[1], fn = fn, args = args,
+      classes = classes)
 }
 
 # A list of tools: securer_tool objects, or list(name = , fn = , args = )

@@ -169,6 +169,46 @@ Test (value, depth_is_limited)
   json_decref (v);
 }
 
+/* "dim" must multiply to the length without the product wrapping: three
+ * dimensions of 2^30 are 2^90, which a 64-bit product used to wrap to 0,
+ * so they passed for an empty vector.  A zero dimension is an empty array
+ * whatever the others are. */
+Test (value, dim_product_does_not_wrap)
+{
+  const char *bad[] = {
+    "{\"t\":\"dbl\",\"v\":[],\"dim\":[1073741824,1073741824,1073741824]}",
+    "{\"t\":\"int\",\"v\":[],\"dim\":[2147483647,2147483647,2147483647,2147483647]}",
+    "{\"t\":\"chr\",\"v\":[\"a\"],\"dim\":[4294967296]}",
+    "{\"t\":\"lgl\",\"v\":[true],\"dim\":[1073741824,1073741824,1073741824,0]}",
+    "{\"t\":\"int\",\"v\":[1,2,3,4],\"dim\":[2,3]}",
+    "{\"t\":\"int\",\"v\":[1,2,3,4],\"dim\":[4,1,2]}",
+    NULL,
+  };
+  const char *good[] = {
+    "{\"t\":\"dbl\",\"v\":[],\"dim\":[1073741824,1073741824,1073741824,0]}",
+    "{\"t\":\"dbl\",\"v\":[],\"dim\":[0,2147483647]}",
+    "{\"t\":\"int\",\"v\":[1,2,3,4],\"dim\":[4,1,1]}",
+    "{\"t\":\"int\",\"v\":[1,2,3,4,5,6],\"dim\":[1,2,3]}",
+    NULL,
+  };
+  securer_err_t err = NULL;
+  for (const char **b = bad; *b; b++)
+    {
+      json_t *j = load (*b);
+      cr_assert_eq (securer_value_validate (j, &err), -1, "accepted %s", *b);
+      cr_assert_eq (securer_error_errno (err), EINVAL);
+      cr_assert (strstr (securer_error_message (err), "dim") != NULL, "%s: %s", *b, securer_error_message (err));
+      securer_error_free (&err);
+      json_decref (j);
+    }
+  for (const char **g = good; *g; g++)
+    {
+      json_t *j = load (*g);
+      cr_assert_eq (securer_value_validate (j, &err), 0, "%s: %s", *g, err ? securer_error_message (err) : "");
+      json_decref (j);
+    }
+}
+
 /* Classes and other attributes (matrix dimnames, ordered factors,
  * difftime units, classed lists): accepted in their one documented form,
  * anything else refused with a message that names the problem. */
@@ -208,6 +248,19 @@ Test (value, attributes)
       "one entry per dimension" },
     { "{\"t\":\"df\",\"n\":[\"a\"],\"nrow\":1,\"v\":[{\"t\":\"int\",\"v\":[1]}],\"rownames\":[\"x\",1]}",
       "all strings or all integers" },
+    /* References, which base R follows (as.character.srcref reads the file
+     * a "srcfile" names): the runtime never sends them. */
+    { "{\"t\":\"int\",\"v\":[1,1,1,1],\"class\":[\"srcref\"],\"attr\":{\"srcfile\":{\"t\":\"list\","
+      "\"v\":[{\"t\":\"chr\",\"v\":[\"/etc/shadow\"]}],\"n\":[\"filename\"],\"class\":[\"srcfile\"]}}}",
+      "attribute \"srcfile\" is a reference" },
+    { "{\"t\":\"dbl\",\"v\":[1],\"attr\":{\"srcref\":{\"t\":\"int\",\"v\":[1]}}}", "is a reference" },
+    { "{\"t\":\"dbl\",\"v\":[1],\"attr\":{\"wholeSrcref\":{\"t\":\"int\",\"v\":[1]}}}", "is a reference" },
+    { "{\"t\":\"int\",\"v\":[3],\"class\":[\"file\",\"connection\"],\"attr\":{\"conn_id\":"
+      "{\"t\":\"other\",\"class\":[\"externalptr\"],\"text\":\"<pointer: 0x1>\"}}}", "is a reference" },
+    { "{\"t\":\"df\",\"n\":[],\"nrow\":0,\"v\":[],\"attr\":{\".internal.selfref\":{\"t\":\"lgl\",\"v\":[]}}}",
+      "attribute \".internal.selfref\" is a reference" },
+    { "{\"t\":\"list\",\"v\":[{\"t\":\"dbl\",\"v\":[1],\"attr\":{\".Environment\":{\"t\":\"int\",\"v\":[1]}}}]}",
+      "is a reference" },
     { NULL, NULL },
   };
   securer_err_t err = NULL;

@@ -13,3 +13,6 @@ serve_pids <- function() {
                         error_on_status = FALSE)$stdout
   as.integer(strsplit(trimws(pids), "\n")[[1]])
 }
+
+# A value decoded from its JSON text, as the package decodes replies.
+dec <- function(s, ...) securer:::decode_value(jsonlite::parse_json(s, simplifyVector = FALSE), ...)

@@ -146,17 +146,26 @@ check_common (const json_t *v, size_t length, const char *const *allowed, const 
     {
       if (!json_is_array (dim) || json_array_size (dim) == 0)
         return securer_error_set (err, EINVAL, "%s: \"dim\" must be a non-empty array", what);
-      unsigned long long prod = 1;
+      /* Multiplied only while the product stays within the length, so it
+       * never wraps: on LP64 c(2^30, 2^30, 2^30) would wrap to 0 and pass
+       * for an empty vector.  A zero dimension makes the product 0 however
+       * large the others are. */
+      size_t prod = 1;
+      bool zero = false, over = false;
       size_t i;
       json_array_foreach (dim, i, x)
       {
         if (!json_is_integer (x) || json_integer_value (x) < 0 || json_integer_value (x) > INT_MAX)
           return securer_error_set (err, EINVAL, "%s: bad \"dim\"", what);
-        prod *= (unsigned long long) json_integer_value (x);
-        if (prod > (unsigned long long) SIZE_MAX)
-          return securer_error_set (err, EINVAL, "%s: bad \"dim\"", what);
+        size_t d = (size_t) json_integer_value (x);
+        if (d == 0)
+          zero = true;
+        else if (prod > length / d)
+          over = true;
+        else
+          prod *= d;
       }
-      if (prod != length)
+      if (zero ? length != 0 : over || prod != length)
         return securer_error_set (err, EINVAL, "%s: \"dim\" does not match the length", what);
     }
   return 0;
@@ -240,6 +249,20 @@ check_dimnames (const json_t *v, const json_t *dn, const char *what, securer_err
   return 0;
 }
 
+/* Attributes that point somewhere instead of holding data: base R's
+ * methods follow them on whichever host decodes the value (a "srcfile"'s
+ * file name is read by as.character.srcref; "conn_id" and the dot-names
+ * of data.table and others hold external pointers).  The runtime leaves
+ * them out, so one that arrives anyway was written by the code in the
+ * sandbox and is refused.  Other attributes R could not transfer arrive
+ * as "other" placeholders, which are text. */
+static bool
+attr_is_reference (const char *name)
+{
+  static const char *const refs[] = { "srcfile", "srcref", "wholeSrcref", "conn_id", NULL };
+  return name[0] == '.' || key_allowed (name, refs);
+}
+
 static int
 check_attrs (const json_t *v, enum vkind k, int depth, const char *what, securer_err_t *err)
 {
@@ -263,6 +286,8 @@ check_attrs (const json_t *v, enum vkind k, int depth, const char *what, securer
     if (json_is_null (a))
       return securer_error_set (err, EINVAL, "%s: attribute \"%s\" is NULL (R has no such attribute)", what,
                                 name);
+    if (attr_is_reference (name))
+      return securer_error_set (err, EINVAL, "%s: attribute \"%s\" is a reference, not data", what, name);
     if (validate (a, depth + 1, err) < 0)
       return securer_error_prefix (err, "%s: attribute \"%s\"", what, name);
     if (strcmp (name, "dimnames") == 0 && check_dimnames (v, a, what, err) < 0)

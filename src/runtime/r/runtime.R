@@ -81,6 +81,10 @@ function(inc) {
                     time = c("names", "dim", "class", "tzone"),
                     df = c("names", "class", "row.names"))
   plain_own <- c("names", "dim", "class")
+  # Attributes that are references, not data (a srcref's srcfile, a
+  # connection's conn_id, data.table's .internal.selfref): base R follows
+  # them on the host, which refuses them (docs/protocol.md, "Values").
+  ref_attrs <- c("srcfile", "srcref", "wholeSrcref", "conn_id")
   default_class <- list(fct = "factor", date = "Date", time = c("POSIXct", "POSIXt"),
                         df = "data.frame")
   extras <- function(x, tag, depth) {
@@ -98,7 +102,7 @@ function(inc) {
     own <- own_attrs[[tag]]
     if (is.null(own)) own <- plain_own
     if (tag == "time" && length(a[["tzone"]]) != 1L) own <- plain_own
-    rest <- a[!(names(a) %in% own)]
+    rest <- a[!(names(a) %in% own | names(a) %in% ref_attrs | startsWith(names(a), "."))]
     if (length(rest)) {
       if (length(rest) > 64L)
         stop(sprintf("a value with %d attributes cannot be transferred (at most 64)", length(rest)),
