@@ -28,6 +28,21 @@
  *                               DIR); "fill = ok MIB" or "fill = ERRNO after K" (MiB)
  *   attack-probe forks N        forks N children that wait: "forks = ok N" or
  *                               "forks = ERRNO after K"
+ *
+ * Calls that reach past the sandbox (other tenants' page cache, KSM, the
+ * host's writeback, line disciplines), each next to a harmless form of the
+ * same call that must keep working; all of them are raw syscalls, so the
+ * errno is the filter's or the kernel's, never libc's:
+ *   attack-probe pagecache FILE  fadvise64 (NORMAL, WILLNEED, DONTNEED, NOREUSE,
+ *                               DONTNEED with garbage above bit 31) and preadv2
+ *                               (no flags, RWF_NOWAIT) on FILE opened read-only
+ *   attack-probe nowait-write PATH  pwritev2 on PATH (created), no flags and RWF_NOWAIT
+ *   attack-probe ksm            madvise MADV_MERGEABLE/UNMERGEABLE/DONTNEED,
+ *                               process_madvise MADV_MERGEABLE on itself, prctl
+ *                               PR_SET_MEMORY_MERGE, PR_SET_NAME and PR_GET_NAME
+ *   attack-probe ldisc          TIOCGETD and TIOCSETD (N_TTY) on a new pty
+ *   attack-probe sync PATH      sync, syncfs, fsync and fdatasync of PATH (created)
+ *   attack-probe prctl OPTION [ARG2]  prctl(OPTION, ARG2, 0, 0, 0), numbers in any base
  */
 #include <config.h>
 
@@ -51,7 +66,9 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/uio.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
@@ -59,6 +76,11 @@
 #include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
+
+/* Linux 6.4; older headers lack it. */
+#ifndef PR_SET_MEMORY_MERGE
+#define PR_SET_MEMORY_MERGE 67
+#endif
 
 static int
 report (const char *name, long r)
@@ -224,6 +246,113 @@ forks (int n)
   return 0;
 }
 
+/* posix_fadvise() and friends report through their return value, and
+ * glibc's preadv2() falls back to preadv() on ENOSYS: the raw calls show
+ * what the filter answered.  The advice values are x86_64's (s390x differs). */
+static long
+fadvise (int fd, long advice)
+{
+  return syscall (SYS_fadvise64, fd, 0L, 0L, advice);
+}
+
+static int
+pagecache (const char *path)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return report ("open", -1);
+  report ("fadvise-normal", fadvise (fd, POSIX_FADV_NORMAL));
+  report ("fadvise-willneed", fadvise (fd, POSIX_FADV_WILLNEED));
+  report ("fadvise-dontneed", fadvise (fd, POSIX_FADV_DONTNEED));
+  report ("fadvise-noreuse", fadvise (fd, POSIX_FADV_NOREUSE));
+  /* The kernel reads the advice as an int and ignores the upper half. */
+  report ("fadvise-dontneed-hi", fadvise (fd, (long) (POSIX_FADV_DONTNEED | 1UL << 32)));
+  char buf[64];
+  struct iovec iov = { buf, sizeof buf };
+  /* Through glibc's wrapper, so the flags sit where real callers put them;
+   * it only falls back to preadv() on ENOSYS, which no rule here gives. */
+  report ("preadv2", preadv2 (fd, &iov, 1, 0, 0));
+  report ("preadv2-nowait", preadv2 (fd, &iov, 1, 0, RWF_NOWAIT));
+  report ("preadv2-nowait-hipri", preadv2 (fd, &iov, 1, 0, RWF_NOWAIT | RWF_HIPRI));
+  close (fd);
+  return 0;
+}
+
+static int
+nowait_write (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return report ("open", -1);
+  char buf[] = "x";
+  struct iovec iov = { buf, 1 };
+  report ("pwritev2", pwritev2 (fd, &iov, 1, 0, 0));
+  report ("pwritev2-nowait", pwritev2 (fd, &iov, 1, 0, RWF_NOWAIT));
+  close (fd);
+  return 0;
+}
+
+static int
+ksm (void)
+{
+  size_t len = 4 * (size_t) sysconf (_SC_PAGESIZE);
+  char *p = mmap (NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return report ("mmap", -1);
+  memset (p, 'x', len);
+  report ("madvise-mergeable", syscall (SYS_madvise, p, len, MADV_MERGEABLE));
+  report ("madvise-unmergeable", syscall (SYS_madvise, p, len, MADV_UNMERGEABLE));
+  report ("madvise-dontneed", syscall (SYS_madvise, p, len, MADV_DONTNEED));
+  /* Since Linux 6.13 a process may give itself any advice this way. */
+  int pfd = (int) syscall (SYS_pidfd_open, getpid (), 0);
+  if (pfd < 0)
+    report ("pidfd_open", -1);
+  else
+    {
+      struct iovec iov = { p, len };
+      report ("process_madvise-mergeable", syscall (SYS_process_madvise, pfd, &iov, 1UL, MADV_MERGEABLE, 0U));
+      close (pfd);
+    }
+  report ("prctl-memory-merge", syscall (SYS_prctl, PR_SET_MEMORY_MERGE, 1L, 0L, 0L, 0L));
+  report ("prctl-set-name", syscall (SYS_prctl, PR_SET_NAME, "probe", 0L, 0L, 0L));
+  char name[16] = "";
+  report ("prctl-get-name", syscall (SYS_prctl, PR_GET_NAME, name, 0L, 0L, 0L));
+  printf ("name = %s\n", name);
+  return 0;
+}
+
+static int
+ldisc (void)
+{
+  int fd = open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return report ("open", -1);
+  int d = -1;
+  report ("tiocgetd", syscall (SYS_ioctl, fd, TIOCGETD, &d));
+  /* N_TTY, which the pty already has: the kernel changes nothing, so only a
+   * filter can make this fail; any other number could load a module. */
+  int n_tty = 0;
+  report ("tiocsetd", syscall (SYS_ioctl, fd, TIOCSETD, &n_tty));
+  close (fd);
+  return 0;
+}
+
+static int
+sync_probe (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return report ("open", -1);
+  if (write (fd, "x", 1) != 1)
+    return report ("write", -1);
+  report ("fsync", syscall (SYS_fsync, fd));
+  report ("fdatasync", syscall (SYS_fdatasync, fd));
+  report ("syncfs", syscall (SYS_syncfs, fd));
+  report ("sync", syscall (SYS_sync));
+  close (fd);
+  return 0;
+}
+
 /* The probes are real attacks (mount over /tmp, ptrace pid 1): run on the
  * host as root they would succeed.  Refuse unless this process is in a
  * user namespace other than the initial one, whose uid map is the
@@ -350,6 +479,19 @@ main (int argc, char **argv)
     return fill (arg, atoi (argv[3]), argc > 4 ? argv[4] : NULL);
   if (strcmp (p, "forks") == 0 && arg)
     return forks (atoi (arg));
+  if (strcmp (p, "pagecache") == 0 && arg)
+    return pagecache (arg);
+  if (strcmp (p, "nowait-write") == 0 && arg)
+    return nowait_write (arg);
+  if (strcmp (p, "ksm") == 0)
+    return ksm ();
+  if (strcmp (p, "ldisc") == 0)
+    return ldisc ();
+  if (strcmp (p, "sync") == 0 && arg)
+    return sync_probe (arg);
+  if (strcmp (p, "prctl") == 0 && arg)
+    return report (p, syscall (SYS_prctl, strtol (arg, NULL, 0), argc > 3 ? strtol (argv[3], NULL, 0) : 0L,
+                               0L, 0L, 0L));
   if (strcmp (p, "getenv") == 0 && arg)
     {
       const char *v = getenv (arg);

@@ -1445,6 +1445,142 @@ Test (attacks, personality)
   check_syscall_denied ("personality", a, NULL);
 }
 
+/* ---- other tenants and the host: page cache, KSM, writeback, ldiscs ------- */
+
+/* R's files are shared by every sandbox on the host: evicting their pages
+ * from the page cache (fadvise DONTNEED, and NOREUSE since Linux 6.3)
+ * slows the other tenants down, and a read that may not wait (RWF_NOWAIT)
+ * then says which pages someone else brought back, i.e. what they read.
+ * Advice that only brings pages in stays, and so do ordinary reads. */
+Test (attacks, page_cache_of_shared_files_cannot_be_evicted_or_probed)
+{
+  struct run r = { 0 };
+  probe (&r, NULL, "pagecache", "/usr/lib/R/library/base/DESCRIPTION", NULL);
+  cr_assert_eq (r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+  ASSERT_HAS (r.out, "fadvise-normal = ok 0\n", &r);
+  ASSERT_HAS (r.out, "fadvise-willneed = ok 0\n", &r);
+  ASSERT_HAS (r.out, "fadvise-dontneed = EPERM\n", &r);
+  ASSERT_HAS (r.out, "fadvise-noreuse = EPERM\n", &r);
+  ASSERT_HAS (r.out, "fadvise-dontneed-hi = EPERM\n", &r);
+  ASSERT_HAS (r.out, "preadv2 = ok 64\n", &r);
+  /* What the kernel says of a file that cannot be read without waiting:
+   * callers fall back to an ordinary read. */
+  ASSERT_HAS (r.out, "preadv2-nowait = EOPNOTSUPP\n", &r);
+  ASSERT_HAS (r.out, "preadv2-nowait-hipri = EOPNOTSUPP\n", &r);
+  run_free (&r);
+  probe (&r, NULL, "nowait-write", "/tmp/w", NULL);
+  cr_assert_eq (r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+  ASSERT_HAS (r.out, "pwritev2 = ok 1\n", &r);
+  ASSERT_HAS (r.out, "pwritev2-nowait = EOPNOTSUPP\n", &r);
+  run_free (&r);
+}
+
+/* Pages KSM merged with another process's are copied again on the first
+ * write, which takes measurably longer: whether a write is slow says
+ * whether some other tenant holds a page with the same contents. */
+Test (attacks, memory_cannot_be_offered_to_ksm)
+{
+  struct run r = { 0 };
+  probe (&r, NULL, "ksm", NULL, NULL);
+  cr_assert_eq (r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+  ASSERT_HAS (r.out, "madvise-mergeable = EPERM\n", &r);
+  ASSERT_HAS (r.out, "process_madvise-mergeable = EPERM\n", &r);
+  ASSERT_HAS (r.out, "prctl-memory-merge = EINVAL\n", &r);
+  /* Taking memory out of KSM, freeing it, and naming a thread stay. */
+  ASSERT_HAS (r.out, "madvise-unmergeable = ok 0\n", &r);
+  ASSERT_HAS (r.out, "madvise-dontneed = ok 0\n", &r);
+  ASSERT_HAS (r.out, "prctl-set-name = ok 0\n", &r);
+  ASSERT_HAS (r.out, "prctl-get-name = ok 0\n", &r);
+  ASSERT_HAS (r.out, "name = probe\n", &r);
+  run_free (&r);
+}
+
+/* The sandbox has ptys of its own (/dev/ptmx), and with the host's
+ * dev.tty.ldisc_autoload (on by default) TIOCSETD with the number of a
+ * line discipline not loaded yet loads its module: n_hdlc, n_gsm and
+ * others have had exploitable bugs.  The probe asks for N_TTY, which the
+ * pty has already, so nothing but the filter can refuse it. */
+Test (attacks, line_discipline_cannot_be_set)
+{
+  struct run r = { 0 };
+  probe (&r, NULL, "ldisc", NULL, NULL);
+  cr_assert_eq (r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+  ASSERT_HAS (r.out, "tiocgetd = ok 0\n", &r);
+  ASSERT_HAS (r.out, "tiocsetd = EPERM\n", &r);
+  run_free (&r);
+}
+
+/* sync() writes back every filesystem of the host, syncfs() the whole
+ * filesystem of a descriptor (the host's root through any file of /usr):
+ * every tenant's dirty data, at one sandbox's request.  The sandbox's own
+ * files are still made durable one by one. */
+Test (attacks, host_wide_writeback_is_not_available)
+{
+  struct run r = { 0 };
+  probe (&r, NULL, "sync", "/tmp/s", NULL);
+  cr_assert_eq (r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+  ASSERT_HAS (r.out, "fsync = ok 0\n", &r);
+  ASSERT_HAS (r.out, "fdatasync = ok 0\n", &r);
+  ASSERT_HAS (r.out, "syncfs = ENOSYS\n", &r);
+  ASSERT_HAS (r.out, "sync = ENOSYS\n", &r);
+  run_free (&r);
+}
+
+/* prctl options are an allowlist: what R, its libraries and launchers use
+ * (or what only takes something away), EINVAL for the rest, as for an
+ * option the kernel does not have. */
+Test (attacks, prctl_options_outside_the_allowlist_are_unknown)
+{
+  static const struct {
+    const char *option, *arg, *want;
+  } cases[] = {
+    { "3", "0", "ok 1" },            /* PR_GET_DUMPABLE: libblkid, libmount */
+    { "1", "9", "ok 0" },            /* PR_SET_PDEATHSIG */
+    { "38", "1", "ok 0" },           /* PR_SET_NO_NEW_PRIVS */
+    { "39", "0", "ok 1" },           /* PR_GET_NO_NEW_PRIVS */
+    { "21", "0", "ok 2" },           /* PR_GET_SECCOMP: in filter mode */
+    { "23", "0", "ok 0" },           /* PR_CAPBSET_READ: the bounding set is empty */
+    { "36", "1", "EINVAL" },         /* PR_SET_CHILD_SUBREAPER */
+    { "29", "1", "EINVAL" },         /* PR_SET_TIMERSLACK */
+    { "41", "1", "EINVAL" },         /* PR_SET_THP_DISABLE */
+    { "31", "0", "EINVAL" },         /* PR_TASK_PERF_EVENTS_DISABLE */
+    { "35", "1", "EINVAL" },         /* PR_SET_MM, EPERM from the kernel */
+    { "57", "1", "EINVAL" },         /* PR_SET_IO_FLUSHER, EPERM from the kernel */
+    { "68", "0", "EINVAL" },         /* PR_GET_MEMORY_MERGE */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    {
+      struct run r = { 0 };
+      probe (&r, NULL, "prctl", cases[i].option, cases[i].arg);
+      char want[64];
+      snprintf (want, sizeof want, "prctl = %s\n", cases[i].want);
+      cr_assert_eq (r.status, 0, "prctl %s: status %d\n%s", cases[i].option, r.status, r.err);
+      cr_assert (strstr (r.out, want) != NULL, "prctl %s %s: expected \"%s\", got %s", cases[i].option,
+                 cases[i].arg, want, r.out);
+      run_free (&r);
+    }
+}
+
+/* What R does itself under these rules: the base packages, a png()
+ * device (cairo and pango, whose font thread names itself with prctl)
+ * and forked workers. */
+Test (attacks, r_graphics_and_workers_run_under_the_filter)
+{
+  struct run r = { 0 };
+  run_r ("for (p in c('utils', 'stats', 'methods', 'grDevices', 'graphics'))"
+         " suppressPackageStartupMessages(library(p, character.only = TRUE));"
+         " png('/tmp/plot.png'); plot(1:10); text(5, 5, 'text'); invisible(dev.off());"
+         " cat('PNG:', file.info('/tmp/plot.png')$size > 1000, '\\n');"
+         " library(parallel); cat('MCLAPPLY:', unlist(mclapply(1:4, function(i) i * i, mc.cores = 2)), '\\n');"
+         " f <- tempfile(); saveRDS(mtcars, f); cat('RDS:', identical(readRDS(f), mtcars), '\\n')",
+         NULL, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  ASSERT_HAS (r.out, "PNG: TRUE \n", &r);
+  ASSERT_HAS (r.out, "MCLAPPLY: 1 4 9 16 \n", &r);
+  ASSERT_HAS (r.out, "RDS: TRUE \n", &r);
+  run_free (&r);
+}
+
 /* ---- the layers report themselves ----------------------------------------- */
 
 Test (attacks, landlock_is_enforced_as_reported)
