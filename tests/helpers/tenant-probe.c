@@ -8,6 +8,8 @@
  *   tenant-probe sigqueue N    queues up to N real-time signals to itself
  *   tenant-probe pipes N       makes up to N pipes of 1 MiB each, then reports
  *                              the size of a fresh pipe ("pipe_size=")
+ *   tenant-probe ptys N        opens /dev/ptmx up to N times, keeping each
+ *                              pty, then lists /dev/pts ("pts=" names)
  *   tenant-probe ids           prints its real uid and gid as seen inside
  *
  * Prints "NAME=K" (how many succeeded), "NAME_err=ERRNAME" when one failed,
@@ -15,6 +17,7 @@
  * killed).  A test reads up to "ready", does its checks, then ends it. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -131,6 +134,29 @@ do_pipes (long n, int *err)
   return k;
 }
 
+static long
+do_ptys (long n, int *err)
+{
+  long k = 0;
+  for (; k < n; k++)
+    if (open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC) < 0)
+      {
+        *err = errno;
+        break;
+      }
+  /* "pts=none" without a /dev/pts; ptmx is listed wherever there is one. */
+  DIR *d = opendir ("/dev/pts");
+  printf ("pts=%s", d == NULL ? "none" : "");
+  struct dirent *e;
+  while (d != NULL && (e = readdir (d)) != NULL)
+    if (e->d_name[0] != '.')
+      printf ("%s ", e->d_name);
+  printf ("\n");
+  if (d != NULL)
+    closedir (d);
+  return k;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -142,7 +168,7 @@ main (int argc, char **argv)
     const char *name;
     long (*fn) (long, int *);
   } probes[] = { { "inotify", do_inotify }, { "inflight", do_inflight }, { "sigqueue", do_sigqueue },
-                 { "pipes", do_pipes } };
+                 { "pipes", do_pipes }, { "ptys", do_ptys } };
   bool known = strcmp (what, "ids") == 0;
   if (known)
     printf ("uid=%u\ngid=%u\n", (unsigned) getuid (), (unsigned) getgid ());

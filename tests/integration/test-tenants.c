@@ -586,3 +586,98 @@ Test (tenants, the_listener_reaches_the_supervisor_when_the_uid_has_too_many_fds
   test_policy_free (p);
   unsetenv ("SECURER_HOST_IDS");
 }
+
+/* The numbered entries of tenant-probe's "pts=" list: the ptys the
+ * sandbox sees. */
+static long
+ptys_seen (const struct held *h)
+{
+  char *v = kv (h->out, "pts");
+  cr_assert_not_null (v, "no pts in:\n%s", h->out);
+  long n = 0;
+  char *save = NULL;
+  for (char *t = strtok_r (v, " ", &save); t != NULL; t = strtok_r (NULL, " ", &save))
+    n += t[0] >= '0' && t[0] <= '9';
+  free (v);
+  return n;
+}
+
+/* Before: every sandbox's devpts instance had no cap of its own, and the
+ * kernel counts the ptys of all of them against one pool (kernel.pty.max
+ * less kernel.pty.reserve, 3072 by default): one sandbox holding them all
+ * left every other one, and every container asking for a terminal, with
+ * ENOSPC on /dev/ptmx. */
+Test (tenants, a_sandbox_at_its_pty_cap_leaves_ptys_to_another)
+{
+  struct securer_policy *p = test_policy ();
+  p->limits.ptys_set = true;
+  p->limits.ptys = 4;
+  struct held a;
+  hold (&a, p, "ptys", "64");
+  cr_assert_eq (count_of (&a, "ptys"), 4, "%s", a.out);
+  char *e = kv (a.out, "ptys_err");
+  cr_assert_not_null (e, "%s", a.out);
+  cr_assert_str_eq (e, "ENOSPC", "%s", a.out);
+  free (e);
+  cr_assert_eq (ptys_seen (&a), 4, "%s", a.out);
+
+  /* While a holds its four: another sandbox, of the default cap, gets
+   * ptys, and sees only its own. */
+  struct securer_policy *q = test_policy ();
+  struct held b;
+  hold (&b, q, "ptys", "2");
+  cr_assert_eq (count_of (&b, "ptys"), 2, "%s", b.out);
+  cr_assert_null (kv (b.out, "ptys_err"), "%s", b.out);
+  cr_assert_eq (ptys_seen (&b), 2, "a's ptys are visible in b:\n%s", b.out);
+  release (&b);
+  release (&a);
+  test_policy_free (q);
+  test_policy_free (p);
+}
+
+/* The default cap holds without a `limit ptys` line. */
+Test (tenants, the_default_pty_cap)
+{
+  struct securer_policy *p = test_policy ();
+  char n[32];
+  snprintf (n, sizeof n, "%u", SECURER_PTYS_DEFAULT + 8);
+  struct held a;
+  hold (&a, p, "ptys", n);
+  cr_assert_eq (count_of (&a, "ptys"), SECURER_PTYS_DEFAULT, "%s", a.out);
+  char *e = kv (a.out, "ptys_err");
+  cr_assert_not_null (e, "%s", a.out);
+  cr_assert_str_eq (e, "ENOSPC", "%s", a.out);
+  free (e);
+  release (&a);
+  test_policy_free (p);
+}
+
+/* `limit ptys 0`, as r has it: no devpts and no ptmx (a devpts max=0
+ * would be no cap at all), so no pty can be had. */
+Test (tenants, r_gives_no_pty)
+{
+  const char *src = getenv ("SECURER_SRCDIR") ? getenv ("SECURER_SRCDIR") : SECURER_ABS_SRCDIR;
+  char *h = helpers_dir ();
+  char *text = NULL;
+  cr_assert_geq (asprintf (&text, "include \"%s/policies/r.policy\"\nmount ro %s %s\nexec %s/tenant-probe\n", src,
+                           h, h, h), 0);
+  free (h);
+  struct securer_policy *p = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_load_string ("r-ptys.policy", text, strlen (text), &p, NULL, &err), 0, "%s",
+                securer_error_message (err));
+  free (text);
+  cr_assert_eq (securer_policy_ptys (p), 0);
+  struct held a;
+  hold (&a, p, "ptys", "4");
+  cr_assert_eq (count_of (&a, "ptys"), 0, "%s", a.out);
+  char *e = kv (a.out, "ptys_err");
+  cr_assert_not_null (e, "%s", a.out);
+  cr_assert_str_eq (e, "ENOENT", "%s", a.out);
+  free (e);
+  char *pts = kv (a.out, "pts");
+  cr_assert_str_eq (pts, "none", "%s", a.out);
+  free (pts);
+  release (&a);
+  securer_policy_free (p);
+}

@@ -1044,17 +1044,25 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
         goto out;
     }
 
-  /* A private devpts instance: the sandbox sees only its own ptys. */
-  static const struct fsopt pts_opts[] = {
-    { "newinstance", NULL }, { "ptmxmode", "0666" }, { "mode", "0620" },
+  /* A private devpts instance: the sandbox sees only its own ptys.  The
+   * kernel counts the ptys of every such instance against one pool
+   * (kernel.pty.max less kernel.pty.reserve), so it is capped with max=;
+   * `limit ptys 0` gets no instance and no ptmx at all, because max=0
+   * means no cap to the kernel. */
+  uint32_t ptys = securer_policy_ptys (r->p);
+  char pts_max[16];
+  snprintf (pts_max, sizeof pts_max, "%u", (unsigned) ptys);
+  const struct fsopt pts_opts[] = {
+    { "newinstance", NULL }, { "ptmxmode", "0666" }, { "mode", "0620" }, { "max", pts_max },
   };
   /* Sized: RLIMIT_FSIZE caps each file, not how many there are, and an
    * unsized tmpfs may take half the host's memory.  A policy that needs
    * more mounts its own tmpfs on /dev/shm after the dev entry. */
   static const char *const dirs[] = { "pts", "shm" };
-  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+  for (size_t i = ptys == 0 ? 1 : 0; i < sizeof dirs / sizeof *dirs; i++)
     if (make_point (dev, m->dest, dirs[i], true, err) < 0
-        || attach_name_close (i == 0 ? new_fs ("devpts", "devpts", pts_opts, 3,
+        || attach_name_close (i == 0 ? new_fs ("devpts", "devpts", pts_opts,
+                                               sizeof pts_opts / sizeof *pts_opts,
                                                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err)
                                      : new_tmpfs (SECURER_DEV_SHM_SIZE, 01777,
                                                   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
@@ -1067,7 +1075,7 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
     { "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
     { "stderr", "/proc/self/fd/2" },
   };
-  for (size_t i = 0; i < sizeof links / sizeof *links; i++)
+  for (size_t i = ptys == 0 ? 1 : 0; i < sizeof links / sizeof *links; i++)
     if (symlinkat (links[i][1], dev, links[i][0]) < 0)
       {
         securer_error_set (err, errno, "create symlink %s -> %s",
@@ -1237,7 +1245,8 @@ apply_mount (struct rootfs *r, size_t i, securer_err_t *err)
     case SECURER_MOUNT_DEV:
       rc = do_dev (r, m, err);
       if (rc == 0)
-        log_step (r, "minimal dev on %s", m->dest);
+        log_step (r, "minimal dev on %s (%u ptys at most)", m->dest,
+                  (unsigned) securer_policy_ptys (r->p));
       break;
     case SECURER_MOUNT_DIR:
       rc = do_dir (r, m, err);
