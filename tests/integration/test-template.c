@@ -216,6 +216,29 @@ Test (template, two_sessions_at_once_are_strangers)
     }
 }
 
+/* The /proc entries every proc mount hides are hidden in a session too,
+ * whose pid 1 mounts its own proc: irq, fs and sys/fs/quota follow the
+ * host's (and so other tenants') interrupts, disks and syncs. */
+Test (template, host_wide_proc_directories_are_masked)
+{
+  struct sess s = open_session (0);
+  char a[512];
+  static const char *const dirs[] = { "/proc/irq", "/proc/fs", "/proc/sys/fs/quota" };
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+    {
+      char cmd[64];
+      snprintf (cmd, sizeof cmd, "ls %s", dirs[i]);
+      ask (&s, cmd, a, sizeof a);
+      cr_expect_str_eq (a, access (dirs[i], F_OK) == 0 ? "" : strerror (ENOENT), "%s in a session: %s", dirs[i], a);
+    }
+  ask (&s, "touch /proc/fs/x", a, sizeof a);
+  cr_expect_str_eq (a, strerror (EROFS));
+  struct securer_status st = finish (&s);
+  cr_expect_eq (securer_status_exit_code (&st), 0);
+  securer_status_clear (&st);
+  securer_sandbox_free (s.sb);
+}
+
 /* r gives no pty, in a session as in a cold sandbox. */
 Test (template, no_pty_under_r)
 {

@@ -72,6 +72,11 @@ static const char *const proc_masked[] = {
   "buddyinfo", "schedstat", "swaps", "pressure",
   "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state",
   "sys/fs/aio-nr", "sys/kernel/pty/nr",
+  /* the same by other names: per-interrupt counts (irq/N/spurious, what
+   * interrupts gives, per network queue), every ext4 disk's free blocks
+   * and extent cache (fs/ext4/DISK/mb_groups, es_shrinker_info), the
+   * host-wide count of quota syncs */
+  "irq", "fs", "sys/fs/quota",
   /* every file lock on the host with its pid and inode; the number of
    * cgroups per hierarchy (one more per running sandbox); per-uid key
    * quotas */
@@ -82,8 +87,8 @@ static const char *const proc_masked[] = {
 /* The entries of proc_masked that are directories: the others are files.
  * Only a hint that saves a stat per entry: an entry of the other kind is
  * refused by the kernel (ENOTDIR) and then looked at. */
-static const char *const proc_masked_dirs[] = { "pressure", "acpi", "scsi", "asound", "driver",
-                                                "firmware" };
+static const char *const proc_masked_dirs[] = { "pressure", "irq", "fs", "sys/fs/quota", "acpi",
+                                                "scsi", "asound", "driver", "firmware" };
 /* Not here, to save a mount each: entries only host root can read (0400:
  * pagetypeinfo, slabinfo, vmallocinfo; the sandbox never maps host root),
  * and static descriptions of the hardware (iomem and ioports, addresses
@@ -96,7 +101,9 @@ static const char *const proc_masked_dirs[] = { "pressure", "acpi", "scsi", "aso
  * when this kernel makes them so: a mount saved each. */
 static const char *const proc_root_only[] = { "kcore", "kmsg", "kpagecount", "kpageflags", "kpagecgroup",
                                               "timer_list" };
-/* Entries kept visible but bound read-only over themselves. */
+/* Entries kept visible but bound read-only over themselves: bubblewrap's
+ * set and fs.  Where one is masked as well (not with `unmasked`) the
+ * mask alone is mounted. */
 static const char *const proc_readonly[] = { "sys", "sysrq-trigger", "bus", "fs", "irq" };
 
 struct rootfs {
@@ -978,7 +985,8 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
    * (a copy made after them would duplicate each of them, one more mount
    * to make and to tear down, hidden under the copy). */
   for (size_t i = 0; rc == 0 && i < sizeof proc_readonly / sizeof *proc_readonly; i++)
-    rc = proc_readonly_entry (r, mnt, m->dest, proc_readonly[i], err);
+    if (m->unmasked || !securer_linux_proc_masked (proc_readonly[i]))
+      rc = proc_readonly_entry (r, mnt, m->dest, proc_readonly[i], err);
   /* `unmasked`: the host-wide entries as the kernel shows them, the host's
    * boot_id and meminfo included (docs/policy.md). */
   if (m->unmasked)

@@ -118,6 +118,10 @@ mask_proc (const struct securer_policy *p, bool unmasked, securer_err_t *err)
   const char *const *ro = securer_linux_proc_readonly (&n);
   for (size_t i = 0; i < n; i++)
     {
+      /* Masked above: a read-only copy under the mask would be one mount
+       * more that nothing can reach. */
+      if (!unmasked && securer_linux_proc_masked (ro[i]))
+        continue;
       char path[128];
       snprintf (path, sizeof path, "/proc/%s", ro[i]);
       if (mount (path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
