@@ -109,7 +109,21 @@ struct securer_limits {
   uint64_t cgroup_pids;         /* pids.max; 0 = unset */
   uint32_t cgroup_cpu_millis;   /* 1000 = one full CPU; 0 = unset */
   enum securer_enforce cgroup;  /* how to treat a host without a usable cgroup */
+  /* ptys of `mount dev`'s own devpts instance (its max=).  The kernel counts
+   * the ptys of every non-initial instance against one pool of
+   * kernel.pty.max - kernel.pty.reserve, so without a cap one sandbox can
+   * take them all.  0: no devpts instance and no ptmx at all.  Unset:
+   * SECURER_PTYS_DEFAULT (securer_policy_ptys). */
+  bool ptys_set;
+  uint32_t ptys;
 };
+
+/* Enough for a shell with a few nested terminals (script, expect, an
+ * editor's subshell); 3072 / 8 = 384 sandboxes at their cap before the
+ * shared pool of a default kernel is gone. */
+#define SECURER_PTYS_DEFAULT 8u
+/* The kernel's own ceiling on an instance (NR_UNIX98_PTY_MAX). */
+#define SECURER_PTYS_MAX (1u << 20)
 
 /* ---- environment ------------------------------------------------------ */
 struct securer_env_var {
@@ -346,6 +360,9 @@ void securer_policy_free (struct securer_policy *p);
  * a request's words.  When false and why is not NULL, *why names the first
  * missing layer ("no mount namespace", "seccomp off", ...). */
 bool securer_policy_is_sandboxed (const struct securer_policy *p, const char **why);
+
+/* The ptys `mount dev` gives the sandbox: limits.ptys, or the default. */
+uint32_t securer_policy_ptys (const struct securer_policy *p);
 
 /* Same action (and errno, for errno actions). */
 bool securer_action_equal (struct securer_action a, struct securer_action b);

@@ -11,6 +11,7 @@
  *   touch PATH   creates PATH ("touched" or the error)
  *   ls DIR       DIR's entries, "." and ".." left out
  *   cat FILE     FILE's first line
+ *   pty          opens /dev/ptmx and keeps it: "opened" or the errno's name
  *
  * `template-prog fail` exits with status 3 before it loads the module.
  */
@@ -143,6 +144,12 @@ command (const char *line)
       answer (fd >= 0 ? buf : strerror (errno));
       if (fd >= 0)
         close (fd);
+    }
+  else if (strcmp (line, "pty") == 0)
+    {
+      int fd = open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+      const char *e = fd < 0 ? strerrorname_np (errno) : NULL;
+      answer (fd >= 0 ? "opened" : e != NULL ? e : "E?");
     }
   else
     answer ("unknown command");

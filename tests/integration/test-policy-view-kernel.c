@@ -34,7 +34,8 @@ static const char *const paths[] = {
   "/etc/passwd", "/etc/R", "/home", "/root", "/var", "/run", "/sys", "/tmp", "/dev", "/dev/null",
   "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm", "/dev/sda", "/proc", "/proc/meminfo",
   "/proc/kcore", "/proc/keys", "/proc/sysrq-trigger", "/proc/cmdline", "/proc/loadavg", "/proc/acpi",
-  "/proc/sys/fs/file-nr", "/proc/1", "/proc/cpuinfo",
+  "/proc/sys/fs/file-nr", "/proc/1", "/proc/cpuinfo", "/proc/irq", "/proc/fs", "/proc/sys/fs/quota",
+  "/proc/sys/fs", "/dev/ptmx",
 };
 
 /* What the host has where the sandbox shows `v`: the view never looks at

@@ -216,6 +216,44 @@ Test (template, two_sessions_at_once_are_strangers)
     }
 }
 
+/* The /proc entries every proc mount hides are hidden in a session too,
+ * whose pid 1 mounts its own proc: irq, fs and sys/fs/quota follow the
+ * host's (and so other tenants') interrupts, disks and syncs. */
+Test (template, host_wide_proc_directories_are_masked)
+{
+  struct sess s = open_session (0);
+  char a[512];
+  static const char *const dirs[] = { "/proc/irq", "/proc/fs", "/proc/sys/fs/quota" };
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+    {
+      char cmd[64];
+      snprintf (cmd, sizeof cmd, "ls %s", dirs[i]);
+      ask (&s, cmd, a, sizeof a);
+      cr_expect_str_eq (a, access (dirs[i], F_OK) == 0 ? "" : strerror (ENOENT), "%s in a session: %s", dirs[i], a);
+    }
+  ask (&s, "touch /proc/fs/x", a, sizeof a);
+  cr_expect_str_eq (a, strerror (EROFS));
+  struct securer_status st = finish (&s);
+  cr_expect_eq (securer_status_exit_code (&st), 0);
+  securer_status_clear (&st);
+  securer_sandbox_free (s.sb);
+}
+
+/* r gives no pty, in a session as in a cold sandbox. */
+Test (template, no_pty_under_r)
+{
+  struct sess s = open_session (0);
+  char a[512];
+  ask (&s, "pty", a, sizeof a);
+  cr_expect_str_eq (a, "ENOENT");
+  ask (&s, "ls /dev/pts", a, sizeof a);
+  cr_expect_str_eq (a, strerror (ENOENT));
+  struct securer_status st = finish (&s);
+  cr_expect_eq (securer_status_exit_code (&st), 0);
+  securer_status_clear (&st);
+  securer_sandbox_free (s.sb);
+}
+
 /* A syscall the policy kills ends the session with SIGSYS, and the host
  * names it: the filter reports through the listener the session offered,
  * as a cold sandbox's does. */
@@ -438,6 +476,44 @@ Test (template_host, dev_shm_and_boot_id_are_the_sessions_own, .timeout = 120)
   cr_expect_eq (strlen (x), 36u, "%s", x);
   cr_expect_str_neq (x, host);
   cr_expect_str_neq (x, y);
+  end_session (&a);
+  end_session (&b);
+  teardown ();
+}
+
+/* The numbered entries of an "ls /dev/pts" answer. */
+static int
+ptys_listed (const char *ls)
+{
+  int n = 0;
+  for (const char *t = ls; *t; t++)
+    n += *t >= '0' && *t <= '9' && (t == ls || t[-1] == ' ');
+  return n;
+}
+
+/* Each session has a devpts instance of its own, with the policy's cap:
+ * with the template's, shared by every session, one session saw the
+ * others' ptys and took from their cap. */
+Test (template_host, ptys_are_each_sessions_own, .timeout = 120)
+{
+  if (geteuid () != 0)
+    cr_skip_test ("only root may map the host-id lease range into a template");
+  signal (SIGPIPE, SIG_IGN);
+  start_minimal ("limit ptys 2\n");
+  struct sess a = open_session (0), b = open_session (0);
+  char x[512], y[512];
+  ask (&a, "pty", x, sizeof x);
+  cr_expect_str_eq (x, "opened");
+  ask (&a, "pty", x, sizeof x);
+  cr_expect_str_eq (x, "opened");
+  ask (&a, "pty", x, sizeof x);
+  cr_expect_str_eq (x, "ENOSPC", "a third pty under limit ptys 2: %s", x);
+  ask (&b, "ls /dev/pts", y, sizeof y);
+  cr_expect_eq (ptys_listed (y), 0, "session b sees a's ptys: %s", y);
+  ask (&b, "pty", y, sizeof y);
+  cr_expect_str_eq (y, "opened", "session a's ptys took b's: %s", y);
+  ask (&a, "ls /dev/pts", x, sizeof x);
+  cr_expect_eq (ptys_listed (x), 2, "session a's /dev/pts: %s", x);
   end_session (&a);
   end_session (&b);
   teardown ();

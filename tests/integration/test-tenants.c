@@ -3,6 +3,8 @@
  * stop another sandbox, or the host, from using it. */
 #include <config.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/inotify.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -585,4 +587,225 @@ Test (tenants, the_listener_reaches_the_supervisor_when_the_uid_has_too_many_fds
   free (probe);
   test_policy_free (p);
   unsetenv ("SECURER_HOST_IDS");
+}
+
+/* The numbered entries of tenant-probe's "pts=" list: the ptys the
+ * sandbox sees. */
+static long
+ptys_seen (const struct held *h)
+{
+  char *v = kv (h->out, "pts");
+  cr_assert_not_null (v, "no pts in:\n%s", h->out);
+  long n = 0;
+  char *save = NULL;
+  for (char *t = strtok_r (v, " ", &save); t != NULL; t = strtok_r (NULL, " ", &save))
+    n += t[0] >= '0' && t[0] <= '9';
+  free (v);
+  return n;
+}
+
+/* Before: every sandbox's devpts instance had no cap of its own, and the
+ * kernel counts the ptys of all of them against one pool (kernel.pty.max
+ * less kernel.pty.reserve, 3072 by default): one sandbox holding them all
+ * left every other one, and every container asking for a terminal, with
+ * ENOSPC on /dev/ptmx. */
+Test (tenants, a_sandbox_at_its_pty_cap_leaves_ptys_to_another)
+{
+  struct securer_policy *p = test_policy ();
+  p->limits.ptys_set = true;
+  p->limits.ptys = 4;
+  struct held a;
+  hold (&a, p, "ptys", "64");
+  cr_assert_eq (count_of (&a, "ptys"), 4, "%s", a.out);
+  char *e = kv (a.out, "ptys_err");
+  cr_assert_not_null (e, "%s", a.out);
+  cr_assert_str_eq (e, "ENOSPC", "%s", a.out);
+  free (e);
+  cr_assert_eq (ptys_seen (&a), 4, "%s", a.out);
+
+  /* While a holds its four: another sandbox, of the default cap, gets
+   * ptys, and sees only its own. */
+  struct securer_policy *q = test_policy ();
+  struct held b;
+  hold (&b, q, "ptys", "2");
+  cr_assert_eq (count_of (&b, "ptys"), 2, "%s", b.out);
+  cr_assert_null (kv (b.out, "ptys_err"), "%s", b.out);
+  cr_assert_eq (ptys_seen (&b), 2, "a's ptys are visible in b:\n%s", b.out);
+  release (&b);
+  release (&a);
+  test_policy_free (q);
+  test_policy_free (p);
+}
+
+/* The default cap holds without a `limit ptys` line. */
+Test (tenants, the_default_pty_cap)
+{
+  struct securer_policy *p = test_policy ();
+  char n[32];
+  snprintf (n, sizeof n, "%u", SECURER_PTYS_DEFAULT + 8);
+  struct held a;
+  hold (&a, p, "ptys", n);
+  cr_assert_eq (count_of (&a, "ptys"), SECURER_PTYS_DEFAULT, "%s", a.out);
+  char *e = kv (a.out, "ptys_err");
+  cr_assert_not_null (e, "%s", a.out);
+  cr_assert_str_eq (e, "ENOSPC", "%s", a.out);
+  free (e);
+  release (&a);
+  test_policy_free (p);
+}
+
+/* `limit ptys 0`, as r has it: no devpts and no ptmx (a devpts max=0
+ * would be no cap at all), so no pty can be had. */
+/* The shipped r policy, with tenant-probe mounted and allowed to run. */
+static struct securer_policy *
+r_with_tenant_probe (void)
+{
+  if (access ("/usr/lib/R/bin/exec/R", X_OK) != 0)
+    cr_skip_test ("R is not installed: r.policy's mounts are not there");
+  const char *src = getenv ("SECURER_SRCDIR") ? getenv ("SECURER_SRCDIR") : SECURER_ABS_SRCDIR;
+  char *h = helpers_dir ();
+  char *text = NULL;
+  cr_assert_geq (asprintf (&text, "include \"%s/policies/r.policy\"\nmount ro %s %s\nexec %s/tenant-probe\n", src,
+                           h, h, h), 0);
+  free (h);
+  struct securer_policy *p = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_load_string ("r-tenant.policy", text, strlen (text), &p, NULL, &err), 0, "%s",
+                securer_error_message (err));
+  free (text);
+  return p;
+}
+
+Test (tenants, r_gives_no_pty)
+{
+  struct securer_policy *p = r_with_tenant_probe ();
+  cr_assert_eq (securer_policy_ptys (p), 0);
+  struct held a;
+  hold (&a, p, "ptys", "4");
+  cr_assert_eq (count_of (&a, "ptys"), 0, "%s", a.out);
+  char *e = kv (a.out, "ptys_err");
+  cr_assert_not_null (e, "%s", a.out);
+  cr_assert_str_eq (e, "ENOENT", "%s", a.out);
+  free (e);
+  char *pts = kv (a.out, "pts");
+  cr_assert_str_eq (pts, "none", "%s", a.out);
+  free (pts);
+  release (&a);
+  securer_policy_free (p);
+}
+
+/* Work of the host's that every tenant's would look like: files written,
+ * fsynced and removed, a sync, processes forked, loopback traffic, a file
+ * read back from the disk. */
+static void
+host_work (void)
+{
+  char dir[] = "/var/tmp/securer-proc-watch-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  static char block[256 << 10];
+  memset (block, 'w', sizeof block);
+  for (int i = 0; i < 32; i++)
+    {
+      char path[96];
+      snprintf (path, sizeof path, "%s/%d", dir, i);
+      int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      cr_assert_geq (fd, 0, "%s: %s", path, strerror (errno));
+      cr_assert_eq (write (fd, block, sizeof block), (ssize_t) sizeof block);
+      cr_assert_eq (fsync (fd), 0);
+      close (fd);
+    }
+  sync ();
+  for (int i = 0; i < 32; i++)
+    {
+      char path[96];
+      snprintf (path, sizeof path, "%s/%d", dir, i);
+      /* Read back from the disk: the page cache dropped first. */
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      cr_assert_geq (fd, 0);
+      posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
+      while (read (fd, block, sizeof block) > 0)
+        ;
+      close (fd);
+      unlink (path);
+    }
+  rmdir (dir);
+  for (int i = 0; i < 32; i++)
+    {
+      pid_t c = fork ();
+      cr_assert_geq (c, 0);
+      if (c == 0)
+        _exit (0);
+      waitpid (c, NULL, 0);
+    }
+  int l = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t sl = sizeof sa;
+  cr_assert_eq (bind (l, (struct sockaddr *) &sa, sizeof sa), 0);
+  cr_assert_eq (listen (l, 1), 0);
+  cr_assert_eq (getsockname (l, (struct sockaddr *) &sa, &sl), 0);
+  int c = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  cr_assert_eq (connect (c, (struct sockaddr *) &sa, sizeof sa), 0);
+  int a = accept4 (l, NULL, NULL, SOCK_CLOEXEC);
+  cr_assert_geq (a, 0);
+  /* In pieces that fit the socket's buffer, each read back before the next. */
+  for (int i = 0; i < 256; i++)
+    {
+      cr_assert_eq (write (c, block, 16384), 16384);
+      for (size_t got = 0; got < 16384;)
+        {
+          ssize_t r = read (a, block, 16384 - got);
+          cr_assert_gt (r, 0);
+          got += (size_t) r;
+        }
+    }
+  close (a);
+  close (c);
+  close (l);
+  sync ();
+}
+
+/* Before: /proc/irq (interrupt counts per network queue, what the masked
+ * interrupts gives), /proc/fs (every ext4 disk's free blocks and extent
+ * cache) and /proc/sys/fs/quota (the host's count of syncs) were readable,
+ * and moved with other tenants' work.  This looks at every file of /proc
+ * but the processes' directories, from inside a sandbox of r, before and
+ * after the host works: no content may change that the sandbox itself,
+ * idle meanwhile, does not explain.  A new kernel's new host-wide entry
+ * fails it. */
+Test (tenants, no_proc_file_follows_the_hosts_work, .timeout = 120)
+{
+  struct securer_policy *p = r_with_tenant_probe ();
+  struct held a;
+  hold (&a, p, "proc-watch", NULL);
+  host_work ();
+  cr_assert_eq (write (a.in_w, "g", 1), 1);
+  static char out[1 << 20];
+  size_t len = 0;
+  out[0] = '\0';
+  while (strstr (out, "done\n") == NULL)
+    {
+      ssize_t k = read (a.out_r, out + len, sizeof out - 1 - len);
+      cr_assert_gt (k, 0, "proc-watch ended before it was done:\n%s", out);
+      len += (size_t) k;
+      out[len] = '\0';
+    }
+  /* Changes of the sandbox's own making: a fresh random UUID on every
+   * read, nothing of the host's. */
+  static const char *const own[] = { "sys/kernel/random/uuid" };
+  char *files = kv (out, "files");
+  cr_assert_not_null (files, "%s", out);
+  cr_assert_gt (atol (files), 100, "proc-watch read next to nothing:\n%s", out);
+  free (files);
+  for (const char *l = out; l != NULL && *l; l = strchr (l, '\n') ? strchr (l, '\n') + 1 : NULL)
+    {
+      if (strncmp (l, "changed=", 8) != 0)
+        continue;
+      size_t n = strcspn (l + 8, "\n");
+      bool known = false;
+      for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        known |= strlen (own[i]) == n && strncmp (own[i], l + 8, n) == 0;
+      cr_expect (known, "/proc/%.*s changed with the host's work", (int) n, l + 8);
+    }
+  release (&a);
+  securer_policy_free (p);
 }

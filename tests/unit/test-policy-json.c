@@ -116,6 +116,10 @@ static const struct json_case jcases[] = {
     "e.json: error: $.host_uid: expected an id from 1 to 4294967294, \"caller\" or \"pool\"\n" },
   { "version", "\"securer_policy\": 1", "\"securer_policy\": 2",
     "e.json: error: $.securer_policy: unsupported format version 2 (expected 1)\n" },
+  { "ptys above the kernel's ceiling", "\"ptys\": 8", "\"ptys\": 1048577",
+    "e.json: error: $.limits.ptys: expected an integer from 0 to 1048576, got an integer\n" },
+  { "ptys as a string", "\"ptys\": 8", "\"ptys\": \"8\"",
+    "e.json: error: $.limits.ptys: expected an integer from 0 to 1048576, got a string\n" },
   { "syntax", "\"securer_policy\": 1,", "\"securer_policy\": 1,,",
     "e.json:2:23: error: invalid JSON: string or '}' expected near ','\n" },
 };
@@ -138,6 +142,30 @@ Test (policy_json, input_errors_name_the_json_path)
       free (diags);
       free (doc);
     }
+  free (valid);
+}
+
+/* The cap in force is written, the default included; without the key (a
+ * resolved policy written before it existed) the default holds. */
+Test (policy_json, ptys_written_and_optional_on_input)
+{
+  char *valid = json_of_file ("tests/unit/data/policy/everything.policy");
+  cr_assert_not_null (strstr (valid, "\"ptys\": 8"), "%s", valid);
+  char *r = json_of_file ("policies/r.policy");
+  cr_assert_not_null (strstr (r, "\"ptys\": 0"));
+  free (r);
+  const char *at = strstr (valid, ",\n    \"ptys\": 8");
+  cr_assert_not_null (at, "%s", valid);
+  char *doc = NULL;
+  cr_assert_geq (asprintf (&doc, "%.*s%s", (int) (at - valid), valid, at + strlen (",\n    \"ptys\": 8")), 0);
+  char *diags = NULL;
+  struct securer_policy *p = load_text ("old.json", doc, &diags);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_not (p->limits.ptys_set);
+  cr_assert_eq (securer_policy_ptys (p), SECURER_PTYS_DEFAULT);
+  securer_policy_free (p);
+  free (diags);
+  free (doc);
   free (valid);
 }
 

@@ -74,7 +74,7 @@ static const struct diag_case cases[] = {
   { "mask", "t.policy:1:5: error: expected a path to hide after 'mask'\n" },
   { "mask /ok rel", "t.policy:1:10: error: invalid path 'rel': expected an absolute path\n" },
   /* limits */
-  { "limit cpus 1", "t.policy:1:7: error: unknown limit 'cpus': expected cpu, as, fsize, nproc, nofile, stack, core, memlock, sigpending or timeout (did you mean 'cpu'?)\n" },
+  { "limit cpus 1", "t.policy:1:7: error: unknown limit 'cpus': expected cpu, as, fsize, nproc, nofile, stack, core, memlock, sigpending, timeout or ptys (did you mean 'cpu'?)\n" },
   { "limit cpu", "t.policy:1:10: error: expected a value after 'cpu'\n" },
   { "limit cpu 1500ms", "t.policy:1:11: error: the cpu limit counts whole seconds, got '1500ms'\n" },
   { "limit cpu 10x", "t.policy:1:11: error: unknown duration unit 'x' in '10x' (durations take ms, s, m or h)\n" },
@@ -83,6 +83,13 @@ static const struct diag_case cases[] = {
   { "limit nofile 10:5", "t.policy:1:14: error: soft limit '10:5' is above the hard limit\n" },
   { "limit nproc 10:x", "t.policy:1:16: error: expected a number, got 'x'\n" },
   { "limit as 1G 2G", "t.policy:1:13: error: unexpected '2G': expected the end of the limit directive\n" },
+  { "limit ptys", "t.policy:1:11: error: expected a number of ptys after 'ptys'\n" },
+  { "limit ptys unlimited", "t.policy:1:12: error: limit ptys takes a number, 0 to 1048576 (0: no pty at all)\n" },
+  { "limit ptys 1048577", "t.policy:1:12: error: number '1048577' is too large (at most 1048576)\n" },
+  { "limit ptys 4:8", "t.policy:1:12: error: expected a number, got '4:8'\n" },
+  { "limit ptys -1", "t.policy:1:12: error: expected a number, got '-1'\n" },
+  { "limit ptys 4 8", "t.policy:1:14: error: unexpected '8': expected the end of the limit directive\n" },
+  { "limit pty 4", "t.policy:1:7: error: unknown limit 'pty': expected cpu, as, fsize, nproc, nofile, stack, core, memlock, sigpending, timeout or ptys (did you mean 'ptys'?)\n" },
   /* cgroup */
   { "cgroup memroy 1G", "t.policy:1:8: error: unknown cgroup setting 'memroy': expected memory, pids, cpu, required, best-effort or off (did you mean 'memory'?)\n" },
   { "cgroup memory 0", "t.policy:1:15: error: cgroup memory must be above 0 (say 'unlimited' for no limit)\n" },
@@ -712,6 +719,7 @@ Test (policy_meaning, sizes_durations_and_limits)
                                         "limit nofile 256:1024\n"
                                         "limit sigpending 128:256\n"
                                         "limit timeout 1500ms\n"
+                                        "limit ptys 4\n"
                                         "cgroup memory 2GiB\n"
                                         "cgroup pids 64\n"
                                         "cgroup cpu 1.5\n"
@@ -733,6 +741,9 @@ Test (policy_meaning, sizes_durations_and_limits)
   cr_assert_eq (l->rlimit[SECURER_RLIMIT_SIGPENDING].soft, 128);
   cr_assert_eq (l->rlimit[SECURER_RLIMIT_SIGPENDING].hard, 256);
   cr_assert_eq (l->timeout_ms, 1500);
+  cr_assert (l->ptys_set);
+  cr_assert_eq (l->ptys, 4);
+  cr_assert_eq (securer_policy_ptys (p), 4);
   cr_assert_eq (l->cgroup_memory, 2ull << 30);
   cr_assert_eq (l->cgroup_pids, 64);
   cr_assert_eq (l->cgroup_cpu_millis, 1500);
@@ -743,6 +754,30 @@ Test (policy_meaning, sizes_durations_and_limits)
   cr_assert_eq (p->mounts[1].size, 7);
   cr_assert_eq (p->mounts[1].mode, 0700);
   cr_assert_not (p->mounts[1].noexec);
+  securer_policy_free (p);
+  free (diags);
+}
+
+/* Unset: the default cap; 0 is a value of its own (no pty at all), and
+ * the last line wins, as for every limit. */
+Test (policy_meaning, ptys_default_zero_and_the_last_line)
+{
+  char *diags = NULL;
+  struct securer_policy *p = load_text ("t.policy", "seccomp off\n", &diags);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_not (p->limits.ptys_set);
+  cr_assert_eq (securer_policy_ptys (p), SECURER_PTYS_DEFAULT);
+  securer_policy_free (p);
+  free (diags);
+  p = load_text ("t.policy", "seccomp off\nlimit ptys 0\n", &diags);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert (p->limits.ptys_set);
+  cr_assert_eq (securer_policy_ptys (p), 0);
+  securer_policy_free (p);
+  free (diags);
+  p = load_text ("t.policy", "seccomp off\nlimit ptys 0\nlimit ptys 1048576\n", &diags);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_eq (securer_policy_ptys (p), SECURER_PTYS_MAX);
   securer_policy_free (p);
   free (diags);
 }
@@ -877,6 +912,9 @@ Test (policy_shipped, r_policy_has_the_reference_limits)
   cr_assert_eq (l->cgroup_pids, 64);
   cr_assert_eq (l->cgroup_cpu_millis, 1000);
   cr_assert_eq (l->cgroup, SECURER_ENFORCE_BEST_EFFORT);
+  /* R never needs a pty: none unless a policy asks. */
+  cr_assert (l->ptys_set);
+  cr_assert_eq (securer_policy_ptys (p), 0);
   cr_assert_str_eq (p->hostname, "sandbox");
   cr_assert_eq (p->network, SECURER_NET_NONE);
   cr_assert_eq (p->seccomp.default_action.type, SECURER_ACT_ERRNO);
@@ -911,6 +949,7 @@ Test (policy_shipped, r_server_requires_the_cgroup_limits_of_r)
   cr_assert_eq (p->limits.cgroup_memory, 1ull << 30);
   cr_assert_eq (p->limits.cgroup_pids, 64);
   cr_assert_eq (p->limits.cgroup_cpu_millis, 1000);
+  cr_assert_eq (securer_policy_ptys (p), 0);
   securer_policy_free (p);
   free (diags);
   free (path);

@@ -79,12 +79,25 @@ Test (policy_view, symlinks_masks_and_landlock)
   expect_view (p, "/proc/sys/fs/file-nr", SECURER_VIEW_MASKED, false);
   expect_view (p, "/proc/acpi/wakeup", SECURER_VIEW_MASKED, false);
   expect_view (p, "/proc/meminfo", SECURER_VIEW_MASKED, false);   /* no cgroup memory limit */
+  expect_view (p, "/proc/irq/24/spurious", SECURER_VIEW_MASKED, false);
+  expect_view (p, "/proc/fs/ext4/vda/mb_groups", SECURER_VIEW_MASKED, false);
+  expect_view (p, "/proc/sys/fs/quota/syncs", SECURER_VIEW_MASKED, false);
+  expect_view (p, "/proc/sys/fs/file-max", SECURER_VIEW_READ_ONLY, false);
   expect_view (p, "/nowhere", SECURER_VIEW_ABSENT, false);         /* a mask shows nothing new */
   expect_view (p, "/dev/null", SECURER_VIEW_WRITABLE, false);
   expect_view (p, "/dev/urandom", SECURER_VIEW_READ_ONLY, false);
   expect_view (p, "/dev/shm/x", SECURER_VIEW_WRITABLE, false);
   expect_view (p, "/dev/sda", SECURER_VIEW_ABSENT, false);
+  expect_view (p, "/dev/ptmx", SECURER_VIEW_WRITABLE, false);     /* the default cap */
+  expect_view (p, "/dev/pts/0", SECURER_VIEW_WRITABLE, false);
   expect_view (p, "/tmp/a.out", SECURER_VIEW_WRITABLE, false);
+  securer_policy_free (p);
+
+  /* limit ptys 0: neither ptmx nor pts. */
+  p = policy ("mount dev /dev\nlimit ptys 0\n");
+  expect_view (p, "/dev/ptmx", SECURER_VIEW_ABSENT, false);
+  expect_view (p, "/dev/pts/0", SECURER_VIEW_ABSENT, false);
+  expect_view (p, "/dev/null", SECURER_VIEW_WRITABLE, false);
   securer_policy_free (p);
 
   /* subset=pid: the processes' directories alone; nothing to mask. */
@@ -105,6 +118,9 @@ Test (policy_view, symlinks_masks_and_landlock)
   expect_view (p, "/proc/loadavg", SECURER_VIEW_READ_ONLY, false);
   expect_view (p, "/proc/meminfo", SECURER_VIEW_READ_ONLY, false);
   expect_view (p, "/proc/acpi/wakeup", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/irq/24/spurious", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/fs/ext4/vda/mb_groups", SECURER_VIEW_READ_ONLY, false);
+  expect_view (p, "/proc/sys/fs/quota/syncs", SECURER_VIEW_READ_ONLY, false);
   expect_view (p, "/proc/kcore", SECURER_VIEW_MASKED, false);
   securer_policy_free (p);
 

@@ -72,6 +72,11 @@ static const char *const proc_masked[] = {
   "buddyinfo", "schedstat", "swaps", "pressure",
   "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state",
   "sys/fs/aio-nr", "sys/kernel/pty/nr",
+  /* the same by other names: per-interrupt counts (irq/N/spurious, what
+   * interrupts gives, per network queue), every ext4 disk's free blocks
+   * and extent cache (fs/ext4/DISK/mb_groups, es_shrinker_info), the
+   * host-wide count of quota syncs */
+  "irq", "fs", "sys/fs/quota",
   /* every file lock on the host with its pid and inode; the number of
    * cgroups per hierarchy (one more per running sandbox); per-uid key
    * quotas */
@@ -82,8 +87,8 @@ static const char *const proc_masked[] = {
 /* The entries of proc_masked that are directories: the others are files.
  * Only a hint that saves a stat per entry: an entry of the other kind is
  * refused by the kernel (ENOTDIR) and then looked at. */
-static const char *const proc_masked_dirs[] = { "pressure", "acpi", "scsi", "asound", "driver",
-                                                "firmware" };
+static const char *const proc_masked_dirs[] = { "pressure", "irq", "fs", "sys/fs/quota", "acpi",
+                                                "scsi", "asound", "driver", "firmware" };
 /* Not here, to save a mount each: entries only host root can read (0400:
  * pagetypeinfo, slabinfo, vmallocinfo; the sandbox never maps host root),
  * and static descriptions of the hardware (iomem and ioports, addresses
@@ -96,7 +101,9 @@ static const char *const proc_masked_dirs[] = { "pressure", "acpi", "scsi", "aso
  * when this kernel makes them so: a mount saved each. */
 static const char *const proc_root_only[] = { "kcore", "kmsg", "kpagecount", "kpageflags", "kpagecgroup",
                                               "timer_list" };
-/* Entries kept visible but bound read-only over themselves. */
+/* Entries kept visible but bound read-only over themselves: bubblewrap's
+ * set and fs.  Where one is masked as well (not with `unmasked`) the
+ * mask alone is mounted. */
 static const char *const proc_readonly[] = { "sys", "sysrq-trigger", "bus", "fs", "irq" };
 
 struct rootfs {
@@ -982,7 +989,8 @@ do_proc (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
    * (a copy made after them would duplicate each of them, one more mount
    * to make and to tear down, hidden under the copy). */
   for (size_t i = 0; rc == 0 && i < sizeof proc_readonly / sizeof *proc_readonly; i++)
-    rc = proc_readonly_entry (r, mnt, m->dest, proc_readonly[i], err);
+    if (m->unmasked || !securer_linux_proc_masked (proc_readonly[i]))
+      rc = proc_readonly_entry (r, mnt, m->dest, proc_readonly[i], err);
   /* `unmasked`: the host-wide entries as the kernel shows them, the host's
    * boot_id and meminfo included (docs/policy.md). */
   if (m->unmasked)
@@ -1048,17 +1056,25 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
         goto out;
     }
 
-  /* A private devpts instance: the sandbox sees only its own ptys. */
-  static const struct fsopt pts_opts[] = {
-    { "newinstance", NULL }, { "ptmxmode", "0666" }, { "mode", "0620" },
+  /* A private devpts instance: the sandbox sees only its own ptys.  The
+   * kernel counts the ptys of every such instance against one pool
+   * (kernel.pty.max less kernel.pty.reserve), so it is capped with max=;
+   * `limit ptys 0` gets no instance and no ptmx at all, because max=0
+   * means no cap to the kernel. */
+  uint32_t ptys = securer_policy_ptys (r->p);
+  char pts_max[16];
+  snprintf (pts_max, sizeof pts_max, "%u", (unsigned) ptys);
+  const struct fsopt pts_opts[] = {
+    { "newinstance", NULL }, { "ptmxmode", "0666" }, { "mode", "0620" }, { "max", pts_max },
   };
   /* Sized: RLIMIT_FSIZE caps each file, not how many there are, and an
    * unsized tmpfs may take half the host's memory.  A policy that needs
    * more mounts its own tmpfs on /dev/shm after the dev entry. */
   static const char *const dirs[] = { "pts", "shm" };
-  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+  for (size_t i = ptys == 0 ? 1 : 0; i < sizeof dirs / sizeof *dirs; i++)
     if (make_point (dev, m->dest, dirs[i], true, err) < 0
-        || attach_name_close (i == 0 ? new_fs ("devpts", "devpts", pts_opts, 3,
+        || attach_name_close (i == 0 ? new_fs ("devpts", "devpts", pts_opts,
+                                               sizeof pts_opts / sizeof *pts_opts,
                                                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err)
                                      : new_tmpfs (SECURER_DEV_SHM_SIZE, 01777,
                                                   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
@@ -1071,7 +1087,7 @@ do_dev (struct rootfs *r, const struct securer_mount *m, securer_err_t *err)
     { "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
     { "stderr", "/proc/self/fd/2" },
   };
-  for (size_t i = 0; i < sizeof links / sizeof *links; i++)
+  for (size_t i = ptys == 0 ? 1 : 0; i < sizeof links / sizeof *links; i++)
     if (symlinkat (links[i][1], dev, links[i][0]) < 0)
       {
         securer_error_set (err, errno, "create symlink %s -> %s",
@@ -1241,7 +1257,8 @@ apply_mount (struct rootfs *r, size_t i, securer_err_t *err)
     case SECURER_MOUNT_DEV:
       rc = do_dev (r, m, err);
       if (rc == 0)
-        log_step (r, "minimal dev on %s", m->dest);
+        log_step (r, "minimal dev on %s (%u ptys at most)", m->dest,
+                  (unsigned) securer_policy_ptys (r->p));
       break;
     case SECURER_MOUNT_DIR:
       rc = do_dir (r, m, err);

@@ -24,6 +24,8 @@
  * the sandbox write, and the rest, which it may only read. */
 static const char *const dev_written[] = { "null", "zero", "full", "tty", "ptmx", "pts", "shm" };
 static const char *const dev_read[] = { "random", "urandom", "fd", "stdin", "stdout", "stderr" };
+/* The entries of dev_written that only a policy with ptys has. */
+static const char *const dev_ptys[] = { "ptmx", "pts" };
 
 /* True when `entry` (a path below a procfs root) lies in what a procfs
  * mounted with subset=pid shows: the pid directories, self, thread-self. */
@@ -234,6 +236,12 @@ mount_kind (const struct view_ctx *c, const char *r, const struct securer_mount 
           {
             *why = "the minimal /dev, itself read-only";
             return SECURER_VIEW_READ_ONLY;
+          }
+        /* `limit ptys 0`: mount.c makes neither (a devpts max=0 has no cap). */
+        if (securer_policy_ptys (p) == 0 && in_list (rest, len, dev_ptys, sizeof dev_ptys / sizeof *dev_ptys))
+          {
+            *why = "`limit ptys 0`: the minimal /dev has no devpts and no ptmx";
+            return SECURER_VIEW_ABSENT;
           }
         if (in_list (rest, len, dev_written, sizeof dev_written / sizeof *dev_written))
           {

@@ -118,6 +118,10 @@ mask_proc (const struct securer_policy *p, bool unmasked, securer_err_t *err)
   const char *const *ro = securer_linux_proc_readonly (&n);
   for (size_t i = 0; i < n; i++)
     {
+      /* Masked above: a read-only copy under the mask would be one mount
+       * more that nothing can reach. */
+      if (!unmasked && securer_linux_proc_masked (ro[i]))
+        continue;
       char path[128];
       snprintf (path, sizeof path, "/proc/%s", ro[i]);
       if (mount (path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
@@ -155,18 +159,28 @@ session_pid1 (const struct securer_zygote_session *s, securer_err_t *err)
     return -1;
   if (!pid_only && mask_proc (s->policy, unmasked, err) < 0)
     return -1;
-  /* A `mount dev`'s own /dev/shm, fresh, as mount.c makes it: the
-   * template's would be shared by every session. */
+  /* A `mount dev`'s own /dev/shm and devpts, fresh, as mount.c makes
+   * them: the template's would be shared by every session (one session
+   * would see the others' ptys, and take from their cap).  Without ptys
+   * the template has no pts to mount on. */
+  uint32_t ptys = s->policy != NULL ? securer_policy_ptys (s->policy) : 0;
   for (size_t i = 0; s->policy_tmpfs && s->policy != NULL && i < s->policy->n_mounts; i++)
     {
       const struct securer_mount *m = &s->policy->mounts[i];
       if (m->type != SECURER_MOUNT_DEV)
         continue;
-      char shm[4096], opts[64];
-      snprintf (shm, sizeof shm, "%s/shm", strcmp (m->dest, "/") == 0 ? "" : m->dest);
+      char path[4096], opts[64];
+      const char *dir = strcmp (m->dest, "/") == 0 ? "" : m->dest;
+      snprintf (path, sizeof path, "%s/shm", dir);
       snprintf (opts, sizeof opts, "mode=1777,size=%u", SECURER_DEV_SHM_SIZE);
-      if (mount ("tmpfs", shm, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
-        return securer_error_set (err, errno, "mount a fresh tmpfs on %s", shm);
+      if (mount ("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+        return securer_error_set (err, errno, "mount a fresh tmpfs on %s", path);
+      if (ptys == 0)
+        continue;
+      snprintf (path, sizeof path, "%s/pts", dir);
+      snprintf (opts, sizeof opts, "newinstance,ptmxmode=0666,mode=0620,max=%u", (unsigned) ptys);
+      if (mount ("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC, opts) < 0)
+        return securer_error_set (err, errno, "mount a devpts instance of its own on %s", path);
     }
   /* The policy's tmpfs mounts again, with their sizes and modes: the
    * template's are shared by every session. */

@@ -445,7 +445,7 @@ parse_limit (struct sink *s, const char *text, size_t text_len, const struct lin
   if (r == 0)
     {
       x->limits = p->limits;
-      x->limit = -1;
+      x->limit = strcmp (ln->tok[1].text, "ptys") == 0 ? -2 : -1;
       for (int k = 0; k < SECURER_RLIMIT_COUNT; k++)
         if (strcmp (ln->tok[1].text, securer_rlimit_name ((enum securer_rlimit_id) k)) == 0)
           x->limit = k;
@@ -634,6 +634,8 @@ securer_expect_setting_holds (const struct securer_expectation *x, const struct 
     return p->network == x->network;
   if (x->kind != SECURER_EXPECT_LIMIT)
     return false;
+  if (x->limit == -2)
+    return securer_policy_ptys (p) == (x->limits.ptys_set ? x->limits.ptys : SECURER_PTYS_DEFAULT);
   if (x->limit < 0)
     return p->limits.timeout_ms == x->limits.timeout_ms;
   const struct securer_rlimit *a = &p->limits.rlimit[x->limit], *b = &x->limits.rlimit[x->limit];

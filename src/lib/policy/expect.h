@@ -46,7 +46,7 @@ struct securer_expectation {
   struct securer_call call;          /* CALL */
   struct securer_action verdict;     /* CALL */
   enum securer_net_mode network;     /* NETWORK */
-  int limit;                         /* LIMIT: an enum securer_rlimit_id, or -1 for timeout */
+  int limit;                         /* LIMIT: an enum securer_rlimit_id, -1 for timeout, -2 for ptys */
   struct securer_limits limits;      /* LIMIT: the value, read as a policy would */
   char *path;                        /* PATH, EXEC: absolute; ENV: the name */
   int want;                          /* PATH: enum securer_view_kind; EXEC: 1 allowed, 0 denied;

@@ -151,6 +151,9 @@ securer_policy_to_json_text (const struct securer_policy *p, unsigned flags)
                                   : json_null ());
     }
   json_object_set_new (lim, "timeout_ms", ju64 (p->limits.timeout_ms));
+  /* The value in force, the default included: a reader of the resolved
+   * form need not know securer's default. */
+  json_object_set_new (lim, "ptys", json_integer (securer_policy_ptys (p)));
   json_object_set_new (root, "limits", lim);
   json_object_set_new (root, "cgroup",
                        json_pack ("{s:o, s:o, s:o, s:I}", "mode",
@@ -730,7 +733,9 @@ read_limits (struct jr *j, json_t *root, struct securer_limits *l)
   for (unsigned i = 0; i < SECURER_RLIMIT_COUNT; i++)
     keys[i] = securer_rlimit_name (i);
   keys[SECURER_RLIMIT_COUNT] = "timeout_ms";
-  if (!jkeys (j, "$.limits", o, keys, SECURER_RLIMIT_COUNT + 1, NULL))
+  /* ptys is optional on input: a resolved policy written before it
+   * existed gets the default. */
+  if (!jkeys (j, "$.limits", o, keys, SECURER_RLIMIT_COUNT + 1, "ptys"))
     return false;
   bool ok = true;
   for (unsigned i = 0; i < SECURER_RLIMIT_COUNT; i++)
@@ -770,6 +775,14 @@ read_limits (struct jr *j, json_t *root, struct securer_limits *l)
       l->rlimit[i].hard = x[1];
     }
   ok &= get_u64 (j, "$.limits", o, "timeout_ms", UINT64_MAX, &l->timeout_ms);
+  if (json_object_get (o, "ptys") != NULL)
+    {
+      uint64_t n = 0;
+      bool got = get_u64 (j, "$.limits", o, "ptys", SECURER_PTYS_MAX, &n);
+      ok &= got;
+      l->ptys_set = got;
+      l->ptys = (uint32_t) n;
+    }
 
   json_t *cg = json_object_get (root, "cgroup");
   if (cg == NULL)

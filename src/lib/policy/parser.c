@@ -1005,24 +1005,38 @@ static void
 d_limit (struct ctx *c)
 {
   static const char *const names[] = { "cpu", "as", "fsize", "nproc", "nofile", "stack", "core",
-                                       "memlock", "sigpending", "timeout" };
-  const struct token *nt = expect (c, "a limit name (cpu, as, fsize, nproc, nofile, stack, core, memlock, sigpending or timeout)");
+                                       "memlock", "sigpending", "timeout", "ptys" };
+  const struct token *nt = expect (c, "a limit name (cpu, as, fsize, nproc, nofile, stack, core, memlock, sigpending, timeout or ptys)");
   if (nt == NULL)
     return;
   enum securer_rlimit_id id = SECURER_RLIMIT_COUNT;
-  bool timeout = is_kw (nt, "timeout");
-  if (!timeout && (nt->quoted || policy_rlimit_lookup (nt->text, &id) < 0))
+  bool timeout = is_kw (nt, "timeout"), ptys = is_kw (nt, "ptys");
+  if (!timeout && !ptys && (nt->quoted || policy_rlimit_lookup (nt->text, &id) < 0))
     {
-      error_suggest (c, nt, names, 10,
+      error_suggest (c, nt, names, 11,
                      "unknown limit '%s': expected cpu, as, fsize, nproc, nofile, stack, core, memlock, "
-                     "sigpending or timeout",
+                     "sigpending, timeout or ptys",
                      nt->text);
       return;
     }
-  const struct token *vt = expect (c, timeout ? "a duration" : "a value");
+  const struct token *vt = expect (c, timeout ? "a duration" : ptys ? "a number of ptys" : "a value");
   if (vt == NULL || !expect_end (c))
     return;
   struct securer_limits *l = &builder_policy (c->ps->b)->limits;
+  if (ptys)
+    {
+      /* No `unlimited`: the kernel's pool is shared by every sandbox, and a
+       * devpts max= of 0 would mean no cap at all, not none. */
+      uint64_t n;
+      if (is_kw (vt, "unlimited"))
+        error_at (c, vt, NULL, "limit ptys takes a number, 0 to %u (0: no pty at all)", SECURER_PTYS_MAX);
+      else if (parse_count (c, vt, SECURER_PTYS_MAX, &n))
+        {
+          l->ptys_set = true;
+          l->ptys = (uint32_t) n;
+        }
+      return;
+    }
   if (timeout)
     {
       uint64_t ms;

@@ -54,6 +54,12 @@ securer_rlimit_name (enum securer_rlimit_id id)
   return (unsigned) id < SECURER_RLIMIT_COUNT ? rlimit_names[id] : NULL;
 }
 
+uint32_t
+securer_policy_ptys (const struct securer_policy *p)
+{
+  return p->limits.ptys_set ? p->limits.ptys : SECURER_PTYS_DEFAULT;
+}
+
 bool
 policy_rlimit_is_count (enum securer_rlimit_id id)
 {

@@ -220,6 +220,7 @@ securer_policy_to_text (const struct securer_policy *p)
     }
   else
     fputs ("limit timeout unlimited\n", f);
+  fprintf (f, "limit ptys %" PRIu32 "\n", securer_policy_ptys (p));
   fprintf (f, "cgroup %s\n", policy_enforce_name (p->limits.cgroup) ? policy_enforce_name (p->limits.cgroup) : "?");
   if (p->limits.cgroup_memory)
     {
