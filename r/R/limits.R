@@ -67,3 +67,20 @@ serve_policy <- function(policy, limits) {
   file.copy(policy, file.path(dir, "custom.policy"))
   list(name = json_string1("custom.policy"), dir = dir, limits = limits)
 }
+
+# What serve says a session's sandbox lacks of its policy's best-effort
+# protections (the open reply's "degraded": a host that gives no cgroup,
+# say): a warning of class securer_degraded, once per R process for each
+# text, so that a session held to less than its policy describes never
+# looks like one that is not, and a loop of sessions does not repeat it.
+warn_degraded <- function(text) {
+  if (is.null(text) || !nzchar(text)) return(invisible(FALSE))
+  seen <- shared_env$degraded_seen
+  if (text %in% seen) return(invisible(TRUE))
+  shared_env$degraded_seen <- c(seen, text)
+  cond <- structure(class = c("securer_degraded", "warning", "condition"),
+                    list(message = paste0("The sandbox runs without part of its policy: ", term_safe(text)),
+                         call = NULL))
+  warning(cond)
+  invisible(TRUE)
+}

@@ -36,6 +36,7 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       }
       private$pid <- r$pool
       private$sandboxed <- !isFALSE(r$sandboxed)
+      warn_degraded(r$degraded)
       invisible(self)
     },
 

@@ -201,6 +201,7 @@ SecureSession <- R6::R6Class("SecureSession",
       private$sid <- r$session
       private$sid_json <- paste0("\"session\":", json_string1(r$session))
       private$sandboxed <- !isFALSE(r$sandboxed)
+      warn_degraded(r$degraded)
       if (!private$sandboxed && isTRUE(private$verbose)) message(self$format())
     },
 
