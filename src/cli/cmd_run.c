@@ -34,6 +34,13 @@ cmd_run_help (FILE *out)
            "      --no-stdin           CMD's standard input is empty; securer's is not read\n"
            "      --raw-output         pass CMD's output to a terminal unchanged\n"
            "      --inherit-stdio      give CMD securer's own stdin, stdout and stderr\n"
+           "      --memory SIZE        the whole sandbox's memory (cgroup), e.g. 512M\n"
+           "      --pids N             its tasks (cgroup pids.max)\n"
+           "      --cpus X             its CPU time, in CPUs (cgroup), e.g. 0.5\n"
+           "      --network MODE       none or loopback\n"
+           "                           (these four only narrow the policy: a value above its\n"
+           "                           own, or a wider network, is refused; a limit the policy\n"
+           "                           lacks is added and required)\n"
            "      --no-seccomp-cache   resolve the seccomp rules and generate the filter\n"
            "                           afresh, neither reading nor writing the cache of\n"
            "                           compiled filters\n"
@@ -65,6 +72,7 @@ cmd_run_help (FILE *out)
 struct run_args {
   const char *policy;
   const char *json_status;
+  const char *memory, *pids, *cpus, *network;  /* overrides, or NULL */
   uint64_t timeout_ms;
   bool verbose;
   bool no_stdin, raw_output, inherit_stdio, no_seccomp_cache;
@@ -117,7 +125,9 @@ parse_args (int argc, char **argv, struct run_args *a)
       if (o[0] != '-')
         break;
       bool needs_value = strcmp (o, "-p") == 0 || strcmp (o, "--policy") == 0 || strcmp (o, "-t") == 0
-                         || strcmp (o, "--timeout") == 0 || strcmp (o, "--json-status") == 0;
+                         || strcmp (o, "--timeout") == 0 || strcmp (o, "--json-status") == 0
+                         || strcmp (o, "--memory") == 0 || strcmp (o, "--pids") == 0
+                         || strcmp (o, "--cpus") == 0 || strcmp (o, "--network") == 0;
       const char *eq = strchr (o, '=');
       char name[32] = "";
       if (strncmp (o, "--", 2) == 0 && eq != NULL && (size_t) (eq - o) < sizeof name)
@@ -143,6 +153,14 @@ parse_args (int argc, char **argv, struct run_args *a)
         }
       else if (strcmp (o, "--json-status") == 0)
         a->json_status = val;
+      else if (strcmp (o, "--memory") == 0)
+        a->memory = val;
+      else if (strcmp (o, "--pids") == 0)
+        a->pids = val;
+      else if (strcmp (o, "--cpus") == 0)
+        a->cpus = val;
+      else if (strcmp (o, "--network") == 0)
+        a->network = val;
       else if (strcmp (o, "-v") == 0 || strcmp (o, "--verbose") == 0)
         a->verbose = true;
       else if (strcmp (o, "--no-stdin") == 0)
@@ -164,6 +182,108 @@ parse_args (int argc, char **argv, struct run_args *a)
   if (i >= argc)
     return usage_error ("%s", "no command given (put it after '--')");
   a->argv = argv + i;
+  return 0;
+}
+
+/* A size with an optional K, M, G or T suffix (powers of 1024). */
+static int
+parse_size (const char *s, uint64_t *out)
+{
+  char *end = NULL;
+  errno = 0;
+  double v = strtod (s, &end);
+  if (errno != 0 || end == s || !(v > 0) || !isfinite (v))
+    return -1;
+  double mul = 1;
+  if (*end != '\0')
+    {
+      const char *units = "KMGT";
+      const char *u = strchr (units, *end == 'k' ? 'K' : *end);
+      if (u == NULL || (end[1] != '\0' && !(end[1] == 'B' && end[2] == '\0')
+                        && !(end[1] == 'i' && end[2] == 'B' && end[3] == '\0')))
+        return -1;
+      for (const char *x = units; x <= u; x++)
+        mul *= 1024;
+    }
+  v *= mul;
+  if (v >= 18446744073709551616.0)
+    return -1;
+  *out = (uint64_t) v;
+  return *out > 0 ? 0 : -1;
+}
+
+/* --memory, --pids, --cpus, --network on the loaded policy.  They only
+ * narrow it: whoever wrote the policy decided the most a run may have,
+ * and a command line that asks for more is refused (125) rather than
+ * quietly held to less.  A limit the policy does not set is added, as
+ * required: asked for by name, it must hold or the run must not start. */
+static int
+apply_overrides (const struct run_args *a, struct securer_policy *p, securer_err_t *err)
+{
+  struct securer_limits *l = &p->limits;
+  bool cgroup_added = false;
+  if (a->memory != NULL)
+    {
+      uint64_t v;
+      if (parse_size (a->memory, &v) < 0 || v < (1u << 20))
+        return securer_error_set (err, EINVAL, "--memory wants a size of at least 1M (e.g. 512M), not '%s'",
+                                  a->memory);
+      if (l->cgroup_memory != 0 && v > l->cgroup_memory)
+        return securer_error_set (err, EPERM, "--memory %s is above the policy's cgroup memory %llu bytes: "
+                                  "an override may only lower it", a->memory,
+                                  (unsigned long long) l->cgroup_memory);
+      cgroup_added |= l->cgroup_memory == 0;
+      l->cgroup_memory = v;
+    }
+  if (a->pids != NULL)
+    {
+      char *end = NULL;
+      errno = 0;
+      unsigned long long v = strtoull (a->pids, &end, 10);
+      if (errno != 0 || end == a->pids || *end != '\0' || a->pids[0] == '-' || v < 1 || v > (1u << 22))
+        return securer_error_set (err, EINVAL, "--pids wants a number of tasks from 1, not '%s'", a->pids);
+      if (l->cgroup_pids != 0 && v > l->cgroup_pids)
+        return securer_error_set (err, EPERM, "--pids %llu is above the policy's cgroup pids %llu: an override "
+                                  "may only lower it", v, (unsigned long long) l->cgroup_pids);
+      cgroup_added |= l->cgroup_pids == 0;
+      l->cgroup_pids = v;
+    }
+  if (a->cpus != NULL)
+    {
+      char *end = NULL;
+      errno = 0;
+      double v = strtod (a->cpus, &end);
+      if (errno != 0 || end == a->cpus || *end != '\0' || !(v >= 0.001) || v > 4096)
+        return securer_error_set (err, EINVAL, "--cpus wants a number of CPUs from 0.001, not '%s'", a->cpus);
+      uint32_t millis = (uint32_t) (v * 1000.0 + 0.5);
+      if (l->cgroup_cpu_millis != 0 && millis > l->cgroup_cpu_millis)
+        return securer_error_set (err, EPERM, "--cpus %s is above the policy's cgroup cpu %u.%03u: an override "
+                                  "may only lower it", a->cpus, l->cgroup_cpu_millis / 1000,
+                                  l->cgroup_cpu_millis % 1000);
+      cgroup_added |= l->cgroup_cpu_millis == 0;
+      l->cgroup_cpu_millis = millis;
+    }
+  if (cgroup_added && l->cgroup == SECURER_ENFORCE_OFF)
+    l->cgroup = SECURER_ENFORCE_REQUIRED;
+  if (a->network != NULL)
+    {
+      enum securer_net_mode m;
+      if (strcmp (a->network, "none") == 0)
+        m = SECURER_NET_NONE;
+      else if (strcmp (a->network, "loopback") == 0)
+        m = SECURER_NET_LOOPBACK;
+      else if (strcmp (a->network, "host") == 0)
+        m = SECURER_NET_HOST;
+      else
+        return securer_error_set (err, EINVAL, "--network wants none or loopback, not '%s'", a->network);
+      /* none < loopback < host: what the command can reach. */
+      if (m > p->network)
+        return securer_error_set (err, EPERM, "--network %s is wider than the policy's network: an override "
+                                  "may only narrow it", a->network);
+      if (m != SECURER_NET_HOST)
+        p->namespaces |= SECURER_NS_NET;
+      p->network = m;
+    }
   return 0;
 }
 
@@ -326,9 +446,11 @@ cmd_run (int argc, char **argv)
   /* The policy is this process's alone: its seccomp rules are resolved by
    * the launch, while the sandbox is being set up. */
   if (securer_policy_find (a.policy, &path, &err) < 0
-      || securer_policy_load_file_opts (path, SECURER_POLICY_DEFER_SECCOMP, &policy, NULL, &err) < 0)
+      || securer_policy_load_file_opts (path, SECURER_POLICY_DEFER_SECCOMP, &policy, NULL, &err) < 0
+      || apply_overrides (&a, policy, &err) < 0)
     {
       securer_error_set_status (&err, SECURER_EXIT_SETUP);
+      securer_policy_free (policy);
       free (path);
       rc = fail_setup (&err, status_fd);
       if (status_fd >= 0)

@@ -1495,15 +1495,20 @@ Test (attacks, memory_cannot_be_offered_to_ksm)
   run_free (&r);
 }
 
-/* The sandbox has ptys of its own (/dev/ptmx), and with the host's
- * dev.tty.ldisc_autoload (on by default) TIOCSETD with the number of a
- * line discipline not loaded yet loads its module: n_hdlc, n_gsm and
- * others have had exploitable bugs.  The probe asks for N_TTY, which the
- * pty has already, so nothing but the filter can refuse it. */
+/* A sandbox given ptys (r gives none: `limit ptys 0`) has /dev/ptmx, and
+ * with the host's dev.tty.ldisc_autoload (on by default) TIOCSETD with the
+ * number of a line discipline not loaded yet loads its module: n_hdlc,
+ * n_gsm and others have had exploitable bugs.  The probe asks for N_TTY,
+ * which the pty has already, so nothing but the filter can refuse it. */
 Test (attacks, line_discipline_cannot_be_set)
 {
+  char pol[PATH_MAX + 32], text[PATH_MAX + 64];
+  snprintf (pol, sizeof pol, "%s/ptys.policy", work);
+  snprintf (text, sizeof text, "include \"%s\"\nlimit ptys 2\n", t_policy);
+  write_text (pol, text, 0644);
+  const char *cmd[] = { PROBE_DIR "/attack-probe", "ldisc", NULL };
   struct run r = { 0 };
-  probe (&r, NULL, "ldisc", NULL, NULL);
+  run_cmd (pol, cmd, NULL, &r);
   cr_assert_eq (r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
   ASSERT_HAS (r.out, "tiocgetd = ok 0\n", &r);
   ASSERT_HAS (r.out, "tiocsetd = EPERM\n", &r);

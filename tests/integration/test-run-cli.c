@@ -1050,3 +1050,72 @@ Test (run_cli, launches_at_once_share_one_filter_entry)
   free (policy);
   text_cache_remove (cache, data);
 }
+
+/* --memory, --pids, --cpus and --network narrow the policy, and the
+ * status record lists them with the rest of what was enforced; asking for
+ * more than the policy allows is refused before anything runs. */
+Test (run_cli, overrides_only_narrow_and_the_status_lists_everything_enforced)
+{
+  char *probe = probe_path ();
+  char *status = NULL;
+  cr_assert (asprintf (&status, "%s/overrides.json", tmpdir) > 0);
+  char *args[] = { "run", "--policy", policy_file, "--memory", "64M", "--pids", "16", "--cpus", "0.5",
+                   "--network", "none", "--json-status", status, "--", probe, "exit", "0", NULL };
+  struct cli_result r;
+  run_cli (args, -1, &r);
+  json_error_t je;
+  json_t *o = json_load_file (status, 0, &je);
+  cr_assert_not_null (o, "%s\n%s", je.text, r.err);
+  json_t *enf = json_object_get (o, "enforced");
+  json_t *cg = json_object_get (enf, "cgroup");
+  if (geteuid () == 0)
+    {
+      cr_assert_eq (r.status, 0, "%s", r.err);
+      cr_assert (json_is_integer (json_object_get (cg, "memory")), "memory not enforced: %s",
+                 json_string_value (json_object_get (cg, "report")));
+      cr_assert (json_is_integer (json_object_get (cg, "pids")));
+    }
+  else
+    {
+      /* Added limits are required: without a cgroup the run is refused. */
+      cr_assert_eq (r.status, 125, "%s", r.err);
+    }
+  json_t *lim = json_object_get (cg, "limits");
+  cr_assert_eq (json_integer_value (json_object_get (lim, "memory")), 64 << 20);
+  cr_assert_eq (json_integer_value (json_object_get (lim, "pids")), 16);
+  cr_assert_float_eq (json_real_value (json_object_get (lim, "cpu")), 0.5, 1e-9);
+  cr_assert_str_eq (json_string_value (json_object_get (enf, "network")), "none");
+  json_t *pol = json_object_get (enf, "policy");
+  cr_assert_str_eq (json_string_value (json_object_get (pol, "name")), "probe");
+  cr_assert_eq (strlen (json_string_value (json_object_get (pol, "digest"))), 64);
+  cr_assert (json_is_object (json_object_get (enf, "rlimits")));
+  cr_assert (json_is_integer (json_object_get (enf, "host_uid")));
+  if (geteuid () == 0)
+    cr_assert_neq (json_integer_value (json_object_get (enf, "host_uid")), 0, "the command ran as host root");
+  json_t *sf = json_object_get (enf, "seccomp_filter");
+  cr_assert (json_is_string (json_object_get (sf, "default")));
+  cr_assert_gt (json_integer_value (json_object_get (sf, "rules")), 0);
+  json_decref (o);
+  cli_clear (&r);
+
+  /* Wider than the shipped r: refused, naming the limit; nothing ran. */
+  char rpol[PATH_MAX];
+  snprintf (rpol, sizeof rpol, "%s/policies/r.policy", srcdir ());
+  static const char *const wider[][3] = {
+    { "--memory", "2G", "--memory 2G is above the policy's cgroup memory" },
+    { "--pids", "1000", "--pids 1000 is above the policy's cgroup pids 64" },
+    { "--cpus", "2", "--cpus 2 is above the policy's cgroup cpu 1.000" },
+    { "--network", "loopback", "--network loopback is wider than the policy's network" },
+    { "--memory", "lots", "--memory wants a size" },
+  };
+  for (size_t i = 0; i < sizeof wider / sizeof *wider; i++)
+    {
+      char *w[] = { "run", "--policy", rpol, (char *) wider[i][0], (char *) wider[i][1], "--", probe, "exit", "0", NULL };
+      run_cli (w, -1, &r);
+      cr_assert_eq (r.status, 125, "%s %s: %d %s", wider[i][0], wider[i][1], r.status, r.err);
+      cr_assert (strstr (r.err, wider[i][2]) != NULL, "%s", r.err);
+      cli_clear (&r);
+    }
+  free (status);
+  free (probe);
+}

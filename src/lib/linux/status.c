@@ -9,6 +9,69 @@
 #include <string.h>
 
 #include "linux/launch.h"
+#include "seccomp/prog.h"
+#include "sha256.h"
+
+/* The resolved policy's digest: SHA-256 of its JSON form, which names every
+ * rule, so two runs under the same digest ran under the same policy. */
+static json_t *
+policy_digest (const struct securer_policy *p)
+{
+  char *text = securer_policy_to_json_text (p, 0);
+  if (text == NULL)
+    return json_null ();
+  struct securer_sha256 h;
+  unsigned char d[SECURER_SHA256_LEN];
+  securer_sha256_init (&h);
+  securer_sha256_update (&h, text, strlen (text));
+  securer_sha256_final (&h, d);
+  free (text);
+  char hex[2 * SECURER_SHA256_LEN + 1];
+  for (size_t i = 0; i < SECURER_SHA256_LEN; i++)
+    snprintf (hex + 2 * i, 3, "%02x", d[i]);
+  return json_string (hex);
+}
+
+/* The rest of what the sandbox was held to: the policy by name and digest,
+ * its rlimits, the network, the host uid, and the seccomp filter's default
+ * action and rule count. */
+static void
+enforced_more (const struct securer_sandbox *sb, json_t *enf)
+{
+  const struct securer_policy *p = sb->p;
+  json_object_set_new (enf, "policy", json_pack ("{s:s?, s:s?, s:o}", "name", p->name, "path", p->path,
+                                                  "digest", policy_digest (p)));
+  json_t *rl = json_object ();
+  for (int i = 0; i < SECURER_RLIMIT_COUNT; i++)
+    if (p->limits.rlimit[i].set)
+      {
+        const struct securer_rlimit *r = &p->limits.rlimit[i];
+        json_object_set_new (rl, securer_rlimit_name ((enum securer_rlimit_id) i),
+                             json_pack ("{s:o, s:o}", "soft",
+                                        r->soft == UINT64_MAX ? json_null () : json_integer ((json_int_t) r->soft),
+                                        "hard",
+                                        r->hard == UINT64_MAX ? json_null () : json_integer ((json_int_t) r->hard)));
+      }
+  json_object_set_new (enf, "rlimits", rl);
+  static const char *const nets[] = { [SECURER_NET_NONE] = "none", [SECURER_NET_LOOPBACK] = "loopback",
+                                      [SECURER_NET_HOST] = "host" };
+  json_object_set_new (enf, "network", json_string (p->network <= SECURER_NET_HOST ? nets[p->network] : "?"));
+  json_object_set_new (enf, "host_uid", json_integer ((json_int_t) sb->host_uid));
+  if (sb->prog != NULL)
+    {
+      /* The loaded program's own: a filter from the cache leaves the
+       * policy's rule list unresolved. */
+      struct securer_action a = sb->prog->def;
+      char act[48];
+      if (a.type == SECURER_ACT_ERRNO)
+        snprintf (act, sizeof act, "errno %s", strerrorname_np (a.errnum) ? strerrorname_np (a.errnum) : "?");
+      else
+        snprintf (act, sizeof act, "%s", securer_action_name (a.type));
+      json_object_set_new (enf, "seccomp_filter",
+                           json_pack ("{s:s, s:I, s:I}", "default", act, "rules", (json_int_t) sb->prog->n_rules,
+                                      "instructions", (json_int_t) sb->prog->bpf.len));
+    }
+}
 
 void
 securer_status_clear (struct securer_status *st)
@@ -111,8 +174,16 @@ securer_sandbox_status_json (const struct securer_sandbox *sb, const struct secu
           json_object_set_new (cg, ctrls[i], v ? json_integer (v) : json_null ());
         }
       json_object_set_new (cg, "report", str_or_null (sb->cg_report));
+      /* The values the policy (and the command line) asked for. */
+      const struct securer_limits *l = &p->limits;
+      json_object_set_new (cg, "limits",
+                           json_pack ("{s:o, s:o, s:o}", "memory",
+                                      l->cgroup_memory ? json_integer ((json_int_t) l->cgroup_memory) : json_null (),
+                                      "pids", l->cgroup_pids ? json_integer ((json_int_t) l->cgroup_pids) : json_null (),
+                                      "cpu", l->cgroup_cpu_millis ? json_real (l->cgroup_cpu_millis / 1000.0) : json_null ()));
       json_object_set_new (enf, "cgroup", cg);
       json_object_set_new (enf, "seccomp", json_boolean (sb->prog != NULL));
+      enforced_more (sb, enf);
       json_object_set_new (o, "enforced", enf);
       char *degraded = securer_sandbox_degraded (sb);
       json_object_set_new (o, "degraded", str_or_null (degraded));
