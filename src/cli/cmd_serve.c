@@ -656,20 +656,6 @@ default_policy_copy (struct securer_policy **out, securer_err_t *err)
 static struct entry *
 open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_t *err)
 {
-  /* Each session is a process tree with memory of its own: the operator
-   * bounds how many there are, and no client can take them all. */
-  if (srv.n_sessions >= srv.max_sessions)
-    {
-      securer_error_set (err, EAGAIN, "the server has %u sessions open, its most (--max-sessions)",
-                         srv.n_sessions);
-      return NULL;
-    }
-  if (c->n_sessions >= srv.max_client_sessions)
-    {
-      securer_error_set (err, EAGAIN, "this client has %u sessions open, the most one client may "
-                         "(--max-client-sessions)", c->n_sessions);
-      return NULL;
-    }
   struct securer_tools *tools = serve_tools_from_json (json_object_get (req, "tools"), err);
   if (tools == NULL)
     return NULL;
@@ -719,6 +705,21 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
       securer_error_set (err, EPERM, "policy '%s' does not sandbox the code (%s): opening it needs the "
                          "server to be started with --allow-unsandboxed",
                          used->name ? used->name : "policy", missing);
+      securer_policy_free (policy);
+      securer_tools_unref (tools);
+      return NULL;
+    }
+  /* Each session is a process tree with memory of its own: the operator
+   * bounds how many there are, and no client can take them all.  Checked
+   * after the request itself, so that one it may never make says so. */
+  if (srv.n_sessions >= srv.max_sessions || c->n_sessions >= srv.max_client_sessions)
+    {
+      if (srv.n_sessions >= srv.max_sessions)
+        securer_error_set (err, EAGAIN, "the server has %u sessions open, its most (--max-sessions)",
+                           srv.n_sessions);
+      else
+        securer_error_set (err, EAGAIN, "this client has %u sessions open, the most one client may "
+                           "(--max-client-sessions)", c->n_sessions);
       securer_policy_free (policy);
       securer_tools_unref (tools);
       return NULL;

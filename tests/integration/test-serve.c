@@ -1447,6 +1447,20 @@ Test (serve, requests_get_no_more_than_the_operator_allowed, .timeout = 120)
   e = json_string_value (json_object_get (r, "error"));
   cr_assert (e && strstr (e, "the server has 1 sessions open, its most (--max-sessions)"), "%s", e);
   json_decref (r);
+  /* The other refusals hold on the socket as on stdio. */
+  static const char *const on_socket[][2] = {
+    { "{\"op\":\"open\",\"id\":3,\"policy\":\"minimal\"}", "not one this server allows" },
+    { "{\"op\":\"open\",\"id\":4,\"policy\":\"r-unsandboxed\"}", "not one this server allows" },
+    { "{\"op\":\"open\",\"id\":5,\"sandbox\":false}", "--allow-unsandboxed" },
+    { "{\"op\":\"open\",\"id\":6,\"limits\":{\"memory\":1e12}}", "a request may only lower" },
+  };
+  for (size_t k = 0; k < sizeof on_socket / sizeof *on_socket; k++)
+    {
+      r = ask (fd[0], on_socket[k][0]);
+      e = json_string_value (json_object_get (r, "error"));
+      cr_assert (e && strstr (e, on_socket[k][1]), "%s: %s", on_socket[k][0], e);
+      json_decref (r);
+    }
   close (fd[0]);  /* its sessions go with it */
   for (int tries = 0;; tries++)
     {
