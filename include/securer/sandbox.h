@@ -120,7 +120,7 @@ int securer_sandbox_spawn (const struct securer_spawn_opts *opts,
 pid_t securer_sandbox_pid (const struct securer_sandbox *sb);
 /* The host uid the sandbox's processes run as (a leased id of its own for
  * a root caller, else the caller's). */
-uid_t securer_sandbox_host_uid (const struct securer_sandbox *sb);
+uint32_t securer_sandbox_host_uid (const struct securer_sandbox *sb);
 
 /* A descriptor that becomes readable when the sandbox needs attention
  * (payload exited, timeout, seccomp notification). */

@@ -1151,7 +1151,7 @@ fail:
   return -1;
 }
 
-uid_t
+uint32_t
 securer_sandbox_host_uid (const struct securer_sandbox *sb)
 {
   return sb->host_uid;
