@@ -700,3 +700,34 @@ Test (policy_check, a_filter_that_does_not_compile_fails_the_check)
   run_free (&r);
   unlink ("/tmp/securer-check-big.policy");
 }
+
+/* ---- the worked example of docs/policy.md ---------------------------------- */
+
+#define R_BIN "/usr/lib/R/bin/exec/R"
+
+Test (policy_docs, the_worked_example_runs_r_with_utils_and_stats)
+{
+  /* securer () runs the binary first: --version is a harmless start */
+  struct run r = securer ("--version >/dev/null;"
+                          " awk '/^## A worked example/ { f = 1 } f && /^```$/ { if (++n == 2) exit; next } f && n == 1'"
+                          " docs/policy.md > /tmp/securer-docs-example.policy"
+                          " && \"$SECURER_BIN\" policy check /tmp/securer-docs-example.policy");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "/tmp/securer-docs-example.policy: ok\n");
+  cr_assert_str_eq (r.err, "");
+  run_free (&r);
+  if (access (R_BIN, X_OK) != 0)
+    {
+      unlink ("/tmp/securer-docs-example.policy");
+      cr_skip_test ("%s is absent: the example was only checked", R_BIN);
+    }
+  r = securer ("--version >/dev/null;"
+               " echo 'cat(\"packages:\", search(), \"\\n\"); cat(\"sd:\", sd(c(1, 2, 3)), \"\\n\")'"
+               " | \"$SECURER_BIN\" run --policy /tmp/securer-docs-example.policy -- " R_BIN " --vanilla --no-echo");
+  unlink ("/tmp/securer-docs-example.policy");
+  cr_assert_eq (r.status, 0, "status %d: %s", r.status, r.err);
+  cr_assert_not_null (strstr (r.out, " package:stats "), "%s%s", r.out, r.err);
+  cr_assert_not_null (strstr (r.out, " package:utils "), "%s%s", r.out, r.err);
+  cr_assert_not_null (strstr (r.out, "sd: 1 \n"), "%s%s", r.out, r.err);
+  run_free (&r);
+}
