@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <seccomp.h>
 
 #include "cli.h"
 #include "oci/oci.h"
@@ -109,6 +111,66 @@ cli_load_policy (const char *arg)
   return r < 0 ? NULL : p;
 }
 
+static const char *
+native_arch (void)
+{
+  static struct utsname u;
+  if (u.machine[0] == '\0' && uname (&u) < 0)
+    return "this architecture";
+  return u.machine;
+}
+
+static const char *
+rule_file (const struct securer_policy *p, const struct securer_loc *loc)
+{
+  return loc->file ? loc->file : p->path ? p->path : "<policy>";
+}
+
+static bool
+own_line (const struct securer_policy *p, const struct securer_loc *loc)
+{
+  if (loc->file == NULL || p->path == NULL)
+    return true;
+  if (strcmp (loc->file, p->path) == 0)
+    return true;
+  char *a = realpath (loc->file, NULL), *b = realpath (p->path, NULL);
+  bool same = a && b && strcmp (a, b) == 0;
+  free (a);
+  free (b);
+  return same;
+}
+
+/* What `run` would refuse or find useless, found without a sandbox: the
+ * filter is compiled as the launcher compiles it, and rules for syscalls
+ * this architecture does not have are said (they never match). */
+static int
+check_runtime (const struct securer_policy *p)
+{
+  int rc = 0;
+  for (size_t i = 0; p->seccomp.enabled && i < p->seccomp.n_rules; i++)
+    {
+      const struct securer_syscall_rule *r = &p->seccomp.rules[i];
+      /* Groups and included files are written for every architecture
+       * (mmap2 is i386's and arm's); the policy's own lines are not. */
+      if (r->name == NULL || r->group != NULL || !own_line (p, &r->loc)
+          || seccomp_syscall_resolve_name_arch (SCMP_ARCH_NATIVE, r->name) >= 0)
+        continue;
+      fprintf (stderr, "%s:%u:%u: warning: '%s' is not a system call on %s: the rule has no effect\n",
+               rule_file (p, &r->loc), r->loc.line, r->loc.col, r->name, native_arch ());
+    }
+  struct securer_seccomp_prog *prog = NULL;
+  securer_err_t err = NULL;
+  if (securer_seccomp_compile (p, 0, -1, &prog, &err) < 0)
+    {
+      fprintf (stderr, "%s: error: the seccomp filter does not compile: %s\n", p->path ? p->path : "<policy>",
+               securer_error_message (err));
+      securer_error_free (&err);
+      rc = -1;
+    }
+  securer_seccomp_free (prog);
+  return rc;
+}
+
 static int
 policy_check (int argc, char **argv)
 {
@@ -142,7 +204,9 @@ policy_check (int argc, char **argv)
           result = 1;
           continue;
         }
-      if (!quiet)
+      if (check_runtime (p) < 0)
+        result = 1;
+      else if (!quiet)
         printf ("%s: ok\n", argv[i]);
       securer_policy_free (p);
     }

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+#include <seccomp.h>
 
 #include "cli.h"
 #include "seccomp/seccomp.h"
@@ -126,6 +128,130 @@ import_help (FILE *out)
            "2 for usage errors.\n");
 }
 
+/* The syscall a converted rule line is for: the word before " if ", or
+ * the last one; NULL for lines that are not rules. */
+static char *
+rule_syscall (const char *line, size_t len)
+{
+  if (len < 8 || strncmp (line, "seccomp ", 8) != 0)
+    return NULL;
+  static const char *const settings[] = { "seccomp on", "seccomp off", "seccomp default ", "seccomp foreign-abi " };
+  for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
+    if (strncmp (line, settings[i], strlen (settings[i])) == 0)
+      return NULL;
+  size_t end = len;
+  for (size_t i = 0; i + 4 <= len; i++)
+    if (memcmp (line + i, " if ", 4) == 0)
+      {
+        end = i;
+        break;
+      }
+  size_t start = end;
+  while (start > 0 && line[start - 1] != ' ')
+    start--;
+  return start < end ? strndup (line + start, end - start) : NULL;
+}
+
+static const char *
+native_arch (void)
+{
+  static struct utsname u;
+  if (u.machine[0] == '\0' && uname (&u) < 0)
+    return "this architecture";
+  return u.machine;
+}
+
+/* A profile's rules merged from several includes repeat lines (the
+ * containers profile has "allow socket if arg2 != 9" twice), and name
+ * syscalls of other architectures (_llseek, socketcall), which a policy
+ * for this one does not need: both are left out, and said. */
+static char *
+import_tidy (const char *in)
+{
+  size_t n_lines = 0;
+  for (const char *q = in; *q; q++)
+    n_lines += *q == '\n';
+  const char **seen = calloc (n_lines + 1, sizeof *seen);
+  size_t *seen_len = calloc (n_lines + 1, sizeof *seen_len);
+  char *out = NULL, *foreign = NULL, *dups = NULL;
+  size_t out_len = 0, foreign_len = 0, dups_len = 0, n_seen = 0, first_rule = SIZE_MAX;
+  FILE *o = open_memstream (&out, &out_len);
+  FILE *f = open_memstream (&foreign, &foreign_len);
+  FILE *d = open_memstream (&dups, &dups_len);
+  if (seen == NULL || seen_len == NULL || o == NULL || f == NULL || d == NULL)
+    goto fail;
+  for (const char *line = in; *line;)
+    {
+      const char *nl = strchr (line, '\n');
+      size_t len = nl ? (size_t) (nl - line) : strlen (line);
+      char *name = rule_syscall (line, len);
+      bool keep = true;
+      if (name != NULL)
+        {
+          if (first_rule == SIZE_MAX)
+            {
+              fflush (o);
+              first_rule = out_len;
+            }
+          if (seccomp_syscall_resolve_name_arch (SCMP_ARCH_NATIVE, name) < 0)
+            {
+              fprintf (f, " %s", name);
+              keep = false;
+            }
+          for (size_t i = 0; keep && i < n_seen; i++)
+            if (seen_len[i] == len && memcmp (seen[i], line, len) == 0)
+              {
+                fprintf (d, "# repeated rule left out: %.*s\n", (int) len, line);
+                keep = false;
+              }
+          if (keep)
+            {
+              seen[n_seen] = line;
+              seen_len[n_seen++] = len;
+            }
+          free (name);
+        }
+      if (keep)
+        fprintf (o, "%.*s\n", (int) len, line);
+      line += len + (nl != NULL);
+    }
+  if (fclose (o) != 0 || fclose (f) != 0 || fclose (d) != 0)
+    {
+      o = f = d = NULL;
+      goto fail;
+    }
+  if (first_rule == SIZE_MAX)
+    first_rule = out_len;
+  char *res = NULL;
+  if (asprintf (&res, "%.*s%s%s%s%s%s", (int) first_rule, out,
+                foreign_len ? "# left out (not a system call on " : "", foreign_len ? native_arch () : "",
+                foreign_len ? "):" : "", foreign_len ? foreign : "", foreign_len ? "\n" : "") < 0)
+    res = NULL;
+  char *all = NULL;
+  if (res && asprintf (&all, "%s%s%s", res, dups, out + first_rule) < 0)
+    all = NULL;
+  free (res);
+  free (out);
+  free (foreign);
+  free (dups);
+  free (seen);
+  free (seen_len);
+  return all;
+fail:
+  if (o)
+    fclose (o);
+  if (f)
+    fclose (f);
+  if (d)
+    fclose (d);
+  free (out);
+  free (foreign);
+  free (dups);
+  free (seen);
+  free (seen_len);
+  return NULL;
+}
+
 int
 cmd_policy_import (int argc, char **argv)
 {
@@ -186,7 +312,14 @@ cmd_policy_import (int argc, char **argv)
       cli_report (&err);
       return 1;
     }
-  fputs (out, stdout);
+  char *tidy = import_tidy (out);
   free (out);
+  if (tidy == NULL)
+    {
+      fprintf (stderr, "securer: import %s: out of memory\n", file);
+      return 1;
+    }
+  fputs (tidy, stdout);
+  free (tidy);
   return 0;
 }

@@ -590,3 +590,144 @@ Test (policy_diff, the_same_policy_and_the_shipped_ones)
   cr_assert_eq (r.status, 2);
   run_free (&r);
 }
+
+/* ---- import: profiles in the wild become policies that run ----------------- */
+
+/* Imports `profile`, checks the policy, and runs a shell under it (with the
+ * shipped view of the system and its environment) in a real sandbox. */
+static void
+import_and_run (const char *profile, const char *tag)
+{
+  char *cmd = NULL;
+  cr_assert_geq (asprintf (&cmd,
+                           "policy import '%s' > /tmp/securer-import-%s.policy"
+                           " && printf 'include \"%%s/policies/base/isolation.policy\"\\n"
+                           "include \"%%s/policies/base/fs-system.policy\"\\n"
+                           "include \"%%s/policies/base/env.policy\"\\n"
+                           "include \"/tmp/securer-import-%s.policy\"\\n' \"$PWD\" \"$PWD\" \"$PWD\""
+                           " > /tmp/securer-import-run-%s.policy"
+                           " && \"$SECURER_BIN\" policy check -q /tmp/securer-import-%s.policy"
+                           " && \"$SECURER_BIN\" policy compile /tmp/securer-import-%s.policy --bpf /dev/null"
+                           " && \"$SECURER_BIN\" run --policy /tmp/securer-import-run-%s.policy --"
+                           " /bin/sh -c 'ls / > /dev/null && /bin/true && echo ran'",
+                           profile, tag, tag, tag, tag, tag, tag),
+                 0);
+  struct run r = securer (cmd);
+  free (cmd);
+  cr_assert_eq (r.status, 0, "status %d: %s", r.status, r.err);
+  cr_assert_str_eq (r.out, "ran\n", "stdout: %s, stderr: %s", r.out, r.err);
+  /* nothing the check would warn about is left in the imported policy */
+  cr_assert_null (strstr (r.err, "warning"), "%s", r.err);
+  run_free (&r);
+
+  char *path = NULL;
+  cr_assert_geq (asprintf (&path, "/tmp/securer-import-%s.policy", tag), 0);
+  FILE *f = fopen (path, "r");
+  cr_assert_not_null (f);
+  char *text = slurp (f);
+  fclose (f);
+  /* calls x86_64 does not have are left out, and said */
+  cr_assert_null (strstr (text, "seccomp allow _llseek\n"), "%s", text);
+  cr_assert_null (strstr (text, "seccomp allow socketcall\n"), "%s", text);
+  cr_assert_not_null (strstr (text, "# left out (not a system call on "), "%s", text);
+  cr_assert_not_null (strstr (text, " _llseek _newselect "), "%s", text);
+  unlink (path);
+  free (path);
+  cr_assert_geq (asprintf (&path, "/tmp/securer-import-run-%s.policy", tag), 0);
+  unlink (path);
+  free (path);
+  free (text);
+}
+
+#define CONTAINERS_PROFILE "/usr/share/containers/seccomp.json"
+
+Test (policy_import, the_containers_profile_compiles_and_runs)
+{
+  if (access (CONTAINERS_PROFILE, R_OK) != 0)
+    cr_skip_test ("%s is absent (podman's containers-common ships it)", CONTAINERS_PROFILE);
+  import_and_run (CONTAINERS_PROFILE, "containers");
+  /* its socket rules, once each */
+  struct run r = securer ("policy import " CONTAINERS_PROFILE);
+  cr_assert_eq (r.status, 0);
+  const char *rule = "\nseccomp allow socket if arg2 != 9\n";
+  const char *first = strstr (r.out, rule);
+  cr_assert_not_null (first, "%s", r.out);
+  cr_assert_null (strstr (first + 1, rule), "%s", r.out);
+  cr_assert_not_null (strstr (r.out, "# repeated rule left out: seccomp allow socket if arg2 != 9\n"), "%s", r.out);
+  run_free (&r);
+}
+
+Test (policy_import, a_docker_default_profile_of_2020_compiles_and_runs)
+{
+  import_and_run ("tests/unit/data/seccomp/moby-default-2020.json", "moby");
+}
+
+Test (policy_check, rules_for_calls_this_architecture_lacks_are_warned_about)
+{
+  FILE *f = fopen ("/tmp/securer-check-arch.policy", "w");
+  cr_assert_not_null (f);
+  fputs ("seccomp on\nseccomp default errno ENOSYS\nseccomp allow read write\nseccomp allow  chown32\n", f);
+  fclose (f);
+  struct run r = securer ("policy check /tmp/securer-check-arch.policy");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "/tmp/securer-check-arch.policy:4:16: warning: 'chown32' is not a system call on "),
+                      "%s", r.err);
+  run_free (&r);
+  unlink ("/tmp/securer-check-arch.policy");
+}
+
+Test (policy_check, a_filter_that_does_not_compile_fails_the_check)
+{
+  /* ranges and exclusions on four arguments of 40 rules: far past the kernel's size */
+  char *text = strdup ("seccomp on\nseccomp default errno ENOSYS\n");
+  for (int i = 0; i < 40; i++)
+    {
+      char *more = NULL;
+      cr_assert_geq (asprintf (&more, "%sseccomp errno EPERM mmap if arg1 > %d and arg2 < %d and arg3 != %d and arg4 != %d\n",
+                               text, 4096 * (i + 1), i + 3, i, i * 7 + 1), 0);
+      free (text);
+      text = more;
+    }
+  FILE *f = fopen ("/tmp/securer-check-big.policy", "w");
+  cr_assert_not_null (f);
+  fputs (text, f);
+  fclose (f);
+  free (text);
+  struct run r = securer ("policy check /tmp/securer-check-big.policy");
+  cr_assert_eq (r.status, 1, "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "/tmp/securer-check-big.policy: error: the seccomp filter does not compile: "), "%s", r.err);
+  cr_assert_null (strstr (r.out, ": ok"), "%s", r.out);
+  run_free (&r);
+  unlink ("/tmp/securer-check-big.policy");
+}
+
+/* ---- the worked example of docs/policy.md ---------------------------------- */
+
+#define R_BIN "/usr/lib/R/bin/exec/R"
+
+Test (policy_docs, the_worked_example_runs_r_with_utils_and_stats)
+{
+  /* securer () runs the binary first: --version is a harmless start */
+  struct run r = securer ("--version >/dev/null;"
+                          " awk '/^## A worked example/ { f = 1 } f && /^```$/ { if (++n == 2) exit; next } f && n == 1'"
+                          " docs/policy.md > /tmp/securer-docs-example.policy"
+                          " && \"$SECURER_BIN\" policy check /tmp/securer-docs-example.policy");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_str_eq (r.out, "/tmp/securer-docs-example.policy: ok\n");
+  cr_assert_str_eq (r.err, "");
+  run_free (&r);
+  if (access (R_BIN, X_OK) != 0)
+    {
+      unlink ("/tmp/securer-docs-example.policy");
+      cr_skip_test ("%s is absent: the example was only checked", R_BIN);
+    }
+  r = securer ("--version >/dev/null;"
+               " echo 'cat(\"packages:\", search(), \"\\n\"); cat(\"sd:\", sd(c(1, 2, 3)), \"\\n\")'"
+               " | \"$SECURER_BIN\" run --policy /tmp/securer-docs-example.policy -- " R_BIN " --vanilla --no-echo");
+  unlink ("/tmp/securer-docs-example.policy");
+  cr_assert_eq (r.status, 0, "status %d: %s", r.status, r.err);
+  cr_assert_not_null (strstr (r.out, " package:stats "), "%s%s", r.out, r.err);
+  cr_assert_not_null (strstr (r.out, " package:utils "), "%s%s", r.out, r.err);
+  cr_assert_not_null (strstr (r.out, "sd: 1 \n"), "%s%s", r.out, r.err);
+  run_free (&r);
+}

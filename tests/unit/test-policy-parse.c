@@ -91,6 +91,8 @@ static const struct diag_case cases[] = {
   { "limit ptys 4 8", "t.policy:1:14: error: unexpected '8': expected the end of the limit directive\n" },
   { "limit pty 4", "t.policy:1:7: error: unknown limit 'pty': expected cpu, as, fsize, nproc, nofile, stack, core, memlock, sigpending, timeout or ptys (did you mean 'ptys'?)\n" },
   /* cgroup */
+  { "cgroup memory 1K", "t.policy:1:15: error: cgroup memory 1K is too small to start the sandbox: the minimum is 1M\n" },
+  { "cgroup memory 64K", "t.policy:1:15: error: cgroup memory 64K is too small to start the sandbox: the minimum is 1M\n" },
   { "cgroup memroy 1G", "t.policy:1:8: error: unknown cgroup setting 'memroy': expected memory, pids, cpu, required, best-effort or off (did you mean 'memory'?)\n" },
   { "cgroup memory 0", "t.policy:1:15: error: cgroup memory must be above 0 (say 'unlimited' for no limit)\n" },
   { "cgroup pids 0", "t.policy:1:13: error: cgroup pids must be above 0 (say 'unlimited' for no limit)\n" },
@@ -262,6 +264,42 @@ Test (policy_diag, warnings_do_not_fail)
   p = load_text ("t.policy", "seccomp kill ptrace\nseccomp off\n", &diags);
   cr_assert_not_null (p);
   cr_assert_str_eq (diags, "t.policy:2:1: warning: seccomp is off: 1 rule will not be enforced\n");
+  securer_policy_free (p);
+  free (diags);
+}
+
+/* What would only fail at run time, or silently apply one of two lines. */
+Test (policy_diag, launch_problems_and_conflicting_lines_are_warned_about)
+{
+  char *diags = NULL;
+  struct securer_policy *p = load_text ("t.policy",
+                                        "seccomp on\n"
+                                        "seccomp default errno ENOSYS\n"
+                                        "seccomp allow read\n"
+                                        "seccomp kill read\n"
+                                        "network loopback\n"
+                                        "network none\n"
+                                        "mount ro /usr\n"
+                                        "mount rw /usr\n"
+                                        "limit as 1\n",
+                                        &diags);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_str_eq (diags,
+                    "t.policy:4:14: warning: seccomp kill-process read replaces seccomp allow read at t.policy:3:15\n"
+                    "t.policy:6:1: warning: network none replaces network loopback at t.policy:5:1\n"
+                    "t.policy:8:1: warning: mount rw /usr replaces the mount ro /usr at t.policy:7:1\n"
+                    "t.policy:9:10: warning: limit as 1 is too small to start a dynamically linked program: "
+                    "the minimum is 4M\n");
+  securer_policy_free (p);
+  free (diags);
+
+  /* an exception after a group, the same line twice, limits that start: no warning */
+  p = load_text ("t.policy",
+                 "seccomp on\nseccomp allow @basic-io\nseccomp kill read\nseccomp kill read\n"
+                 "network none\nnetwork none\nlimit as 4M\ncgroup memory 1M\n",
+                 &diags);
+  cr_assert_not_null (p, "%s", diags);
+  cr_assert_str_eq (diags, "");
   securer_policy_free (p);
   free (diags);
 }

@@ -228,6 +228,48 @@ Test (compile, conditional_deny_before_or_after_the_allow_means_the_same)
   close (p[1]);
 }
 
+/* The socket rules of the containers profile Debian ships with podman: the
+ * complements of two exact values used to multiply into thousands of cases. */
+Test (compile, deny_when_both_else_allow_in_three_rules)
+{
+  struct pol x;
+  pol_init (&x, ERRNO (ENOSYS));
+  allow_exit (&x);
+  rule (&x, "close", ALLOW);
+  cond (cond (rule (&x, "socket", ERRNO (EINVAL)), 0, SECURER_CMP_EQ, AF_NETLINK, 0), 2, SECURER_CMP_EQ, 9, 0);
+  cond (rule (&x, "socket", ALLOW), 2, SECURER_CMP_NE, 9, 0);
+  cond (rule (&x, "socket", ALLOW), 0, SECURER_CMP_NE, AF_NETLINK, 0);
+  /* the profile's includes repeat the second rule */
+  cond (rule (&x, "socket", ALLOW), 2, SECURER_CMP_NE, 9, 0);
+  struct securer_seccomp_prog *prog = compile_ok (&x, 0, -1);
+  const struct sock_filter *insns;
+  unsigned n_insns;
+  unsigned long flags;
+  cr_assert_eq (securer_seccomp_bpf (prog, &insns, &n_insns, &flags), 0);
+  cr_assert_lt (n_insns, 1024u, "%u instructions", n_insns);
+  /* NETLINK_AUDIT (9) is refused, also with garbage above the 32-bit ints. */
+  assert_exit (outcome (prog, SYS_socket, AF_NETLINK, SOCK_RAW, 9), EINVAL);
+  assert_exit (outcome (prog, SYS_socket, AF_NETLINK | (1ull << 32), SOCK_RAW, 9 | (7ull << 32)), EINVAL);
+  /* every other socket reaches the kernel */
+  assert_exit (outcome (prog, SYS_socket, AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */), 0);
+  assert_exit (outcome (prog, SYS_socket, AF_UNIX, SOCK_STREAM, 0), 0);
+  assert_exit (outcome (prog, SYS_socket, AF_UNIX, SOCK_STREAM, 9), EPROTONOSUPPORT);
+  assert_exit (outcome (prog, SYS_getppid, 0, 0, 0), ENOSYS);
+  securer_seccomp_free (prog);
+}
+
+Test (compile, repeated_unconditional_rule_is_one_rule)
+{
+  struct pol x;
+  pol_init (&x, ERRNO (ENOSYS));
+  allow_exit (&x);
+  rule (&x, "getppid", ERRNO (EPERM));
+  rule (&x, "getppid", ERRNO (EPERM));
+  struct securer_seccomp_prog *prog = compile_ok (&x, 0, -1);
+  assert_exit (outcome (prog, SYS_getppid, 0, 0, 0), EPERM);
+  securer_seccomp_free (prog);
+}
+
 Test (compile, first_matching_conditional_rule_decides)
 {
   int p[2];

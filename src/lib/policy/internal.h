@@ -19,6 +19,9 @@
 #define POLICY_MAX_INCLUDE_DEPTH 16
 #define POLICY_MAX_FILES 256              /* files read for one policy */
 #define POLICY_MAX_DIAGS 100              /* further errors are counted, not kept */
+/* Below these nothing starts: see d_limit and d_cgroup. */
+#define POLICY_MIN_AS (4ull << 20)
+#define POLICY_MIN_CGROUP_MEMORY (1ull << 20)
 #define POLICY_MAX_RULES 65536
 #define POLICY_MAX_ITEMS 4096             /* mounts, masks, env, exec, ports each */
 #define POLICY_MAX_PATH 4096
@@ -112,6 +115,8 @@ enum {
   SET_SECCOMP_DEFAULT, SET_LANDLOCK, SET_COUNT
 };
 void builder_mark (struct builder *b, int what, const char *file, unsigned line, unsigned col);
+/* Where `what` was last set; false when it was not. */
+bool builder_marked (struct builder *b, int what, const char **file, unsigned *line, unsigned *col);
 
 /* Fills in defaults, drops redundant rules and checks consistency.  Problems
  * are reported to the diags passed to builder_new. */

@@ -671,6 +671,15 @@ d_network (struct ctx *c)
     }
   if (!expect_end (c))
     return;
+  const char *pf;
+  unsigned pl, pc;
+  enum securer_net_mode old = builder_policy (c->ps->b)->network;
+  /* Two lines of one file that disagree are a mistake (an include
+   * overridden is layering); only the second one is applied. */
+  if (builder_marked (c->ps->b, SET_NETWORK, &pf, &pl, &pc) && pf && c->file && strcmp (pf, c->file) == 0
+      && old != m)
+    diag_add (c->ps->diags, SECURER_DIAG_WARNING, c->file, c->ln->line, c->ln->col, NULL,
+              "network %s replaces network %s at %s:%u:%u", policy_net_name (m), policy_net_name (old), pf, pl, pc);
   builder_policy (c->ps->b)->network = m;
   builder_mark (c->ps->b, SET_NETWORK, c->file, c->ln->line, c->ln->col);
 }
@@ -1077,6 +1086,12 @@ d_limit (struct ctx *c)
           return;
         }
     }
+  /* ld.so maps libc in one go: /bin/true needs some 2M of address space,
+   * and a program below 4M fails before main (only a static one runs). */
+  if (id == SECURER_RLIMIT_AS && soft < POLICY_MIN_AS)
+    diag_add (c->ps->diags, SECURER_DIAG_WARNING, c->file, vt->line, vt->col,
+              NULL,
+              "limit as %s is too small to start a dynamically linked program: the minimum is 4M", vt->text);
   l->rlimit[id].set = true;
   l->rlimit[id].soft = soft;
   l->rlimit[id].hard = hard;
@@ -1193,6 +1208,15 @@ d_cgroup (struct ctx *c)
       if (x == 0)
         {
           error_at (c, v, NULL, "cgroup memory must be above 0 (say 'unlimited' for no limit)");
+          return;
+        }
+      /* The sandbox's own setup is charged to the cgroup: below this it is
+       * killed before the command starts (measured: 64K fails, 1M runs
+       * /bin/true). */
+      if (x < POLICY_MIN_CGROUP_MEMORY)
+        {
+          error_at (c, v, NULL,
+                    "cgroup memory %s is too small to start the sandbox: the minimum is 1M", v->text);
           return;
         }
       l->cgroup_memory = x;

@@ -269,6 +269,18 @@ builder_mark (struct builder *b, int what, const char *file, unsigned line, unsi
   m->col = col;
 }
 
+bool
+builder_marked (struct builder *b, int what, const char **file, unsigned *line, unsigned *col)
+{
+  const struct mark *m = &b->marks[what];
+  *file = m->file;
+  *line = m->line;
+  *col = m->col;
+  return m->set;
+}
+
+static bool action_eq (const struct securer_action *a, const struct securer_action *c);
+
 static size_t
 hash_str (const char *s)
 {
@@ -360,6 +372,15 @@ builder_add_rule (struct builder *b, const char *syscall, const char *group,
       for (size_t i = 0; i < s->n; i++)
         if (!b->dead[s->idx[i]])
           {
+            const struct securer_syscall_rule *o = &b->rules[s->idx[i]];
+            /* `allow @group` then `kill ptrace` is the way to make an
+             * exception; two lines naming the call in one file are not. */
+            if (o->n_conds == 0 && o->group == NULL && group == NULL && o->loc.file && loc->file
+                && strcmp (o->loc.file, loc->file) == 0 && !action_eq (&o->action, act))
+              diag_add (b->diags, SECURER_DIAG_WARNING, loc->file, loc->line, loc->col, NULL,
+                        "seccomp %s %s replaces seccomp %s %s at %s:%u:%u", securer_action_name (act->type),
+                        syscall, securer_action_name (o->action.type), syscall, o->loc.file, o->loc.line,
+                        o->loc.col);
             b->dead[s->idx[i]] = true;
             b->n_dead++;
           }
@@ -475,6 +496,15 @@ builder_add_mount (struct builder *b, struct securer_mount *m)
   for (size_t i = 0; i < p->n_mounts; i++)
     if (strcmp (p->mounts[i].dest, m->dest) == 0)
       {
+        const struct securer_mount *o = &p->mounts[i];
+        /* An include overridden is layering; two lines of one file that
+         * disagree are a mistake, and only the second one is applied. */
+        if (o->loc.file && m->loc.file && strcmp (o->loc.file, m->loc.file) == 0
+            && (o->type != m->type || (o->source == NULL) != (m->source == NULL)
+                || (o->source && strcmp (o->source, m->source) != 0)))
+          diag_add (b->diags, SECURER_DIAG_WARNING, m->loc.file, m->loc.line, m->loc.col, NULL,
+                    "mount %s %s replaces the mount %s %s at %s:%u:%u", policy_mount_type_name (m->type), m->dest,
+                    policy_mount_type_name (o->type), o->dest, o->loc.file, o->loc.line, o->loc.col);
         mount_clear (&p->mounts[i]);
         p->mounts[i] = *m;
         return;

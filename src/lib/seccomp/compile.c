@@ -10,7 +10,16 @@
  * argument ("cubes"), because that is the one comparison whose complement is
  * again a small set of disjoint cubes and whose intersection on the same
  * argument is again a single cube — which is also what lets 32-bit arguments
- * be compared on their low 32 bits only. */
+ * be compared on their low 32 bits only.
+ *
+ * A cube may also exclude a few exact values ("arg != v"): the complement of
+ * one exact value is 32 or 64 cubes, so a profile that says "errno if
+ * arg0 == 16 and arg2 == 9, else allow" in three rules would multiply them
+ * into thousands of regions.  Exclusions keep the computation to a handful,
+ * and only the regions handed to libseccomp are expanded into plain cubes;
+ * of those, the action that covers the most argument space is emitted as the
+ * complement of all the others when that is smaller (for the example, 64
+ * cubes instead of 2048). */
 #include <config.h>
 
 #include <errno.h>
@@ -42,8 +51,13 @@
 
 /* ---- cubes and regions ---------------------------------------------------- */
 
+/* Exact values a cube may exclude before it is split into plain cubes. */
+#define MAX_NE 4
+
 struct cube {
   uint64_t mask, value;  /* (arg & mask) == value; mask 0 = any value */
+  unsigned n_ne;         /* and arg (within its width) is none of ne[] */
+  uint64_t ne[MAX_NE];
 };
 
 struct cubeset {
@@ -58,7 +72,12 @@ struct region {
 struct regionset {
   struct region *v;
   size_t n, cap;
+  size_t max;  /* 0: MAX_REGIONS */
 };
+
+/* What all the rules of one action may add up to, before the program's
+ * size is checked (each rule's own cases stay within MAX_REGIONS). */
+#define MAX_EMIT (8 * MAX_REGIONS)
 
 static int
 cubeset_add (struct cubeset *s, uint64_t mask, uint64_t value)
@@ -72,14 +91,23 @@ cubeset_add (struct cubeset *s, uint64_t mask, uint64_t value)
       s->v = nv;
       s->cap = cap;
     }
-  s->v[s->n++] = (struct cube) { mask, value & mask };
+  s->v[s->n++] = (struct cube) { .mask = mask, .value = value & mask };
+  return 0;
+}
+
+static int
+cubeset_push (struct cubeset *s, const struct cube *c)
+{
+  if (cubeset_add (s, 0, 0) < 0)
+    return -1;
+  s->v[s->n - 1] = *c;
   return 0;
 }
 
 static int
 regionset_add (struct regionset *s, const struct region *r)
 {
-  if (s->n >= MAX_REGIONS)
+  if (s->n >= (s->max ? s->max : MAX_REGIONS))
     {
       errno = E2BIG;
       return -1;
@@ -104,6 +132,7 @@ cube_merge (struct cube a, struct cube b, struct cube *out)
     return false;
   out->mask = a.mask | b.mask;
   out->value = a.value | b.value;
+  out->n_ne = 0;
   return true;
 }
 
@@ -207,6 +236,130 @@ cubeset_complement (struct cubeset *out, const struct cubeset *s)
   return 0;
 }
 
+/* ---- cubes with excluded values ------------------------------------------ */
+
+/* a ∧ b, within width w, appended to out (nothing when they are disjoint).
+ * Exclusions the positive part already rules out are dropped, so every
+ * excluded value of a cube satisfies its positive part; past MAX_NE the
+ * extra ones are split off as plain cubes. */
+static int
+atom_and (struct cubeset *out, const struct cube *a, const struct cube *b, uint64_t w)
+{
+  struct cube m;
+  if (!cube_merge (*a, *b, &m))
+    return 0;
+  uint64_t list[2 * MAX_NE];
+  unsigned n = 0;
+  for (unsigned i = 0; i < a->n_ne + b->n_ne; i++)
+    {
+      uint64_t v = i < a->n_ne ? a->ne[i] : b->ne[i - a->n_ne];
+      if ((v & m.mask) != m.value)
+        continue;
+      if ((m.mask & w) == w)
+        return 0;  /* the one value left is excluded */
+      bool dup = false;
+      for (unsigned k = 0; k < n; k++)
+        dup |= list[k] == v;
+      if (!dup)
+        list[n++] = v;
+    }
+  m.n_ne = n < MAX_NE ? n : MAX_NE;
+  memcpy (m.ne, list, m.n_ne * sizeof list[0]);
+  if (n <= MAX_NE)
+    return cubeset_push (out, &m);
+
+  struct cubeset acc = { 0 };
+  if (cubeset_push (&acc, &m) < 0)
+    return -1;
+  for (unsigned k = MAX_NE; k < n; k++)
+    {
+      struct cubeset comp = { 0 }, next = { 0 };
+      int rc = cube_complement (&comp, (struct cube) { .mask = w, .value = list[k] & w });
+      for (size_t i = 0; rc == 0 && i < acc.n; i++)
+        for (size_t j = 0; rc == 0 && j < comp.n; j++)
+          rc = atom_and (&next, &acc.v[i], &comp.v[j], w);
+      free (comp.v);
+      free (acc.v);
+      acc = next;
+      if (rc < 0)
+        {
+          free (acc.v);
+          return -1;
+        }
+    }
+  for (size_t i = 0; i < acc.n; i++)
+    if (cubeset_push (out, &acc.v[i]) < 0)
+      {
+        free (acc.v);
+        return -1;
+      }
+  free (acc.v);
+  return 0;
+}
+
+/* ¬c within width w, as disjoint cubes: an exact value's complement is one
+ * exclusion; each excluded value comes back as an exact cube. */
+static int
+atom_complement (struct cubeset *s, const struct cube *c, uint64_t w)
+{
+  if (c->mask != 0 && (c->mask & w) == w)
+    {
+      struct cube x = { .n_ne = 1, .ne = { c->value & w } };
+      if (cubeset_push (s, &x) < 0)
+        return -1;
+    }
+  else if (cube_complement (s, (struct cube) { .mask = c->mask, .value = c->value }) < 0)
+    return -1;
+  for (unsigned i = 0; i < c->n_ne; i++)
+    if (cubeset_add (s, w, c->ne[i]) < 0)
+      return -1;
+  return 0;
+}
+
+/* c as plain cubes: its positive part minus each excluded value. */
+static int
+atom_expand (struct cubeset *out, const struct cube *c, uint64_t w)
+{
+  struct cubeset acc = { 0 };
+  if (cubeset_add (&acc, c->mask, c->value) < 0)
+    return -1;
+  for (unsigned k = 0; k < c->n_ne; k++)
+    {
+      struct cubeset comp = { 0 }, next = { 0 };
+      if (cube_complement (&comp, (struct cube) { .mask = w, .value = c->ne[k] & w }) < 0
+          || cubeset_intersect (&next, &acc, &comp) < 0)
+        {
+          free (comp.v);
+          free (next.v);
+          free (acc.v);
+          return -1;
+        }
+      free (comp.v);
+      free (acc.v);
+      acc = next;
+    }
+  for (size_t i = 0; i < acc.n; i++)
+    if (cubeset_push (out, &acc.v[i]) < 0)
+      {
+        free (acc.v);
+        return -1;
+      }
+  free (acc.v);
+  return 0;
+}
+
+static uint64_t
+arg_width (unsigned args32, unsigned k)
+{
+  return (args32 >> k) & 1 ? 0xffffffffull : ~0ull;
+}
+
+static bool
+atom_any (const struct cube *c)
+{
+  return c->mask == 0 && c->n_ne == 0;
+}
+
 /* ---- conditions --------------------------------------------------------- */
 
 static const char *
@@ -274,12 +427,8 @@ cond_cubes (struct cubeset *s, const struct securer_arg_cond *c, bool is32)
       return cubeset_add (s, w, v);
     case SECURER_CMP_NE:
       {
-        struct cubeset eq = { 0 };
-        if (cubeset_add (&eq, w, v) < 0)
-          return -1;
-        int rc = cubeset_complement (s, &eq);
-        free (eq.v);
-        return rc;
+        struct cube x = { .n_ne = 1, .ne = { v } };
+        return cubeset_push (s, &x);
       }
     case SECURER_CMP_LT:
       return cubes_lt (s, v, w);
@@ -317,17 +466,138 @@ cond_holds (const struct securer_arg_cond *c, bool is32, uint64_t arg)
 /* r ∧ (arg = one of s) -> out */
 static int
 regions_and_cubes (struct regionset *out, const struct regionset *in, unsigned arg,
-                   const struct cubeset *s)
+                   const struct cubeset *s, uint64_t w)
 {
   for (size_t i = 0; i < in->n; i++)
     for (size_t j = 0; j < s->n; j++)
       {
-        struct region r = in->v[i];
-        if (!cube_merge (r.arg[arg], s->v[j], &r.arg[arg]))
-          continue;
-        if (regionset_add (out, &r) < 0)
-          return -1;
+        struct cubeset m = { 0 };
+        if (atom_and (&m, &in->v[i].arg[arg], &s->v[j], w) < 0)
+          {
+            free (m.v);
+            return -1;
+          }
+        for (size_t k = 0; k < m.n; k++)
+          {
+            struct region r = in->v[i];
+            r.arg[arg] = m.v[k];
+            if (regionset_add (out, &r) < 0)
+              {
+                free (m.v);
+                return -1;
+              }
+          }
+        free (m.v);
       }
+  return 0;
+}
+
+/* a ∧ b -> out */
+static int
+region_and (struct regionset *out, const struct region *a, const struct region *b, unsigned args32)
+{
+  struct regionset acc = { 0 };
+  if (regionset_add (&acc, a) < 0)
+    return -1;
+  for (unsigned k = 0; k < 6 && acc.n > 0; k++)
+    {
+      if (atom_any (&b->arg[k]))
+        continue;
+      struct cubeset one = { 0 };
+      struct regionset next = { 0 };
+      if (cubeset_push (&one, &b->arg[k]) < 0
+          || regions_and_cubes (&next, &acc, k, &one, arg_width (args32, k)) < 0)
+        {
+          free (one.v);
+          free (next.v);
+          free (acc.v);
+          return -1;
+        }
+      free (one.v);
+      free (acc.v);
+      acc = next;
+    }
+  int rc = 0;
+  for (size_t i = 0; i < acc.n && rc == 0; i++)
+    rc = regionset_add (out, &acc.v[i]);
+  free (acc.v);
+  return rc;
+}
+
+/* ¬r as disjoint regions: r's tests on the arguments before k hold, k's fails. */
+static int
+region_complement (struct regionset *out, const struct region *r, unsigned args32)
+{
+  struct region prefix = { 0 };
+  for (unsigned k = 0; k < 6; k++)
+    {
+      if (atom_any (&r->arg[k]))
+        continue;
+      struct cubeset neg = { 0 };
+      if (atom_complement (&neg, &r->arg[k], arg_width (args32, k)) < 0)
+        {
+          free (neg.v);
+          return -1;
+        }
+      for (size_t i = 0; i < neg.n; i++)
+        {
+          struct region q = prefix;
+          q.arg[k] = neg.v[i];
+          if (regionset_add (out, &q) < 0)
+            {
+              free (neg.v);
+              return -1;
+            }
+        }
+      free (neg.v);
+      prefix.arg[k] = r->arg[k];
+    }
+  return 0;
+}
+
+/* The regions in rs, their exclusions split into plain cubes, appended. */
+static int
+regions_expand (struct regionset *out, const struct regionset *rs, unsigned args32)
+{
+  for (size_t i = 0; i < rs->n; i++)
+    {
+      struct regionset acc = { 0 };
+      struct region base = rs->v[i];
+      for (unsigned k = 0; k < 6; k++)
+        base.arg[k].n_ne = 0;
+      if (regionset_add (&acc, &base) < 0)
+        return -1;
+      for (unsigned k = 0; k < 6; k++)
+        {
+          if (rs->v[i].arg[k].n_ne == 0)
+            continue;
+          struct cubeset cs = { 0 };
+          struct regionset next = { 0 };
+          int rc = atom_expand (&cs, &rs->v[i].arg[k], arg_width (args32, k));
+          for (size_t a = 0; rc == 0 && a < acc.n; a++)
+            for (size_t c = 0; rc == 0 && c < cs.n; c++)
+              {
+                struct region q = acc.v[a];
+                q.arg[k] = cs.v[c];
+                rc = regionset_add (&next, &q);
+              }
+          free (cs.v);
+          free (acc.v);
+          acc = next;
+          if (rc < 0)
+            {
+              free (acc.v);
+              return -1;
+            }
+        }
+      for (size_t a = 0; a < acc.n; a++)
+        if (regionset_add (out, &acc.v[a]) < 0)
+          {
+            free (acc.v);
+            return -1;
+          }
+      free (acc.v);
+    }
   return 0;
 }
 
@@ -465,6 +735,70 @@ typedef int (*emit_fn) (void *ctx, struct securer_seccomp_prog *prog, int nr, co
                         struct securer_action act, const struct srule *why,
                         const struct securer_policy *p, securer_err_t *err);
 
+static bool
+same_action (struct securer_action a, struct securer_action b)
+{
+  return a.type == b.type && (a.type != SECURER_ACT_ERRNO || a.errnum == b.errnum);
+}
+
+/* The regions in which one action decides, and the first rule with it. */
+struct group {
+  struct securer_action act;
+  const struct srule *why;
+  struct regionset rs, out;
+  size_t cost;  /* plain cubes out needs; SIZE_MAX when more than MAX_REGIONS */
+};
+
+static int
+group_add (struct group *g, size_t *ng, struct securer_action act, const struct srule *why,
+           const struct regionset *rs)
+{
+  size_t i = 0;
+  while (i < *ng && !same_action (g[i].act, act))
+    i++;
+  if (i == *ng)
+    {
+      g[i] = (struct group) { .act = act, .why = why, .rs.max = MAX_EMIT, .out.max = MAX_EMIT };
+      (*ng)++;
+    }
+  for (size_t k = 0; k < rs->n; k++)
+    if (regionset_add (&g[i].rs, &rs->v[k]) < 0)
+      return -1;
+  return 0;
+}
+
+/* The complement of every region of the groups but `skip`, as plain cubes:
+ * what `skip` decides, without the exclusions its own regions carry. */
+static int
+complement_of_others (struct regionset *out, const struct group *g, size_t ng, size_t skip,
+                      unsigned args32)
+{
+  struct regionset acc = { .max = MAX_EMIT };
+  struct region all = { 0 };
+  if (regionset_add (&acc, &all) < 0)
+    return -1;
+  for (size_t i = 0; i < ng; i++)
+    for (size_t j = 0; i != skip && j < g[i].rs.n; j++)
+      {
+        struct regionset comp = { 0 }, next = { .max = MAX_EMIT };
+        int rc = region_complement (&comp, &g[i].rs.v[j], args32);
+        for (size_t a = 0; rc == 0 && a < acc.n; a++)
+          for (size_t c = 0; rc == 0 && c < comp.n; c++)
+            rc = region_and (&next, &acc.v[a], &comp.v[c], args32);
+        free (comp.v);
+        free (acc.v);
+        acc = next;
+        if (rc < 0)
+          {
+            free (acc.v);
+            return -1;
+          }
+      }
+  int rc = regions_expand (out, &acc, args32);
+  free (acc.v);
+  return rc;
+}
+
 /* Compiles the rules of one syscall, rules[0..n) in policy order, into
  * disjoint regions handed to `emit` with the action that decides there. */
 static int
@@ -472,12 +806,15 @@ compile_syscall (struct securer_seccomp_prog *prog, struct srule **rules, size_t
                  const struct securer_policy *p, emit_fn emit, void *ctx, securer_err_t *err)
 {
   int nr = rules[0]->nr;
+  unsigned args32 = rules[0]->args32;
   const struct srule *uncond = NULL;
   struct regionset remaining = { 0 };
   struct region all = { 0 };
+  struct group *g = calloc (n + 1, sizeof *g);
+  size_t ng = 0;
   int rc = -1;
 
-  if (regionset_add (&remaining, &all) < 0)
+  if (g == NULL || regionset_add (&remaining, &all) < 0)
     goto oom;
 
   for (size_t i = 0; i < n; i++)
@@ -487,6 +824,10 @@ compile_syscall (struct securer_seccomp_prog *prog, struct srule **rules, size_t
         {
           if (uncond != NULL)
             {
+              /* The same line twice (a profile's includes often overlap)
+               * decides nothing new. */
+              if (same_action (uncond->action, r->action))
+                continue;
               securer_error_set (err, EINVAL, "%s:%u: %s: second unconditional rule (the first is at %s:%u)",
                                  loc_file (&r->loc, p), r->loc.line, r->name,
                                  loc_file (&uncond->loc, p), uncond->loc.line);
@@ -501,15 +842,17 @@ compile_syscall (struct securer_seccomp_prog *prog, struct srule **rules, size_t
       for (size_t k = 0; k < remaining.n; k++)
         if (regionset_add (&prefix, &remaining.v[k]) < 0)
           goto oom_cond;
-      for (unsigned j = 0; j < r->n_conds; j++)
+      for (unsigned j = 0; j < r->n_conds && prefix.n > 0; j++)
         {
           const struct securer_arg_cond *c = &r->conds[j];
           bool is32 = (r->args32 >> c->arg) & 1;
+          uint64_t w = is32 ? 0xffffffffull : ~0ull;
           struct cubeset pos = { 0 }, neg = { 0 };
           struct regionset t1 = { 0 }, t2 = { 0 };
-          if (cond_cubes (&pos, c, is32) < 0 || cubeset_complement (&neg, &pos) < 0
-              || regions_and_cubes (&t2, &prefix, c->arg, &neg) < 0
-              || regions_and_cubes (&t1, &prefix, c->arg, &pos) < 0)
+          if (cond_cubes (&pos, c, is32) < 0
+              || (pos.n == 1 ? atom_complement (&neg, &pos.v[0], w) : cubeset_complement (&neg, &pos)) < 0
+              || regions_and_cubes (&t2, &prefix, c->arg, &neg, w) < 0
+              || regions_and_cubes (&t1, &prefix, c->arg, &pos, w) < 0)
             {
               free (pos.v);
               free (neg.v);
@@ -532,12 +875,8 @@ compile_syscall (struct securer_seccomp_prog *prog, struct srule **rules, size_t
           free (prefix.v);
           prefix = t1;
         }
-      if (emit (ctx, prog, nr, &prefix, r->action, r, p, err) < 0)
-        {
-          free (prefix.v);
-          free (next_remaining.v);
-          goto out;
-        }
+      if (prefix.n > 0 && group_add (g, &ng, r->action, r, &prefix) < 0)
+        goto oom_cond;
       free (prefix.v);
       free (remaining.v);
       remaining = next_remaining;
@@ -547,8 +886,56 @@ compile_syscall (struct securer_seccomp_prog *prog, struct srule **rules, size_t
       free (next_remaining.v);
       goto oom;
     }
+  if (remaining.n > 0 && group_add (g, &ng, uncond ? uncond->action : prog->def, uncond, &remaining) < 0)
+    goto oom;
 
-  rc = emit (ctx, prog, nr, &remaining, uncond ? uncond->action : prog->def, uncond, p, err);
+  /* Every action but the default is emitted as plain cubes; the one that
+   * needs the most may instead be the complement of all the others. */
+  size_t big = SIZE_MAX;
+  for (size_t i = 0; i < ng; i++)
+    {
+      if (same_action (g[i].act, prog->def))
+        continue;
+      if (regions_expand (&g[i].out, &g[i].rs, args32) < 0)
+        {
+          if (errno != E2BIG)
+            goto oom;
+          free (g[i].out.v);
+          g[i].out = (struct regionset) { .max = MAX_EMIT };
+          g[i].cost = SIZE_MAX;
+        }
+      else
+        g[i].cost = g[i].out.n;
+      if (big == SIZE_MAX || g[i].cost > g[big].cost)
+        big = i;
+    }
+  if (big != SIZE_MAX && ng > 1 && g[big].cost > 1)
+    {
+      struct regionset alt = { .max = MAX_EMIT };
+      int crc = complement_of_others (&alt, g, ng, big, args32);
+      if (crc == 0 && alt.n < g[big].cost)
+        {
+          free (g[big].out.v);
+          g[big].out = alt;
+          g[big].cost = alt.n;
+        }
+      else
+        {
+          free (alt.v);
+          if (crc < 0 && errno != E2BIG)
+            goto oom;
+        }
+    }
+  for (size_t i = 0; i < ng; i++)
+    if (g[i].cost == SIZE_MAX)
+      {
+        errno = E2BIG;
+        goto oom;
+      }
+  for (size_t i = 0; i < ng; i++)
+    if (!same_action (g[i].act, prog->def) && emit (ctx, prog, nr, &g[i].out, g[i].act, g[i].why, p, err) < 0)
+      goto out;
+  rc = 0;
   goto out;
 
 oom:
@@ -558,6 +945,12 @@ oom:
   else
     securer_error_set (err, ENOMEM, "compile rules for %s", rules[0]->name);
 out:
+  for (size_t i = 0; g && i < ng; i++)
+    {
+      free (g[i].rs.v);
+      free (g[i].out.v);
+    }
+  free (g);
   free (remaining.v);
   return rc;
 }
@@ -689,7 +1082,7 @@ derive_load_flags (struct securer_seccomp_prog *prog, securer_err_t *err)
 
 /* Bumped whenever the program generate_bpf makes for the same inputs
  * changes (attributes, rule emission), so older files are never found. */
-#define CACHE_FORMAT 2
+#define CACHE_FORMAT 3
 
 static void
 key_u64 (struct securer_sha256 *s, uint64_t v)
@@ -1264,12 +1657,6 @@ struct region_walk {
   securer_region_cb cb;
   void *ctx;
 };
-
-static bool
-same_action (struct securer_action a, struct securer_action b)
-{
-  return a.type == b.type && (a.type != SECURER_ACT_ERRNO || a.errnum == b.errnum);
-}
 
 static int
 emit_walk (void *ctx, struct securer_seccomp_prog *prog, int nr, const struct regionset *rs,
