@@ -551,7 +551,7 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@"
     "$(in_keyring "$RUNC" --root "$ROOT" exec keyexec /keyls 2>&1)"
   R delete --force keyexec
 else
-  echo "# keyring: no static C compiler, skipped"
+  echo "SKIP: keyring: no static C compiler to build its probe"
 fi
 
 # ---- fail closed: what securer cannot do is refused, the field named -----
