@@ -106,4 +106,4 @@ endif
 
 # Identities of processes and namespaces that the kernel does not recycle
 # while a test holds them (used by the integration suites).
-EXTRA_DIST += tests/integration/ident.h
+EXTRA_DIST += tests/integration/ident.h tests/README.md
