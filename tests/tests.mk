@@ -103,3 +103,7 @@ tests_integration_test_threaded_SOURCES = tests/integration/test-threaded.c test
 tests_integration_test_threaded_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_threaded_LDADD = $(TEST_LIBS) -lpthread
 endif
+
+# Identities of processes and namespaces that the kernel does not recycle
+# while a test holds them (used by the integration suites).
+EXTRA_DIST += tests/integration/ident.h tests/README.md

@@ -27,35 +27,34 @@
 #include "securer/sandbox.h"
 #include "securer/session.h"
 
-/* Inode of the parent of pid's pid namespace. */
-static ino_t
+#include "ident.h"
+
+/* The parent of pid's pid namespace, held (ident.h says why a bare inode
+ * number would not do). */
+static struct ns_ref
 parent_pidns (pid_t pid)
 {
-  char path[64];
-  snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) pid);
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
-  cr_assert_geq (fd, 0, "%s: %s", path, strerror (errno));
-  int pfd = ioctl (fd, NS_GET_PARENT);
+  struct ns_ref own = ns_ref_of (pid, "pid");
+  int pfd = ioctl (own.fd, NS_GET_PARENT);
   cr_assert_geq (pfd, 0, "NS_GET_PARENT: %s", strerror (errno));
-  struct stat st;
-  cr_assert_eq (fstat (pfd, &st), 0);
-  close (pfd);
-  close (fd);
-  return st.st_ino;
+  ns_ref_release (&own);
+  return ns_ref_from_fd (pfd);
 }
 
-static ino_t
-own_pidns (void)
+/* Whether the parent of pid's pid namespace is ns. */
+static bool
+parent_pidns_is (pid_t pid, const struct ns_ref *ns)
 {
-  struct stat st;
-  cr_assert_eq (stat ("/proc/self/ns/pid", &st), 0);
-  return st.st_ino;
+  struct ns_ref p = parent_pidns (pid);
+  bool same = ns_ref_same (&p, ns);
+  ns_ref_release (&p);
+  return same;
 }
 
 /* Processes on the host whose pid namespace is ns (zombies left out: they
  * are gone but for their parent's wait), each sent sig unless it is 0. */
 static unsigned
-scan_pidns (ino_t ns, int sig)
+scan_pidns (const struct ns_ref *ns, int sig)
 {
   unsigned n = 0;
   DIR *d = opendir ("/proc");
@@ -64,11 +63,10 @@ scan_pidns (ino_t ns, int sig)
   while ((e = readdir (d)) != NULL)
     {
       char path[300], line[512];
-      struct stat st;
       if (e->d_name[0] < '1' || e->d_name[0] > '9')
         continue;
       snprintf (path, sizeof path, "/proc/%s/ns/pid", e->d_name);
-      if (stat (path, &st) != 0 || st.st_ino != ns)
+      if (!ns_ref_is_at (ns, path))
         continue;
       snprintf (path, sizeof path, "/proc/%s/stat", e->d_name);
       FILE *f = fopen (path, "re");
@@ -86,7 +84,7 @@ scan_pidns (ino_t ns, int sig)
 }
 
 static unsigned
-processes_in (ino_t ns)
+processes_in (const struct ns_ref *ns)
 {
   return scan_pidns (ns, 0);
 }
@@ -130,14 +128,18 @@ static void
 expect_cold (struct securer_session *s)
 {
   cr_assert_str_eq (securer_session_start_kind (s), "cold");
-  cr_assert_eq (parent_pidns (securer_session_pid (s)), own_pidns ());
+  struct ns_ref own = ns_ref_of (0, "pid");
+  cr_assert (parent_pidns_is (securer_session_pid (s), &own), "a cold session's pid namespace is not a child of ours");
+  ns_ref_release (&own);
 }
 
 static void
 expect_template (struct securer_session *s)
 {
   cr_assert_str_eq (securer_session_start_kind (s), "template");
-  cr_assert_neq (parent_pidns (securer_session_pid (s)), own_pidns ());
+  struct ns_ref own = ns_ref_of (0, "pid");
+  cr_assert (!parent_pidns_is (securer_session_pid (s), &own), "a template's session has our pid namespace as its parent");
+  ns_ref_release (&own);
 }
 
 /* ---- the switch --------------------------------------------------------------------- */
@@ -179,8 +181,10 @@ Test (start, auto_on_and_option_template_fork_from_the_template)
   expect_template (b);
   expect_template (c);
   /* The setting is not part of what a template is: one for the three. */
-  cr_assert_eq (parent_pidns (securer_session_pid (a)), parent_pidns (securer_session_pid (b)));
-  cr_assert_eq (parent_pidns (securer_session_pid (a)), parent_pidns (securer_session_pid (c)));
+  struct ns_ref t = parent_pidns (securer_session_pid (a));
+  cr_assert (parent_pidns_is (securer_session_pid (b), &t));
+  cr_assert (parent_pidns_is (securer_session_pid (c), &t));
+  ns_ref_release (&t);
   expect_value (a, "x <- 1L; x", 1);
   expect_value (b, "exists('x')", 0);
   securer_session_close (a);
@@ -256,8 +260,9 @@ as_nobody (const char *extra, const char *env, bool expect_open)
         fprintf (stderr, "%s\n", securer_error_message (err));
       if (rc == 0 && expect_open)
         {
+          struct ns_ref own = ns_ref_of (0, "pid");
           bool ok = strcmp (securer_session_start_kind (s), "template") == 0
-                    && parent_pidns (securer_session_pid (s)) != own_pidns ();
+                    && !parent_pidns_is (securer_session_pid (s), &own);
           securer_session_close (s);
           _exit (ok ? 0 : 93);
         }
@@ -291,25 +296,27 @@ Test (start, a_template_outlives_its_sessions_idle_until_trimmed, .timeout = 120
   struct securer_policy *p = policy_with ("");
   struct securer_session *a = open_ok (p, SECURER_SESSION_START_TEMPLATE);
   struct securer_session *b = open_ok (p, SECURER_SESSION_START_TEMPLATE);
-  ino_t t = parent_pidns (securer_session_pid (a));
-  cr_assert_eq (parent_pidns (securer_session_pid (b)), t);
+  /* Held to the end: a new template could otherwise get its number. */
+  struct ns_ref t = parent_pidns (securer_session_pid (a));
+  cr_assert (parent_pidns_is (securer_session_pid (b), &t));
   securer_session_close (a);
   /* Trimming frees idle templates only: b still uses this one. */
   securer_session_templates_trim ();
-  cr_assert_gt (processes_in (t), 0, "b still uses the template");
+  cr_assert_gt (processes_in (&t), 0, "b still uses the template");
   expect_value (b, "7L", 7);
   securer_session_close (b);
   /* Idle, kept for the next session of the policy. */
-  cr_assert_gt (processes_in (t), 0, "the idle template was not kept");
+  cr_assert_gt (processes_in (&t), 0, "the idle template was not kept");
   a = open_ok (p, SECURER_SESSION_START_TEMPLATE);
-  cr_assert_eq (parent_pidns (securer_session_pid (a)), t);
+  cr_assert (parent_pidns_is (securer_session_pid (a), &t));
   securer_session_close (a);
   securer_session_templates_trim ();
-  cr_assert_eq (processes_in (t), 0, "the template outlived the trim");
+  cr_assert_eq (processes_in (&t), 0, "the template outlived the trim");
   /* The next session starts a new one. */
   a = open_ok (p, SECURER_SESSION_START_TEMPLATE);
-  cr_assert_neq (parent_pidns (securer_session_pid (a)), t);
+  cr_assert (!parent_pidns_is (securer_session_pid (a), &t), "the trimmed template was used again");
   securer_session_close (a);
+  ns_ref_release (&t);
   securer_policy_free (p);
 }
 
@@ -317,7 +324,7 @@ Test (start, at_most_four_idle_templates_are_kept, .timeout = 180)
 {
   unsetenv ("SECURER_SESSION_TEMPLATE");
   securer_session_templates_trim ();
-  ino_t t[5];
+  struct ns_ref t[5];
   for (int i = 0; i < 5; i++)
     {
       /* Five policies that differ in a limit: five templates. */
@@ -329,12 +336,14 @@ Test (start, at_most_four_idle_templates_are_kept, .timeout = 180)
       securer_session_close (s);
       securer_policy_free (p);
     }
-  cr_assert_eq (processes_in (t[0]), 0, "the oldest idle template was kept");
+  cr_assert_eq (processes_in (&t[0]), 0, "the oldest idle template was kept");
   for (int i = 1; i < 5; i++)
-    cr_assert_gt (processes_in (t[i]), 0, "idle template %d was not kept", i);
+    cr_assert_gt (processes_in (&t[i]), 0, "idle template %d was not kept", i);
   securer_session_templates_trim ();
   for (int i = 1; i < 5; i++)
-    cr_assert_eq (processes_in (t[i]), 0);
+    cr_assert_eq (processes_in (&t[i]), 0);
+  for (int i = 0; i < 5; i++)
+    ns_ref_release (&t[i]);
 }
 
 /* A template is retired after SECURER_TEMPLATE_MAX_SESSIONS sessions: the
@@ -349,20 +358,22 @@ Test (start, a_template_is_retired_after_its_sessions, .timeout = 120)
   struct securer_policy *p = policy_with ("");
   struct securer_session *a = open_ok (p, SECURER_SESSION_START_TEMPLATE);
   struct securer_session *b = open_ok (p, SECURER_SESSION_START_TEMPLATE);
-  ino_t old = parent_pidns (securer_session_pid (a));
-  cr_assert_eq (parent_pidns (securer_session_pid (b)), old);
+  struct ns_ref old = parent_pidns (securer_session_pid (a));
+  cr_assert (parent_pidns_is (securer_session_pid (b), &old));
   struct securer_session *c = open_ok (p, SECURER_SESSION_START_TEMPLATE);
-  ino_t young = parent_pidns (securer_session_pid (c));
-  cr_assert_neq (young, old, "a third session from a template retired after two");
+  struct ns_ref young = parent_pidns (securer_session_pid (c));
+  cr_assert (!ns_ref_same (&young, &old), "a third session from a template retired after two");
   expect_value (a, "7L", 7);
   securer_err_t err = NULL;
   cr_assert_eq (securer_session_restart (a, &err), 0, "%s", securer_error_message (err));
-  cr_assert_eq (parent_pidns (securer_session_pid (a)), young);
+  cr_assert (parent_pidns_is (securer_session_pid (a), &young));
   securer_session_close (a);
   securer_session_close (b);
   /* The retired template went with its last session. */
-  cr_assert_eq (processes_in (old), 0);
+  cr_assert_eq (processes_in (&old), 0);
   securer_session_close (c);
+  ns_ref_release (&old);
+  ns_ref_release (&young);
   securer_session_templates_trim ();
   unsetenv ("SECURER_TEMPLATE_MAX_SESSIONS");
   securer_policy_free (p);
@@ -373,10 +384,10 @@ Test (start, a_dead_template_is_replaced_at_the_next_start, .timeout = 120)
   unsetenv ("SECURER_SESSION_TEMPLATE");
   struct securer_policy *p = policy_with ("");
   struct securer_session *s = open_ok (p, SECURER_SESSION_START_TEMPLATE);
-  ino_t t = parent_pidns (securer_session_pid (s));
+  struct ns_ref t = parent_pidns (securer_session_pid (s));
   /* The template and, with it, the session's R (the kernel ends what is in
    * a pid namespace whose pid 1 died). */
-  scan_pidns (t, SIGKILL);
+  scan_pidns (&t, SIGKILL);
   while (securer_session_is_alive (s))
     usleep (10000);
   struct securer_result r;
@@ -384,7 +395,8 @@ Test (start, a_dead_template_is_replaced_at_the_next_start, .timeout = 120)
   /* Restarted from a new template: the session works again. */
   cr_assert_eq (securer_session_restart (s, &err), 0, "%s", securer_error_message (err));
   expect_template (s);
-  cr_assert_neq (parent_pidns (securer_session_pid (s)), t);
+  cr_assert (!parent_pidns_is (securer_session_pid (s), &t), "restarted from the dead template");
+  ns_ref_release (&t);
   cr_assert_eq (securer_session_execute (s, "1L", NULL, &r, &err), 0, "%s", r.error ? r.error : "");
   securer_result_clear (&r);
   securer_session_close (s);
@@ -402,15 +414,16 @@ Test (start, a_pool_shares_one_template, .timeout = 120)
   struct securer_session *s[4];
   for (int i = 0; i < 4; i++)
     cr_assert_eq (securer_pool_acquire (pool, 0, &s[i], &err), 0, "%s", securer_error_message (err));
-  ino_t t = parent_pidns (securer_session_pid (s[0]));
+  struct ns_ref t = parent_pidns (securer_session_pid (s[0]));
   for (int i = 0; i < 4; i++)
     {
       expect_template (s[i]);
-      cr_assert_eq (parent_pidns (securer_session_pid (s[i])), t);
+      cr_assert (parent_pidns_is (securer_session_pid (s[i]), &t));
       securer_pool_release (pool, s[i]);
     }
   securer_pool_close (pool);
   securer_session_templates_trim ();
-  cr_assert_eq (processes_in (t), 0);
+  cr_assert_eq (processes_in (&t), 0);
+  ns_ref_release (&t);
   securer_policy_free (p);
 }

@@ -16,6 +16,8 @@
 
 #include "securer/session.h"
 
+#include "ident.h"
+
 static char dir[] = "/tmp/securer-toolcmd-XXXXXX";
 
 static void
@@ -85,30 +87,30 @@ value_json (struct securer_session *s, const char *code)
   return j;
 }
 
-static pid_t
-read_pid (const char *path, int line)
+/* Shell that writes "PID START" of process $var (START: field 22 of its
+ * /proc/PID/stat, read while it runs), to tell it from a later process
+ * given the same pid. */
+#define IDENT_OF(var) "\"" var " $(sed 's/.*) //' /proc/" var "/stat | cut -d' ' -f20)\""
+
+/* The identity written at index `which` (each is "PID START") in path. */
+static struct proc_ident
+read_ident (const char *path, int which)
 {
   FILE *f = fopen (path, "r");
   cr_assert_not_null (f, "%s was not written", path);
   long pid = 0;
-  for (int i = 0; i <= line; i++)
-    cr_assert_eq (fscanf (f, "%ld", &pid), 1, "%s: line %d", path, i + 1);
+  unsigned long long start = 0;
+  for (int i = 0; i <= which; i++)
+    cr_assert_eq (fscanf (f, "%ld %llu", &pid, &start), 2, "%s: entry %d", path, i + 1);
   fclose (f);
-  return (pid_t) pid;
+  return (struct proc_ident){ .pid = (pid_t) pid, .start = start };
 }
 
 /* Gone, or a zombie some other parent has yet to reap (killed either way). */
 static bool
-dead (pid_t pid)
+dead (struct proc_ident id)
 {
-  char path[64], buf[512];
-  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  FILE *f = fopen (path, "r");
-  if (f == NULL)
-    return true;
-  bool z = fgets (buf, sizeof buf, f) != NULL && strstr (buf, ") Z ") != NULL;
-  fclose (f);
-  return z;
+  return !proc_ident_running (id);
 }
 
 static int
@@ -143,8 +145,8 @@ Test (toolcmd, a_hanging_tool_is_killed_at_the_timeout_and_the_session_goes_on)
   char pids[300], body[1200];
   snprintf (pids, sizeof pids, "%s/pids", dir);
   /* The command and a child it started in its group, both waiting forever. */
-  snprintf (body, sizeof body, "sleep 1000 &\necho $$ $! > %s.tmp && mv %s.tmp %s\nwait", pids,
-            pids, pids);
+  snprintf (body, sizeof body, "sleep 1000 &\necho " IDENT_OF ("$$") " " IDENT_OF ("$!") " > %s.tmp && mv %s.tmp %s\nwait",
+            pids, pids, pids);
   struct securer_tools *t = securer_tools_new ();
   add_command (t, "hang", script ("hang.sh", body), NULL, 0, NULL);
   struct securer_session *s = open_with (t);
@@ -162,8 +164,8 @@ Test (toolcmd, a_hanging_tool_is_killed_at_the_timeout_and_the_session_goes_on)
   securer_error_free (&err);
   securer_result_clear (&r);
 
-  pid_t tool = read_pid (pids, 0), grandchild = read_pid (pids, 1);
-  cr_assert (!is_our_child (tool), "the tool command was not reaped");
+  struct proc_ident tool = read_ident (pids, 0), grandchild = read_ident (pids, 1);
+  cr_assert (!is_our_child (tool.pid), "the tool command was not reaped");
   cr_assert (dead (tool), "the tool command still runs");
   /* Reparented on its parent's death; it may not be reaped yet, but it must
    * have been killed with its group. */
@@ -183,7 +185,7 @@ Test (toolcmd, output_over_the_message_cap_is_refused)
 {
   char pidf[300], body[600];
   snprintf (pidf, sizeof pidf, "%s/pid", dir);
-  snprintf (body, sizeof body, "echo $$ > %s\nhead -c 10000000 /dev/zero | tr '\\0' 1", pidf);
+  snprintf (body, sizeof body, "echo " IDENT_OF ("$$") " > %s\nhead -c 10000000 /dev/zero | tr '\\0' 1", pidf);
   struct securer_tools *t = securer_tools_new ();
   add_command (t, "big", script ("big.sh", body), NULL, 0, NULL);
   struct securer_session *s = open_with (t);
@@ -196,8 +198,8 @@ Test (toolcmd, output_over_the_message_cap_is_refused)
   cr_assert (strstr (r.error, "tool 'big' printed more than 1048576 bytes") != NULL, "%s", r.error);
   securer_error_free (&err);
   securer_result_clear (&r);
-  pid_t tool = read_pid (pidf, 0);
-  cr_assert (!is_our_child (tool) && dead (tool), "the tool command was left behind");
+  struct proc_ident tool = read_ident (pidf, 0);
+  cr_assert (!is_our_child (tool.pid) && dead (tool), "the tool command was left behind");
   /* Only the call failed: R and its state are intact. */
   char *v = value_json (s, "tryCatch(big(), error = function(e) 'caught'); x + 1");
   cr_assert_str_eq (v, "{\"t\":\"dbl\",\"v\":[2]}");

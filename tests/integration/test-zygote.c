@@ -53,9 +53,11 @@ struct tmpl {
 static char *
 helper (void)
 {
+  char *dir = helpers_dir ();
   char *p = NULL;
-  if (asprintf (&p, "%s/zygote-template", helpers_dir ()) < 0)
+  if (asprintf (&p, "%s/zygote-template", dir) < 0)
     abort ();
+  free (dir);
   return p;
 }
 

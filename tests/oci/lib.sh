@@ -56,6 +56,20 @@ json.dump(c, open(path, "w"), indent=1)
 PY
 }
 
+# proc_start PID: its start time (field 22 of /proc/PID/stat; the name,
+# field 2, may hold spaces), which tells it from a later process that is
+# given the same pid once it is gone.
+proc_start () {
+  sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20
+}
+
+# proc_running PID START: the process that started at START still runs
+# (a zombie does not).
+proc_running () {
+  st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ "$(echo "$st" | cut -d' ' -f20)" = "$2" ] && [ "$(echo "$st" | cut -d' ' -f1)" != Z ]
+}
+
 ok () { echo "ok - $1"; }
 not_ok () {
   echo "not ok - $1"

@@ -131,12 +131,14 @@ test_that("with_secure_session closes, and a forgotten session is closed by gc",
   before <- serve_pids()
   expect_identical(with_secure_session(function(s) { s$execute("x <- 10"); s$execute("x * 2") }), 20)
   s <- SecureSession$new()
-  pid <- s$.__enclos_env__$private$serve$pid()
-  expect_true(pid %in% serve_pids())
+  # The process by its handle: its pid may be another process's once it
+  # is gone.
+  proc <- s$.__enclos_env__$private$serve$proc
+  expect_true(proc$get_pid() %in% serve_pids())
   rm(s)
   gc()
   Sys.sleep(0.5)
-  expect_false(pid %in% serve_pids())
+  expect_false(proc$is_alive())
   expect_true(all(serve_pids() %in% before))
 })
 
@@ -277,27 +279,30 @@ test_that("execute_r runs each call in a fresh session of one kept serve process
   skip_if_no_securer()
   stop_shared_server()
   expect_identical(execute_r("x <- 41; writeLines('a', '/tmp/left-behind'); x + 1"), 42)
-  pid <- securer:::shared_env$serve$pid()
+  # The kept serve by its handle: a replacement could be given its pid.
+  kept <- securer:::shared_env$serve
+  pid <- kept$pid()
   expect_true(pid %in% serve_pids())
   # Nothing of the first call is in the second: not its variables, not its /tmp.
   expect_identical(execute_r("c(exists('x'), file.exists('/tmp/left-behind'))"), c(FALSE, FALSE))
-  expect_identical(securer:::shared_env$serve$pid(), pid)
+  expect_true(identical(securer:::shared_env$serve, kept))
   expect_identical(execute_r("add(2, 3)", tools = list(add_tool())), 5)
   expect_error(execute_r("Sys.sleep(30)", timeout = 0.5), class = "securer_timeout")
   expect_identical(execute_r("1 + 1"), 2)
-  expect_identical(securer:::shared_env$serve$pid(), pid)
+  expect_true(identical(securer:::shared_env$serve, kept))
   # A session that needs a serve of its own gets one; the kept one stays.
   log <- tempfile(fileext = ".jsonl")
   expect_identical(execute_r("2", audit_log = log), 2)
   expect_true(file.exists(log))
-  expect_identical(securer:::shared_env$serve$pid(), pid)
+  expect_true(identical(securer:::shared_env$serve, kept))
   # A dead kept serve is replaced; stop_shared_server() ends it.
   tools::pskill(pid)
   Sys.sleep(0.2)
   expect_identical(execute_r("3"), 3)
-  pid2 <- securer:::shared_env$serve$pid()
-  expect_false(identical(pid2, pid))
+  replacement <- securer:::shared_env$serve
+  expect_false(identical(replacement, kept))
+  proc <- replacement$proc
   stop_shared_server()
   Sys.sleep(0.2)
-  expect_false(pid2 %in% serve_pids())
+  expect_false(proc$is_alive())
 })

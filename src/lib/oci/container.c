@@ -40,7 +40,15 @@ static int
 sys_openat2 (int dirfd, const char *path, uint64_t flags, uint64_t resolve)
 {
   struct open_how how = { .flags = flags, .mode = 0, .resolve = resolve };
-  return (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
+  /* EAGAIN: a mount or rename anywhere on the host raced a scoped ".."
+   * (a relative symlink's); openat2(2) asks the caller to try again.
+   * Bounded, so that a process renaming without pause cannot hold the
+   * runtime here. */
+  int fd = -1;
+  for (int tries = 0; tries < 1000; tries++)
+    if ((fd = (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how)) >= 0 || errno != EAGAIN)
+      break;
+  return fd;
 }
 
 enum want { WANT_DIR, WANT_FILE };
