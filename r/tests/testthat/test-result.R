@@ -94,3 +94,13 @@ test_that("a pool's run() returns results, and its defaults are a session's", {
   e <- tryCatch(pool$execute('cat("before\\n"); stop("no")'), error = function(e) e)
   expect_identical(e$output, "before")
 })
+
+test_that("the ellmer tool's answer is the console's text, and an error's has the output before it", {
+  skip_if_no_securer()
+  s <- SecureSession$new()
+  on.exit(s$close())
+  parts <- securer:::ellmer_tool_parts(s, list(), TRUE, NULL, 30)
+  expect_identical(parts$fun('cat("a\\n"); warning("w"); 2'), "a\n[1] 2\nWarning message:\nw")
+  expect_identical(parts$fun("x <- 1"), "(no output)")
+  expect_error(parts$fun('cat("partial\\n"); stop("broke")'), "partial\nError: broke", fixed = TRUE)
+})
