@@ -55,3 +55,28 @@ test_that("a tool argument declared NULL accepts any type", {
   expect_identical(s$execute("echo(1:2)"), 1:2)
   expect_identical(s$execute("echo(list(1))"), list(1))
 })
+
+test_that("cgroup limits are named apart from the address space and hold the whole sandbox", {
+  expect_error(SecureSession$new(sandbox = FALSE, limits = list(cgroup_memory = 1e8)), "need the sandbox")
+  f <- tempfile(fileext = ".policy")
+  writeLines('include "r"', f)
+  on.exit(unlink(f))
+  expect_error(SecureSession$new(sandbox = f, limits = list(cgroup_pids = 10)), "write them in the file")
+  expect_error(SecureSession$new(limits = list(cgroup_swap = 1)), "cgroup_memory, cgroup_pids, cgroup_cpu")
+  expect_error(SecureSession$new(limits = list(cgroup_cpu = 0)), "must be positive")
+  sp <- securer:::serve_policy("r", list(cgroup_memory = 64 * 2^20, cgroup_pids = 8, cgroup_cpu = 0.5, cpu = 10))
+  on.exit(unlink(sp$dir, recursive = TRUE), add = TRUE)
+  expect_identical(readLines(file.path(sp$dir, "custom.policy")),
+                   c('include "r"', "cgroup memory 67108864", "cgroup pids 8", "cgroup cpu 0.500"))
+  expect_identical(sp$limits, '{"cpu":10}')
+  skip_if_no_securer()
+  s <- SecureSession$new(limits = list(cgroup_memory = 64 * 2^20))
+  on.exit(s$close(), add = TRUE)
+  if (any(grepl("cgroup", securer:::shared_env$degraded_seen))) skip("this host gives the sandbox no cgroup")
+  # 160 MB is well within the address-space limit (512 MiB), not within
+  # the cgroup's 64 MiB.
+  expect_identical(s$run("x <- numeric(2e7); length(x)")$status, "crashed")
+  t <- SecureSession$new(limits = list(cgroup_memory = 512 * 2^20))
+  on.exit(t$close(), add = TRUE)
+  expect_identical(t$execute("x <- numeric(2e7); length(x)"), 20000000L)
+})
