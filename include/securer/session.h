@@ -263,6 +263,7 @@ struct securer_result {
   json_t *value;                /* tagged value (OK only); JSON null for R NULL */
   bool visible;
   char *error;                  /* message for every status but OK */
+  char *error_call;             /* ERROR: the call R's error names, deparsed (or NULL) */
   struct securer_output_line *output;
   size_t n_output;
   bool output_truncated;        /* a cap was reached: some output was dropped */

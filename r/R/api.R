@@ -28,17 +28,19 @@ with_secure_session <- function(fn, tools = list(), sandbox = TRUE, ...) {
 #'
 #' Parses (never evaluates) the code and notes calls that deserve a second
 #' look; the notes are advisory, the sandbox is the enforcement layer.
-#' @param code R code.
+#' @param code R code: a character vector (its elements lines); anything
+#'   else is an error.
 #' @return `list(valid, error, warnings)`.
 #' @export
 validate_code <- function(code) {
-  code <- paste(as.character(code), collapse = "\n")
+  if (!is.character(code) || !length(code)) stop("code must be a character string", call. = FALSE)
+  code <- paste(code, collapse = "\n")
   exprs <- tryCatch(parse(text = code, keep.source = FALSE), error = function(e) e)
   if (inherits(exprs, "error")) {
     return(list(valid = FALSE, error = paste0("syntax error: ", conditionMessage(exprs)), warnings = character()))
   }
   risky <- c("system", "system2", "shell", "pipe", "url", "download.file", "socketConnection",
-             ".Call", ".C", ".External", ".Internal", "dyn.load", "library.dynam", "eval", "do.call",
+             ".Call", ".C", ".Fortran", ".External", ".Internal", "dyn.load", "library.dynam", "eval", "do.call",
              "Sys.setenv", "file.remove", "unlink")
   found <- intersect(all.names(as.call(c(as.name("{"), as.list(exprs)))), risky)
   list(valid = TRUE, error = NULL,

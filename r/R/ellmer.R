@@ -11,8 +11,9 @@ ellmer_pkg <- "ellmer"
 #' Gives a language model (an `ellmer` chat) one tool, `execute_r_code`,
 #' whose argument `code` runs in a [SecureSession].  State persists between
 #' calls: the model can build on earlier results.  The answer is the code's
-#' output and its printed value; an error in the code is a tool error, which
-#' ellmer reports to the model.  The session's own tools are listed in the
+#' output, its printed value and its warnings, as the console shows them; an
+#' error in the code is a tool error, which ellmer reports to the model, with
+#' the output and warnings before it.  The session's own tools are listed in the
 #' description so the model knows it can call them.
 #'
 #' ellmer is not part of Debian; without it this function stops with an
@@ -67,17 +68,15 @@ ellmer_tool_parts <- function(session, tools, sandbox, limits, timeout) {
     if (is.null(state$session)) {
       state$session <- SecureSession$new(tools = tool_list, sandbox = sandbox, limits = limits)
     }
-    lines <- character()
-    value <- withVisible(state$session$execute(code, timeout = timeout,
-                                               output_handler = function(l) lines <<- c(lines, l)))
-    # The value is the sanitized one $execute() returns (classes kept as
-    # data but for the allowed ones, references dropped), so printing it
-    # reads nothing on the host; the text is shown by ellmer, so it is made
-    # safe for a terminal.
-    v <- value$value
-    attr(v, "output") <- NULL
-    shown <- if (value$visible) utils::capture.output(print(v)) else character()
-    text <- term_safe(paste(c(lines, shown), collapse = "\n"))
+    # What the console would show (format() of the result): the output,
+    # the value printed (the sanitized one $execute() returns: classes kept
+    # as data but for the allowed ones, references dropped, so printing it
+    # reads nothing on the host), the warnings and the error, all made safe
+    # for a terminal.  An error is a tool error with that whole text, so
+    # the model sees what ran before it.
+    r <- state$session$run(code, timeout = timeout)
+    text <- paste(format(r), collapse = "\n")
+    if (!is.null(r$error)) stop(text, call. = FALSE)
     if (nzchar(text)) text else "(no output)"
   }
   declared <- if (is.null(session)) tool_list else {

@@ -13,12 +13,15 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #' @param reset_between_uses restart a session after each use.
     initialize = function(size = 4L, tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
                           reset_between_uses = FALSE) {
-      if (!is.numeric(size) || length(size) != 1L || size < 1 || size > 100) {
-        stop("size must be a number of sessions from 1 to 100", call. = FALSE)
+      if (!is.numeric(size) || length(size) != 1L || is.na(size) || size != round(size)) {
+        stop("size must be a whole number of sessions", call. = FALSE)
       }
+      if (size < 1) stop("size must be at least 1", call. = FALSE)
+      if (size > 100) stop("size must be at most 100", call. = FALSE)
       private$n <- as.integer(size)
       private$tool_list <- normalize_tools(tools)
       private$reset <- isTRUE(reset_between_uses)
+      private$owner <- Sys.getpid()
       private$handle <- new.env(parent = emptyenv())
       reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
       private$policy <- session_policy(sandbox)
@@ -40,29 +43,83 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       invisible(self)
     },
 
-    #' @description Run code on an idle session; returns its value.
+    #' @description Run code on an idle session; returns its value, as
+    #'   `SecureSession$execute()` does.
     #' @param code R code.
     #' @param timeout seconds, `NULL` for none.
     #' @param acquire_timeout seconds to wait for an idle session (`NULL`:
     #'   30; 0: fail at once).
-    execute = function(code, timeout = NULL, acquire_timeout = NULL) {
-      if (is.null(private$pid)) securer_error("Pool is closed")
+    #' @param validate,max_tool_calls,max_code_length,max_output_lines as
+    #'   for `SecureSession$execute()`.
+    execute = function(code, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
+                       max_code_length = 100000L, max_output_lines = NULL) {
+      result_value(self$run(code, timeout, acquire_timeout, validate, max_tool_calls, max_code_length,
+                            max_output_lines))
+    },
+
+    #' @description Run code on an idle session; returns a
+    #'   [securer_result], as `SecureSession$run()` does.
+    #' @param code,timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines
+    #'   as for `$execute()`.
+    run = function(code, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
+                   max_code_length = 100000L, max_output_lines = NULL) {
+      private$check()
       if (private$busy > 0L && private$busy >= private$n) securer_error("All sessions are busy", "securer_busy")
-      code <- paste(as.character(code), collapse = "\n")
+      prep <- prepare_code(code, max_code_length, validate)
+      if (!is.null(prep$refused)) return(prep$refused)
       serve <- private$serve
       id <- serve$next_request_id()
-      text <- execute_request(id, paste0("\"pool\":", json_string1(private$pid)), code, timeout,
-                              extra = if (!is.null(acquire_timeout)) {
-                                paste0(",\"acquire_timeout\":", format(as.numeric(acquire_timeout), scientific = FALSE))
-                              } else "")
+      text <- private$request(id, prep$code, timeout, acquire_timeout, max_code_length, max_tool_calls,
+                              max_output_lines)
       private$busy <- private$busy + 1L
       on.exit(private$busy <- private$busy - 1L, add = TRUE)
       tools <- private$tool_list
       reply <- serve$request_text(text, id, function(ev) handle_event(serve, tools, ev, NULL))
-      if (!isTRUE(reply$ok) && grepl("became free within", reply$error, fixed = TRUE)) {
-        securer_error(paste0("All sessions are busy: ", reply$error), "securer_busy")
+      reply_result(reply, timeout)
+    },
+
+    #' @description Run each piece of code on the pool's sessions
+    #'   concurrently (as many at once as there are sessions); returns a
+    #'   list of [securer_result]s in the order of `codes`.  A piece that
+    #'   fails is a result with its error; the others still run.
+    #' @param codes a character vector or a list of code strings.
+    #' @param timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines
+    #'   as for `$execute()`, for each piece.
+    map = function(codes, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
+                   max_code_length = 100000L, max_output_lines = NULL) {
+      private$check()
+      codes <- as.list(codes)
+      results <- vector("list", length(codes))
+      prepared <- lapply(codes, prepare_code, max_code_length = max_code_length, validate = validate)
+      for (i in seq_along(prepared)) if (!is.null(prepared[[i]]$refused)) results[[i]] <- prepared[[i]]$refused
+      todo <- which(vapply(results, is.null, TRUE))
+      serve <- private$serve
+      tools <- private$tool_list
+      on_event <- function(ev) handle_event(serve, tools, ev, NULL)
+      slots <- max(1L, private$n - private$busy)
+      ids <- integer()                      # in flight, with `at` their places
+      at <- integer()
+      sent <- 0L
+      on.exit(private$busy <- private$busy - length(ids), add = TRUE)
+      while (sent < length(todo) || length(ids)) {
+        while (sent < length(todo) && length(ids) < slots) {
+          sent <- sent + 1L
+          i <- todo[[sent]]
+          id <- serve$next_request_id()
+          serve$send(private$request(id, prepared[[i]]$code, timeout, acquire_timeout, max_code_length,
+                                     max_tool_calls, max_output_lines))
+          ids <- c(ids, id)
+          at <- c(at, i)
+          private$busy <- private$busy + 1L
+        }
+        reply <- serve$next_reply(ids, on_event)
+        k <- match(as.integer(reply$id), ids)
+        results[[at[[k]]]] <- reply_result(reply, timeout, raise = FALSE)
+        ids <- ids[-k]
+        at <- at[-k]
+        private$busy <- private$busy - 1L
       }
-      reply_value(reply, timeout)
+      results
     },
 
     #' @description Number of sessions.
@@ -76,7 +133,8 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
 
     #' @description `list(total, busy, idle, dead)`.
     status = function() {
-      if (is.null(private$pid)) securer_error("Pool is closed")
+      if (is.null(private$pid)) return(list(total = 0L, busy = 0L, idle = 0L, dead = 0L))
+      check_owner(private$owner, "SecureSessionPool")
       r <- private$serve$request(list(op = "\"pool_status\"", pool = json_string1(private$pid)))
       if (!isTRUE(r$ok)) securer_error(r$error)
       list(total = r$total, busy = r$busy, idle = r$idle, dead = r$dead)
@@ -84,6 +142,7 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
 
     #' @description Close every session.
     close = function() {
+      # A forked child leaves the creator's serve alone (ServeProcess).
       if (!is.null(private$serve)) private$serve$close()
       private$serve <- NULL
       private$handle$serve <- NULL
@@ -91,12 +150,16 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       invisible(self)
     },
 
-    #' @description One line describing the pool.
+    #' @description One line describing the pool: its id, size with idle
+    #'   and busy sessions, tools and sandbox.
     format = function(...) {
       if (is.null(private$pid)) return("<SecureSessionPool> closed")
-      sprintf("<SecureSessionPool> %d sessions%s; sandbox: %s; tools: %s", private$n,
-              if (private$reset) ", reset between uses" else "", sandbox_label(private$policy, private$sandboxed),
-              if (length(private$tool_list)) paste(names(private$tool_list), collapse = ", ") else "none")
+      st <- if (identical(private$owner, Sys.getpid())) tryCatch(self$status(), error = function(e) NULL)
+      counts <- if (is.null(st)) "" else sprintf(" (idle=%d, busy=%d%s)", st$idle, st$busy,
+                                                  if (isTRUE(st$dead > 0)) sprintf(", dead=%d", st$dead) else "")
+      sprintf("<SecureSessionPool> id=%s, size=%d%s, %s%s; sandbox: %s", private$pid, private$n, counts,
+              tools_label(private$tool_list), if (private$reset) ", reset between uses" else "",
+              sandbox_label(private$policy, private$sandboxed))
     },
 
     #' @description Print the pool.
@@ -106,5 +169,16 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     }
   ),
   private = list(serve = NULL, handle = NULL, pid = NULL, n = 0L, tool_list = list(), reset = FALSE, busy = 0L,
-                 policy = "r", sandboxed = NA)
+                 policy = "r", sandboxed = NA, owner = NA_integer_,
+    check = function() {
+      check_owner(private$owner, "SecureSessionPool")
+      if (is.null(private$pid)) securer_error("Pool is closed")
+    },
+    request = function(id, code, timeout, acquire_timeout, max_code_length, max_tool_calls, max_output_lines) {
+      execute_request(id, paste0("\"pool\":", json_string1(private$pid)), code, timeout, max_code_length,
+                      max_tool_calls, max_output_lines,
+                      extra = if (!is.null(acquire_timeout)) {
+                        paste0(",\"acquire_timeout\":", format(as.numeric(acquire_timeout), scientific = FALSE))
+                      } else "")
+    })
 )

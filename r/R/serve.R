@@ -65,8 +65,11 @@ ServeProcess <- R6::R6Class("securer_serve",
   public = list(
     proc = NULL,
     policy_dir = NULL,
+    owner = NA_integer_,
     initialize = function(args = character(), verbose = FALSE, policy_dir = NULL) {
       self$policy_dir <- policy_dir
+      self$owner <- Sys.getpid()
+      private$kept <- new.env(parent = emptyenv())
       if (!is.null(policy_dir)) args <- c(args, "--policy-dir", policy_dir)
       self$proc <- processx::process$new(
         find_binary(), c("serve", args),
@@ -94,14 +97,31 @@ ServeProcess <- R6::R6Class("securer_serve",
     # `id` (from next_request_id()).
     request_text = function(text, id, on_event = NULL) {
       self$send(text)
+      self$next_reply(id, on_event)
+    },
+
+    # Waits for the reply to one of the requests `ids`, handing events to
+    # on_event on the way.  A reply to another request (one in flight
+    # further out, as in SecureSessionPool$map() when a tool makes a
+    # request of its own) is kept for whoever waits for it; one given up on
+    # (interrupted) stays there.
+    next_reply = function(ids, on_event = NULL) {
+      keys <- as.character(ids)
+      for (k in keys) {
+        msg <- private$kept[[k]]
+        if (!is.null(msg)) {
+          rm(list = k, envir = private$kept)
+          return(msg)
+        }
+      }
       repeat {
         msg <- self$read_message()
         if (!is.null(msg$event)) {
           if (!is.null(on_event)) on_event(msg)
           next
         }
-        if (identical(msg$id, id)) return(msg)
-        # A reply to a request given up on (interrupted): dropped.
+        if (length(msg$id) == 1L && as.character(msg$id) %in% keys) return(msg)
+        if (length(msg$id) == 1L && length(private$kept) < 1000L) assign(as.character(msg$id), msg, envir = private$kept)
       }
     },
 
@@ -111,6 +131,7 @@ ServeProcess <- R6::R6Class("securer_serve",
     },
 
     send = function(text) {
+      check_owner(self$owner, "SecureSession")
       if (is.null(self$proc) || private$eof) stop("Session is not running.", call. = FALSE)
       write <- private$ops$write
       left <- write(private$ic, charToRaw(enc2utf8(paste0(text, "\n"))))
@@ -123,6 +144,7 @@ ServeProcess <- R6::R6Class("securer_serve",
     },
 
     read_message = function() {
+      check_owner(self$owner, "SecureSession")
       while (length(private$lines) == 0L) {
         private$fill(200L)
         if (private$eof && length(private$lines) == 0L) stop("securer serve exited unexpectedly", call. = FALSE)
@@ -133,6 +155,11 @@ ServeProcess <- R6::R6Class("securer_serve",
     },
 
     close = function() {
+      # The creator's serve is not a forked child's to end.
+      if (!identical(self$owner, Sys.getpid())) {
+        self$proc <- NULL
+        return(invisible(NULL))
+      }
       if (!is.null(self$proc)) {
         if (self$proc$is_alive()) {
           # serve closes every session (the audit log says so), then exits.
@@ -155,6 +182,7 @@ ServeProcess <- R6::R6Class("securer_serve",
     pollables = NULL,
     eof = FALSE,
     ops = NULL,
+    kept = NULL,
     # Waits up to ms for serve's output and reads the complete lines that
     # came; at the end of the pipe (serve gone) sets eof.
     fill = function(ms) {
@@ -180,8 +208,10 @@ shared_env <- new.env(parent = emptyenv())
 
 shared_serve <- function() {
   s <- shared_env$serve
-  if (!is.null(s) && s$is_alive()) return(s)
-  if (!is.null(s)) try(s$close(), silent = TRUE)
+  # A forked child starts a serve of its own (and leaves its creator's).
+  forked <- !is.null(s) && !identical(s$owner, Sys.getpid())
+  if (!is.null(s) && !forked && s$is_alive()) return(s)
+  if (!is.null(s) && !forked) try(s$close(), silent = TRUE)
   # The package's own server: its operator is this R user, who may name
   # any shipped policy (an unsandboxed one still needs a serve of its own).
   s <- ServeProcess$new(c("--allow-policy", "any"))

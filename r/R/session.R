@@ -11,6 +11,24 @@ securer_error <- function(msg, class = NULL) {
                  list(message = term_safe(msg), call = NULL)))
 }
 
+# A session or pool talks to its serve over pipes that its creating
+# process reads: a forked child (parallel::mclapply()) reading them too
+# would take replies meant for others.  Refused instead.
+check_owner <- function(owner, what) {
+  pid <- Sys.getpid()
+  if (!identical(owner, pid)) {
+    securer_error(sprintf(paste("This %s was created by process %d and cannot be used from process %d",
+                                "(a forked child, as parallel::mclapply() makes): its replies would reach",
+                                "the wrong process. Use SecureSessionPool$map() to run code concurrently,",
+                                "or create the session in the child."), what, owner, pid), "securer_forked")
+  }
+}
+
+tools_label <- function(tools) {
+  if (!length(tools)) return("tools=0")
+  sprintf("tools=%d (%s)", length(tools), paste(names(tools), collapse = ", "))
+}
+
 #' A persistent sandboxed R session with tools
 #'
 #' @description
@@ -55,6 +73,7 @@ SecureSession <- R6::R6Class("SecureSession",
       # about this session needs a serve of its own.
       private$shared <- isTRUE(.shared) && !isFALSE(sandbox) && is.null(audit_log) && !isTRUE(verbose) &&
         is.null(serve_policy(private$policy, NULL)$dir)
+      private$owner <- Sys.getpid()
       private$handle <- new.env(parent = emptyenv())
       # A forgotten session's serve process is closed at gc or exit.
       reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
@@ -62,8 +81,12 @@ SecureSession <- R6::R6Class("SecureSession",
       invisible(self)
     },
 
-    #' @description Run code; returns its value.
-    #' @param code R code (a string).
+    #' @description Run code; returns its value, as R would (invisibly
+    #'   when R would not print it).  An error in the code is raised as an
+    #'   R error whose condition also carries `output`, `stdout`, `stderr`,
+    #'   `warnings` and the whole `result` (see `$run()`); the lines the
+    #'   code printed are the value's attribute `"output"`.
+    #' @param code R code (a character vector, its elements lines).
     #' @param timeout seconds, `NULL` for none.
     #' @param validate check the syntax on the host before sending.
     #' @param output_handler function(line) called for each output line.
@@ -72,6 +95,19 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param max_output_lines cap on the output lines kept.
     execute = function(code, timeout = 30, validate = TRUE, output_handler = NULL,
                        max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL) {
+      result_value(self$run(code, timeout, validate, output_handler, max_tool_calls, max_code_length,
+                            max_output_lines))
+    },
+
+    #' @description Run code; returns a [securer_result]: the value, the
+    #'   output by stream, warnings, the error (the code's errors, timeouts
+    #'   and refusals are results, not R errors), elapsed time and status.
+    #'   Arguments as for `$execute()`.
+    #' @param code,timeout,validate,output_handler,max_tool_calls,max_code_length,max_output_lines
+    #'   as for `$execute()`.
+    run = function(code, timeout = 30, validate = TRUE, output_handler = NULL,
+                   max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL) {
+      check_owner(private$owner, "SecureSession")
       # Cheap checks only: a serve process that died is found out by the
       # request itself.
       if (is.null(private$serve) || is.null(private$sid)) securer_error("Session is not running.")
@@ -79,18 +115,11 @@ SecureSession <- R6::R6Class("SecureSession",
         securer_error("SecureSession does not support concurrent executions: wait for the running one to finish",
                       "securer_busy")
       }
-      code <- paste(as.character(code), collapse = "\n")
-      if (nchar(code) > max_code_length) {
-        securer_error(sprintf("Code exceeds maximum length (%d > %d characters)", nchar(code), as.integer(max_code_length)))
-      }
-      if (!is.null(private$hook) && !isTRUE(private$hook(code))) securer_error("Execution blocked by pre_execute_hook")
-      if (isTRUE(validate)) {
-        parsed <- tryCatch({ parse(text = code, keep.source = FALSE); NULL }, error = function(e) conditionMessage(e))
-        if (!is.null(parsed)) securer_error(paste0("Code has a syntax error: ", parsed), "securer_syntax")
-      }
+      prep <- prepare_code(code, max_code_length, validate, private$hook)
+      if (!is.null(prep$refused)) return(prep$refused)
       serve <- private$serve
       id <- serve$next_request_id()
-      text <- execute_request(id, private$sid_json, code, timeout, max_code_length, max_tool_calls,
+      text <- execute_request(id, private$sid_json, prep$code, timeout, max_code_length, max_tool_calls,
                               max_output_lines, stream = !is.null(output_handler))
       private$busy <- TRUE
       on.exit(private$busy <- FALSE, add = TRUE)
@@ -110,13 +139,14 @@ SecureSession <- R6::R6Class("SecureSession",
         securer_error("Execution interrupted: the session was restarted (its state is lost)", "securer_interrupted")
       }
       private$executions <- private$executions + 1L
-      reply_value(reply, timeout)
+      reply_result(reply, timeout)
     },
 
     #' @description Close the session (its serve process ends, unless it is
     #'   the package's shared one, which only closes this session).
     close = function() {
-      if (!is.null(private$serve)) {
+      # A forked child leaves the creator's serve alone.
+      if (!is.null(private$serve) && identical(private$owner, Sys.getpid())) {
         if (private$shared) {
           if (private$serve$is_alive() && !is.null(private$sid)) {
             try(private$serve$request(list(op = "\"close\"", session = json_string1(private$sid))), silent = TRUE)
@@ -136,6 +166,7 @@ SecureSession <- R6::R6Class("SecureSession",
 
     #' @description Start a fresh R in the session (state is gone).
     restart = function() {
+      check_owner(private$owner, "SecureSession")
       if (private$busy) securer_error("Cannot restart while an execution is in progress")
       if (!self$is_alive()) {
         private$start()
@@ -146,17 +177,23 @@ SecureSession <- R6::R6Class("SecureSession",
       invisible(self)
     },
 
-    #' @description The tools: a named list of `list(name, args)`.
-    tools = function() lapply(private$tool_list, function(t) list(name = t@name, args = t@args)),
+    #' @description The tools: a named list of `list(name, args)`
+    #'   (`list()` when there are none).
+    tools = function() {
+      if (!length(private$tool_list)) return(list())
+      lapply(private$tool_list, function(t) list(name = t@name, args = t@args))
+    },
 
-    #' @description One line describing the session.
+    #' @description One line describing the session: its id, state
+    #'   (`idle`, `busy`, `closed`), tools, executions and sandbox.
     format = function(...) {
-      sb <- sandbox_label(private$policy, private$sandboxed)
-      sprintf("<SecureSession> %s; sandbox: %s%s; tools: %s; executions: %d",
-              if (self$is_alive()) sprintf("%s (securer serve pid %d)", private$sid, private$serve$pid()) else "closed",
-              sb, if (is.null(private$limits)) "" else " with limits",
-              if (length(private$tool_list)) paste(names(private$tool_list), collapse = ", ") else "none",
-              private$executions)
+      alive <- self$is_alive()
+      state <- if (!alive) "closed" else if (private$busy) "busy" else "idle"
+      sprintf("<SecureSession> id=%s, state=%s, %s, executions=%d; sandbox: %s%s%s",
+              if (is.null(private$sid)) "none" else private$sid, state, tools_label(private$tool_list),
+              private$executions, sandbox_label(private$policy, private$sandboxed),
+              if (is.null(private$limits)) "" else " with limits",
+              if (alive) sprintf(" (securer serve pid %d)", private$serve$pid()) else "")
     },
 
     #' @description Print the session.
@@ -168,7 +205,7 @@ SecureSession <- R6::R6Class("SecureSession",
   private = list(
     serve = NULL, sid = NULL, sid_json = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
     sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
-    sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE,
+    sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE, owner = NA_integer_,
 
     start = function() {
       args <- character()
@@ -224,28 +261,6 @@ execute_request <- function(id, target, code, timeout, max_code_length = 100000L
          ",\"timeout\":", if (is.null(timeout) || is.infinite(timeout)) "null" else sprintf("%.17g", timeout),
          opt("max_code_length", max_code_length), opt("max_tool_calls", max_tool_calls),
          opt("max_output_lines", max_output_lines), if (stream) ",\"stream\":true", extra, "}")
-}
-
-# The R value of an execute reply, or the error it reports.
-reply_value <- function(reply, timeout) {
-  if (!isTRUE(reply$ok)) securer_error(reply$error)
-  res <- reply$result
-  for (w in res$warnings) warning(term_safe(w), call. = FALSE)
-  status <- res$status
-  if (identical(status, "ok")) {
-    value <- decode_value(res$value)
-    if (!is.null(value) && length(res$output) > 0L) {
-      attr(value, "output") <- vapply(res$output, function(o) o$line, character(1))
-    }
-    return(if (isTRUE(res$visible)) value else invisible(value))
-  }
-  msg <- if (is.null(res$error)) status else res$error
-  switch(status,
-    timeout = securer_error(if (is.null(timeout)) msg else timeout_message(timeout), "securer_timeout"),
-    tool_limit = securer_error(msg, "securer_tool_limit"),
-    rejected = securer_error(msg, "securer_rejected"),
-    syntax = securer_error(paste0("Code has a syntax error: ", msg), "securer_syntax"),
-    securer_error(msg))
 }
 
 # An event from serve during an execution: an output line for the

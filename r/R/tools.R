@@ -25,7 +25,7 @@ securer_tool_class <- setClass("securer_tool_class",
 #'   errors in the sandboxed code.
 #' @param args a named list (or character vector) of argument types:
 #'   "numeric", "integer", "character", "logical", "list", "data.frame" or
-#'   "any".
+#'   "any" (`NULL` is "any").
 #' @param classes `FALSE` (the default): the arguments arrive as base types
 #'   (a factor as its integer codes with a `levels` attribute, a data frame as
 #'   a named list with `row.names`, a `Date` as a number), each class the
@@ -49,6 +49,8 @@ securer_tool <- function(name, description, fn, args = list(), classes = FALSE) 
     }
     if (anyDuplicated(an)) stop(sprintf("Tool '%s': Duplicate argument '%s'", name, an[anyDuplicated(an)]), call. = FALSE)
     for (a in an) {
+      # A type declared NULL accepts anything.
+      if (is.null(args[[a]])) args[a] <- list("any")
       t <- args[[a]]
       if (!is_string(t) || !t %in% tool_arg_types) {
         stop(sprintf("Tool '%s': argument '%s' has an unknown type (one of %s)", name, a,

@@ -50,6 +50,13 @@ Test (protocol, valid_messages_parse)
   securer_proto_msg_clear (&m);
   cr_assert_eq (parse ("{\"type\":\"error\",\"id\":1,\"kind\":\"syntax\",\"message\":\"bad\"}", &m, &err), 0);
   cr_assert_str_eq (m.message, "bad");
+  cr_assert_null (m.call);
+  securer_proto_msg_clear (&m);
+  /* An error names its call and the warnings raised before it. */
+  cr_assert_eq (parse ("{\"type\":\"error\",\"id\":1,\"kind\":\"error\",\"message\":\"boom\","
+                       "\"warnings\":[\"w\"],\"call\":\"f(x)\"}", &m, &err), 0);
+  cr_assert_str_eq (m.call, "f(x)");
+  cr_assert_eq (json_array_size (m.warnings), 1);
   securer_proto_msg_clear (&m);
   cr_assert_eq (parse ("{\"type\":\"ready\",\"r_version\":\"4.2.2\",\"pid\":2}", &m, &err), 0);
   securer_proto_msg_clear (&m);
@@ -72,6 +79,9 @@ Test (protocol, garbage_and_wrong_shapes_are_rejected)
   expect_reject ("{\"type\":\"result\",\"id\":1,\"visible\":true}", "missing");
   expect_reject ("{\"type\":\"result\",\"id\":1,\"visible\":true,\"value\":{\"t\":\"dbl\",\"v\":[\"x\"]}}", "wrong type");
   expect_reject ("{\"type\":\"error\",\"id\":1,\"kind\":\"panic\",\"message\":\"m\"}", "unknown kind");
+  expect_reject ("{\"type\":\"error\",\"id\":1,\"kind\":\"error\",\"message\":\"m\",\"call\":1}", "\"call\" must be");
+  expect_reject ("{\"type\":\"error\",\"id\":1,\"kind\":\"error\",\"message\":\"m\",\"warnings\":[1]}",
+                 "warnings");
   expect_reject ("{\"type\":\"result\",\"id\":1,\"visible\":true,\"value\":{\"t\":\"chr\",\"v\":[\"a\\u0000b\"]}}",
                  "malformed JSON");
 }

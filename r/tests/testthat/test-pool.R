@@ -9,7 +9,7 @@ test_that("a pool runs code, resets between uses, and reports its state", {
   st <- pool$status()
   expect_identical(st$total, 2L)
   expect_identical(st$busy, 0L)
-  expect_match(format(pool), "2 sessions")
+  expect_match(format(pool), "size=2 (idle=2, busy=0)", fixed = TRUE)
   pool$close()
   expect_error(pool$execute("1"), "Pool is closed")
 })

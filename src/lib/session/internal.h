@@ -84,9 +84,10 @@ struct proto_msg {
   json_t *args;               /* TOOL_CALL: object (never NULL) */
   json_t *value;              /* RESULT */
   bool visible;               /* RESULT */
-  json_t *warnings;           /* RESULT, PARSED: array of strings */
+  json_t *warnings;           /* RESULT, PARSED, ERROR: array of strings */
   const char *message;        /* ERROR */
   const char *kind;           /* ERROR: "error", "syntax", "too_large" */
+  const char *call;           /* ERROR: the call the error names (optional) */
   const char *r_version;      /* READY */
   int64_t pid;                /* READY: pid inside the sandbox */
 };

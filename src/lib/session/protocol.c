@@ -163,12 +163,19 @@ parse_fields (struct proto_msg *m, securer_err_t *err)
     }
   if (strcmp (type, "error") == 0)
     {
-      static const char *const keys[] = { "type", "id", "kind", "message", NULL };
+      static const char *const keys[] = { "type", "id", "kind", "message", "warnings", "call", NULL };
       m->type = PROTO_ERROR;
       if (!only_keys (root, keys, &bad))
         goto unknown_key;
       if (get_id (root, &m->id, err) < 0)
         return -1;
+      m->warnings = json_object_get (root, "warnings");
+      if (m->warnings != NULL && string_array (m->warnings, "warnings", err) < 0)
+        return -1;
+      json_t *call = json_object_get (root, "call");
+      if (call != NULL && !json_is_string (call))
+        return securer_error_set (err, EPROTO, "error: \"call\" must be a string");
+      m->call = json_string_value (call);
       m->message = json_string_value (json_object_get (root, "message"));
       m->kind = json_string_value (json_object_get (root, "kind"));
       if (m->message == NULL || m->kind == NULL)

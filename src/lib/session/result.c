@@ -26,6 +26,8 @@ base (const struct securer_result *r, enum securer_exec_status st, const char *e
   json_object_set_new (o, "status", json_string (securer_exec_status_name (st)));
   if (st != SECURER_EXEC_OK)
     json_object_set_new (o, "error", json_string (error ? error : ""));
+  if (st == SECURER_EXEC_ERROR && r->error_call != NULL)
+    json_object_set_new (o, "error_call", json_string (r->error_call));
   json_object_set_new (o, "output", json_array ());
   json_object_set_new (o, "output_truncated", json_false ());  /* the longer of the two */
   json_object_set_new (o, "output_dropped_lines", json_integer ((json_int_t) dropped_lines));

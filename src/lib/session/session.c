@@ -137,6 +137,7 @@ securer_result_clear (struct securer_result *r)
     return;
   json_decref (r->value);
   free (r->error);
+  free (r->error_call);
   for (size_t i = 0; i < r->n_output; i++)
     free (r->output[i].text);
   free (r->output);
@@ -945,7 +946,13 @@ handle_line (struct securer_session *s, const char *line, size_t len)
           break;
         }
       if (s->job == JOB_EXEC)
-        drain_output (s);
+        {
+          drain_output (s);
+          /* The warnings raised before the error, and its call. */
+          s->res.warnings = copy_strings (m.warnings, &s->res.n_warnings);
+          if (m.call != NULL && strcmp (m.kind, "error") == 0)
+            s->res.error_call = s->sanitize ? securer_sanitize_error (m.call) : strdup (m.call);
+        }
       finish (s, strcmp (m.kind, "syntax") == 0      ? SECURER_EXEC_SYNTAX
                  : strcmp (m.kind, "too_large") == 0 ? SECURER_EXEC_TOO_LARGE
                                                      : SECURER_EXEC_ERROR,

@@ -342,10 +342,22 @@ function(inc) {
   }
 
   # ---- requests -----------------------------------------------------------------
-  reply_error <- function(id, msg, kind = "error") {
+  reply_error <- function(id, msg, kind = "error", warns = character(), call = NULL) {
     send(paste0("{\"type\":\"error\",\"id\":", id, ",\"kind\":\"", kind,
-                "\",\"message\":", jstr(msg), "}"))
+                "\",\"message\":", jstr(msg),
+                if (length(warns)) paste0(",\"warnings\":", jchr(warns)),
+                if (!is.null(call)) paste0(",\"call\":", jstr(call)), "}"))
   }
+  # The call an error names, as R's "Error in f(x) :" shows it: one line,
+  # none for an error at the top level of the code.
+  error_call <- function(e) {
+    call <- conditionCall(e)
+    if (is.null(call) || identical(call, top_call)) return(NULL)
+    text <- tryCatch(deparse(call, width.cutoff = 500L, nlines = 1L), error = function(e) character())
+    if (!length(text)) return(NULL)
+    substr(text[[1L]], 1L, 1000L)
+  }
+  top_call <- quote(eval(e, globalenv()))
   parse_code <- function(code) {
     tryCatch(parse(text = code, keep.source = FALSE, encoding = "UTF-8"),
              error = function(e) e)
@@ -378,10 +390,10 @@ function(inc) {
     flush(stdout())
     flush(stderr())
     if (inherits(res, "error"))
-      return(reply_error(m$id, conditionMessage(res)))
+      return(reply_error(m$id, conditionMessage(res), warns = warns, call = error_call(res)))
     val <- tryCatch(enc(res[[1L]]), error = function(e) e)
     if (inherits(val, "error"))
-      return(reply_error(m$id, paste("cannot transfer the result:", conditionMessage(val))))
+      return(reply_error(m$id, paste("cannot transfer the result:", conditionMessage(val)), warns = warns))
     msg <- paste0("{\"type\":\"result\",\"id\":", m$id, ",\"visible\":",
                   if (res[[2L]]) "true" else "false", ",\"warnings\":", jchr(warns),
                   ",\"value\":", val, "}")
