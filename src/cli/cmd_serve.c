@@ -1558,7 +1558,7 @@ serve_main (int argc, char **argv)
   memset (&srv, 0, sizeof srv);
   srv.listen_fd = -1;
   srv.max_sessions = 256;
-  srv.max_client_sessions = 64;
+  srv.max_client_sessions = 128;
   srv.max_message = SECURER_DEFAULT_MAX_MESSAGE;
   srv.max_reply = SECURER_DEFAULT_MAX_REPLY;
   srv.max_output_lines = SECURER_DEFAULT_MAX_OUTPUT_LINES;
