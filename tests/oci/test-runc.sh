@@ -70,6 +70,53 @@ check_contains "root.readonly: the root is read-only" "Read-only file system" "$
 check_contains "maskedPaths: /proc/cpuinfo reads empty" "cpuinfo=0" "$out"
 check_contains "readonlyPaths: /proc/sys is read-only" "can't create /proc/sys/kernel/hostname: Read-only file system" "$out"
 
+# ---- runc's own default spec: ambient capabilities without inheritable ones
+# The kernel raises an ambient capability only when it is permitted and
+# inheritable; runc runs this spec without them, and so must we.
+if command -v runc >/dev/null 2>&1; then
+  mkdir -p "$WORK/b24"
+  cp -a "$WORK/rootfs" "$WORK/b24/rootfs"
+  (cd "$WORK/b24" && runc spec)
+  python3 - "$WORK/b24/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["sh", "-c", "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status"]
+json.dump(c, open(sys.argv[1], "w"))
+PY
+  R run --bundle "$WORK/b24" runcspec >"$WORK/b24.out" 2>"$WORK/b24.err"
+  check "runc spec: the container runs" 0 "$?"
+  out=$(cat "$WORK/b24.out")
+  check_contains "runc spec: effective is the spec's" "CapEff:	0000000020000420" "$out"
+  check_contains "runc spec: no ambient capability raised" "CapAmb:	0000000000000000" "$out"
+  check_contains "runc spec: the ambient capabilities left out are named" \
+    "process.capabilities.ambient: CAP_KILL CAP_NET_BIND_SERVICE CAP_AUDIT_WRITE not raised" "$(cat "$WORK/b24.err")"
+  # With them inheritable too, a non-root process keeps them across exec.
+  python3 - "$WORK/b24/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+caps = c["process"]["capabilities"]
+caps["inheritable"] = list(caps["ambient"])
+c["process"]["user"] = {"uid": 1000, "gid": 1000}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+  out=$(R run --bundle "$WORK/b24" runcspec2 2>&1)
+  check_contains "ambient: raised when permitted and inheritable" "CapAmb:	0000000020000420" "$out"
+  check_contains "ambient: effective for a non-root process after exec" "CapEff:	0000000020000420" "$out"
+  case $out in *warning*) not_ok "ambient: no warning when all can be raised: $out" ;; *) ok "ambient: no warning when all can be raised" ;; esac
+else
+  echo "# runc spec: runc not installed, skipped"
+fi
+
+# ---- memory.kernel and kernelTCP: accepted and ignored, as runc does ------
+make_bundle "$WORK/b25" 'c["linux"]["resources"]["memory"] = {"limit": 67108864, "kernel": 33554432, "kernelTCP": 16777216}' \
+  'c["process"]["args"] = ["sh", "-c", "echo kmem-ran"]'
+R run --bundle "$WORK/b25" kmem >"$WORK/b25.out" 2>"$WORK/b25.err"
+check "memory.kernel: the container runs" 0 "$?"
+check "memory.kernel: its output" kmem-ran "$(cat "$WORK/b25.out")"
+check_contains "memory.kernel: a warning names it" "linux.resources.memory.kernel: kernel memory limits are not supported" "$(cat "$WORK/b25.err")"
+check_contains "memory.kernelTCP: a warning names it" "linux.resources.memory.kernelTCP:" "$(cat "$WORK/b25.err")"
+
 # ---- run with a terminal and no console socket: the pty relayed ----------
 make_bundle "$WORK/b14" 'c["process"]["terminal"] = True' \
   'c["process"]["args"] = ["sh", "-c", "test -t 0 && test -t 1 && echo tty-ok; exit 5"]'

@@ -751,9 +751,12 @@ set_caps (const struct oci_process *p, securer_err_t *err)
     return securer_error_set (err, errno, "process.capabilities: set effective/permitted/inheritable");
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
     return securer_error_set (err, errno, "process.capabilities.ambient: clear");
+  /* Only what is permitted and inheritable is left (oci_process_parse);
+   * EINVAL is a capability this kernel does not have, which runc skips as
+   * it does in the other sets. */
   for (int c = 0; c < 64; c++)
     if ((p->cap_ambient >> c) & 1)
-      if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0)
+      if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0 && errno != EINVAL)
         return securer_error_set (err, errno, "process.capabilities.ambient: raise %d", c);
   return 0;
 }

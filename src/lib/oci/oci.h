@@ -81,6 +81,10 @@ struct oci_process {
   size_t n_groups;
   /* capability sets as bit masks (bit N = capability N) */
   uint64_t cap_bounding, cap_effective, cap_permitted, cap_inheritable, cap_ambient;
+  /* Ambient capabilities of the spec left out because the kernel raises
+   * only what is both permitted and inheritable (runc skips them too);
+   * the caller warns. */
+  uint64_t cap_ambient_unraisable;
   bool no_new_privs;
   struct oci_rlimit *rlimits;
   size_t n_rlimits;
@@ -126,6 +130,10 @@ struct oci_spec {
   /* run.securer.* annotations */
   char *securer_policy;    /* run.securer.policy: a policy layered on top */
   char *report_denials;    /* run.securer.report-denials: JSON-lines log path */
+  /* What is accepted without effect, as runc does (the kernel dropped
+   * it): one line each, for create to print. */
+  char **warnings;
+  size_t n_warnings;
 };
 
 /* Reads BUNDLE/config.json.  Fields that securer cannot honour are refused
@@ -142,6 +150,8 @@ int oci_spec_load_saved (const char *config_path, const char *bundle, struct oci
 /* Reads a process object alone (runc exec --process FILE) into *proc. */
 int oci_process_parse (json_t *j, const char *where, struct oci_process *proc, securer_err_t *err);
 void oci_process_clear (struct oci_process *p);
+/* The warning for cap_ambient_unraisable (malloc'd), or NULL. */
+char *oci_process_warning (const struct oci_process *p, const char *where);
 void oci_spec_free (struct oci_spec *s);
 const char *oci_ns_name (enum oci_ns_type t);
 /* The securer policy the spec amounts to, as far as the policy model can

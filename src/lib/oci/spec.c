@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <cap-ng.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -118,6 +119,25 @@ strv_free (char **v)
   for (size_t i = 0; v && v[i]; i++)
     free (v[i]);
   free (v);
+}
+
+static void
+warn (struct oci_spec *s, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+
+static void
+warn (struct oci_spec *s, const char *fmt, ...)
+{
+  char buf[512];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (buf, sizeof buf, fmt, ap);
+  va_end (ap);
+  char **v = realloc (s->warnings, (s->n_warnings + 2) * sizeof *v);
+  if (v == NULL)
+    return;
+  s->warnings = v;
+  v[s->n_warnings++] = strdup (buf);
+  v[s->n_warnings] = NULL;
 }
 
 /* ---- process ------------------------------------------------------------ */
@@ -260,6 +280,12 @@ oci_process_parse (json_t *j, const char *where, struct oci_process *p, securer_
           || cap_set (c, "inheritable", w, &p->cap_inheritable, err) < 0
           || cap_set (c, "ambient", w, &p->cap_ambient, err) < 0)
         return -1;
+      /* PR_CAP_AMBIENT_RAISE fails unless the capability is permitted and
+       * inheritable.  runc's own default spec lists ambient capabilities
+       * with no inheritable set, and runc runs it without them; so do we,
+       * telling the caller which were left out. */
+      p->cap_ambient_unraisable = p->cap_ambient & ~(p->cap_permitted & p->cap_inheritable);
+      p->cap_ambient &= p->cap_permitted & p->cap_inheritable;
     }
 
   json_t *rl = json_object_get (j, "rlimits");
@@ -295,6 +321,32 @@ oci_process_parse (json_t *j, const char *where, struct oci_process *p, securer_
       p->oom_score_adj = (int) json_integer_value (oom);
     }
   return 0;
+}
+
+char *
+oci_process_warning (const struct oci_process *p, const char *where)
+{
+  if (p->cap_ambient_unraisable == 0)
+    return NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (f == NULL)
+    return NULL;
+  fprintf (f, "%s.capabilities.ambient:", where);
+  for (int c = 0; c < 64; c++)
+    if ((p->cap_ambient_unraisable >> c) & 1)
+      {
+        const char *n = capng_capability_to_name ((unsigned) c);
+        fputs (" CAP_", f);
+        for (; n && *n; n++)
+          fputc (toupper ((unsigned char) *n), f);
+        if (n == NULL)
+          fprintf (f, "%d", c);
+      }
+  fputs (" not raised: an ambient capability must be permitted and inheritable too", f);
+  fclose (f);
+  return buf;
 }
 
 void
@@ -512,8 +564,20 @@ parse_resources (struct oci_spec *s, json_t *r, securer_err_t *err)
           || get_i64 (mem, "reservation", "linux.resources.memory", &s->mem_reservation, err) < 0
           || get_i64 (mem, "swap", "linux.resources.memory", &s->mem_swap, err) < 0)
         return -1;
-      static const char *const mnot[] = { "kernel", "kernelTCP", "swappiness", "disableOOMKiller",
-                                          NULL };
+      /* Kernel memory limits are gone from the kernel (cgroup v2 never had
+       * them, v1 ignores kmem.limit_in_bytes since 5.16): runc accepts and
+       * ignores them, and engines still write them. */
+      static const char *const kmem[] = { "kernel", "kernelTCP", NULL };
+      for (size_t i = 0; kmem[i]; i++)
+        {
+          json_t *v = json_object_get (mem, kmem[i]);
+          if (v && !json_is_null (v) && !json_is_integer (v))
+            return refuse (err, "linux.resources.memory.%s: not an integer", kmem[i]);
+          if (v && json_is_integer (v))
+            warn (s, "linux.resources.memory.%s: kernel memory limits are not supported by the "
+                     "kernel; ignored", kmem[i]);
+        }
+      static const char *const mnot[] = { "swappiness", "disableOOMKiller", NULL };
       for (size_t i = 0; mnot[i]; i++)
         if (json_object_get (mem, mnot[i]) && !json_is_null (json_object_get (mem, mnot[i]))
             && !json_is_false (json_object_get (mem, mnot[i])))
@@ -1122,6 +1186,7 @@ oci_spec_free (struct oci_spec *s)
   free (s->rootfs);
   free (s->hostname);
   oci_process_clear (&s->proc);
+  strv_free (s->warnings);
   for (size_t i = 0; i < s->n_mounts; i++)
     {
       free (s->mounts[i].dest);
