@@ -463,7 +463,8 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
       goto fail;
     }
   struct oci_launch l = { .id = id, .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
-                          .seccomp = prog, .layer = layer, .notify_fd = report[1],
+                          .seccomp = prog, .seccomp_last_syscall = s->seccomp_last_syscall,
+                          .layer = layer, .notify_fd = report[1],
                           .keep_keyring = a->no_new_keyring };
   if (oci_launch_container (&l, st->cg, id, &st->pid, &st->start_time, err) < 0)
     goto fail;
@@ -1110,6 +1111,7 @@ cmd_exec (int argc, char **argv)
       goto out;
     }
   struct oci_exec_opts eo = { .container_pid = st->pid, .start_time = st->start_time, .cg = st->cg, .proc = &proc, .seccomp = prog,
+                              .seccomp_last_syscall = s->seccomp_last_syscall,
                               .layer = layer,
                               .console_fd = console };
   pid_t pid;

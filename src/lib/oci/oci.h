@@ -125,6 +125,12 @@ struct oci_spec {
   char *cpuset_cpus, *cpuset_mems;
   /* linux.seccomp as securer policy text (the importer's output), or NULL */
   char *seccomp_text;
+  /* The highest native syscall number the profile names, when calls past
+   * it are to fail with ENOSYS rather than get the default action (as with
+   * runc and crun: a profile older than the libc must not make the libc's
+   * probes of newer calls, clone3, close_range, faccessat2..., look like
+   * refusals); -1 for none (no filter, or a permissive or ENOSYS default). */
+  int seccomp_last_syscall;
   struct oci_hook *hooks[OCI_HOOK_COUNT];
   size_t n_hooks[OCI_HOOK_COUNT];
   /* run.securer.* annotations */
@@ -233,6 +239,7 @@ struct oci_launch {
   int console_fd;          /* connected console socket, or -1 */
   int fifo_fd;             /* exec fifo opened O_RDWR (create), or -1 (run) */
   const struct securer_seccomp_prog *seccomp;  /* NULL: no filter */
+  int seccomp_last_syscall;  /* oci_spec's: ENOSYS past it, or -1 */
   const struct oci_layer *layer;  /* run.securer.policy, or NULL */
   int notify_fd;           /* report-denials: where the listener goes, or -1 */
   bool keep_keyring;       /* --no-new-keyring: stay in the caller's session keyring */
@@ -245,7 +252,8 @@ int oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), v
 /* The process part alone (exec into a running container): identity,
  * capabilities, rlimits, seccomp, then execve. */
 int oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
-                      const struct oci_layer *layer, int console_fd, securer_err_t *err);
+                      int seccomp_last_syscall, const struct oci_layer *layer, int console_fd,
+                      securer_err_t *err);
 
 /* Writes process.oomScoreAdj for pid (0: the caller; a pid of another
  * pid namespace than the caller's /proc would name someone else).  From the runtime's side, in the
@@ -273,6 +281,7 @@ struct oci_exec_opts {
   const struct oci_cgroup *cg;
   const struct oci_process *proc;
   const struct securer_seccomp_prog *seccomp;
+  int seccomp_last_syscall;
   const struct oci_layer *layer;
   int console_fd;
 };

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -667,6 +668,41 @@ sysctl_namespaced (const struct oci_spec *s, const char *k)
   return false;
 }
 
+/* The highest native syscall number a profile names, or -1 when calls
+ * past it need no ENOSYS: a default that lets them through (or already
+ * says ENOSYS), or no syscall named at all (nothing tells the profile's
+ * age).  As runc's, an unknown name counts for nothing. */
+static int
+last_syscall (json_t *sc)
+{
+  const char *def = json_string_value (json_object_get (sc, "defaultAction"));
+  if (def == NULL || strcmp (def, "SCMP_ACT_ALLOW") == 0 || strcmp (def, "SCMP_ACT_LOG") == 0)
+    return -1;
+  json_t *ret = json_object_get (sc, "defaultErrnoRet");
+  if ((strcmp (def, "SCMP_ACT_ERRNO") == 0 && json_is_integer (ret) && json_integer_value (ret) == ENOSYS))
+    return -1;
+  int last = -1;
+  size_t i, k;
+  json_t *r, *n;
+  json_array_foreach (json_object_get (sc, "syscalls"), i, r)
+    {
+      json_t *names = json_object_get (r, "names");
+      if (names == NULL && json_is_string (json_object_get (r, "name")))
+        names = json_pack ("[O]", json_object_get (r, "name"));
+      else
+        json_incref (names);
+      json_array_foreach (names, k, n)
+        {
+          const char *name = json_string_value (n);
+          int nr = name ? seccomp_syscall_resolve_name (name) : __NR_SCMP_ERROR;
+          if (nr > last)
+            last = nr;
+        }
+      json_decref (names);
+    }
+  return last;
+}
+
 static int
 parse_seccomp (struct oci_spec *s, json_t *sc, securer_err_t *err)
 {
@@ -700,6 +736,7 @@ parse_seccomp (struct oci_spec *s, json_t *sc, securer_err_t *err)
     if (json_object_get (e, "includes") || json_object_get (e, "excludes"))
       return refuse (err, "linux.seccomp.syscalls[%zu]: includes/excludes are Docker profile keys, "
                           "not part of the OCI spec (the engine resolves them)", i);
+  s->seccomp_last_syscall = last_syscall (sc);
   json_t *copy = json_deep_copy (sc);
   json_object_del (copy, "flags");
   char *text = json_dumps (copy, JSON_COMPACT);
@@ -1008,6 +1045,7 @@ load_spec (const char *config_path, const char *bundle, struct oci_spec **out, s
     }
   struct oci_spec *s = calloc (1, sizeof *s);
   s->json = j;
+  s->seccomp_last_syscall = -1;
   char *dir = strdup (config_path);
   char *slash = strrchr (dir, '/');
   if (slash)
