@@ -117,6 +117,29 @@ check "memory.kernel: its output" kmem-ran "$(cat "$WORK/b25.out")"
 check_contains "memory.kernel: a warning names it" "linux.resources.memory.kernel: kernel memory limits are not supported" "$(cat "$WORK/b25.err")"
 check_contains "memory.kernelTCP: a warning names it" "linux.resources.memory.kernelTCP:" "$(cat "$WORK/b25.err")"
 
+# ---- linux.namespaces: the mount namespace joined by path ----------------
+# As with runc, the rootfs is set up in the joined namespace (its view of
+# the bundle's path), and the container's root is pivoted to there.
+if command -v unshare >/dev/null 2>&1; then
+  unshare --mount --propagation private --fork --kill-child sleep 1000 &
+  holder=$!
+  for _ in $(seq 100); do
+    [ "$(readlink /proc/$holder/ns/mnt 2>/dev/null)" != "$(readlink /proc/self/ns/mnt)" ] && break
+    sleep 0.05
+  done
+  want=$(readlink /proc/$holder/ns/mnt)
+  make_bundle "$WORK/b27" 'c["process"]["args"] = ["sh", "-c", "readlink /proc/self/ns/mnt; test -x /bin/busybox && echo rootfs-ok"]' \
+    "c['linux']['namespaces'] = [n if n['type'] != 'mount' else {'type': 'mount', 'path': '/proc/$holder/ns/mnt'} for n in c['linux']['namespaces']]"
+  out=$(R run --bundle "$WORK/b27" mntjoin 2>&1); rc=$?
+  check "mount namespace by path: the container runs" 0 "$rc"
+  check_contains "mount namespace by path: it is the one joined" "$want" "$out"
+  check_contains "mount namespace by path: the rootfs is the bundle's" "rootfs-ok" "$out"
+  kill -KILL $holder
+  wait $holder 2>/dev/null
+else
+  echo "# mount namespace by path: no unshare, skipped"
+fi
+
 # ---- run with a terminal and no console socket: the pty relayed ----------
 make_bundle "$WORK/b14" 'c["process"]["terminal"] = True' \
   'c["process"]["args"] = ["sh", "-c", "test -t 0 && test -t 1 && echo tty-ok; exit 5"]'

@@ -799,8 +799,6 @@ parse_linux (struct oci_spec *s, json_t *l, securer_err_t *err)
   if (!s->ns_wanted[OCI_NS_MNT])
     return refuse (err, "linux.namespaces: a mount namespace is required (the container's root is "
                         "pivoted to)");
-  if (s->ns_path[OCI_NS_MNT])
-    return refuse (err, "linux.namespaces: joining a mount namespace by path is not supported");
   if (s->ns_wanted[OCI_NS_USER] && !s->ns_path[OCI_NS_USER])
     for (int k = 0; k < OCI_NS_COUNT; k++)
       if (s->ns_path[k] && k != OCI_NS_PID)
