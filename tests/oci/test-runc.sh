@@ -117,6 +117,20 @@ check "memory.kernel: its output" kmem-ran "$(cat "$WORK/b25.out")"
 check_contains "memory.kernel: a warning names it" "linux.resources.memory.kernel: kernel memory limits are not supported" "$(cat "$WORK/b25.err")"
 check_contains "memory.kernelTCP: a warning names it" "linux.resources.memory.kernelTCP:" "$(cat "$WORK/b25.err")"
 
+# ---- memory.swappiness and disableOOMKiller: v1's knobs ------------------
+if [ -f /sys/fs/cgroup/memory/memory.swappiness ]; then
+  make_bundle "$WORK/b28" 'c["linux"]["resources"]["memory"] = {"limit": 67108864, "swappiness": 37, "disableOOMKiller": True}' \
+    'c["linux"]["cgroupsPath"] = "/securer-runc-test/swappy"' 'c["process"]["args"] = ["true"]'
+  R create --bundle "$WORK/b28" swappy
+  check "memory.swappiness: create" 0 "$?"
+  d=/sys/fs/cgroup/memory/securer-runc-test/swappy
+  check "memory.swappiness: written" 37 "$(cat "$d/memory.swappiness" 2>&1)"
+  check_contains "memory.disableOOMKiller: written" "oom_kill_disable 1" "$(cat "$d/memory.oom_control" 2>&1)"
+  R delete --force swappy
+else
+  echo "# memory.swappiness: no v1 memory controller, skipped"
+fi
+
 # ---- linux.namespaces: the mount namespace joined by path ----------------
 # As with runc, the rootfs is set up in the joined namespace (its view of
 # the bundle's path), and the container's root is pivoted to there.

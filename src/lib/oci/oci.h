@@ -119,6 +119,8 @@ struct oci_spec {
   struct oci_devrule *devrules;
   size_t n_devrules;
   int64_t mem_limit, mem_reservation, mem_swap;  /* -2 = unset */
+  int64_t mem_swappiness;                        /* -1 = unset */
+  bool mem_disable_oom_killer;
   int64_t pids_limit;                            /* 0 = unset */
   uint64_t cpu_shares, cpu_period;
   int64_t cpu_quota;                             /* 0 = unset */

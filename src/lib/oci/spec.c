@@ -578,11 +578,16 @@ parse_resources (struct oci_spec *s, json_t *r, securer_err_t *err)
             warn (s, "linux.resources.memory.%s: kernel memory limits are not supported by the "
                      "kernel; ignored", kmem[i]);
         }
-      static const char *const mnot[] = { "swappiness", "disableOOMKiller", NULL };
-      for (size_t i = 0; mnot[i]; i++)
-        if (json_object_get (mem, mnot[i]) && !json_is_null (json_object_get (mem, mnot[i]))
-            && !json_is_false (json_object_get (mem, mnot[i])))
-          return refuse (err, "linux.resources.memory.%s: not supported by securer-runc", mnot[i]);
+      if (get_i64 (mem, "swappiness", "linux.resources.memory", &s->mem_swappiness, err) < 0)
+        return -1;
+      /* Engines write the unsigned -1 for "unset", which jansson reads as -1. */
+      if (s->mem_swappiness > 100)
+        return refuse (err, "linux.resources.memory.swappiness: %lld is not in 0..100",
+                       (long long) s->mem_swappiness);
+      json_t *oom = json_object_get (mem, "disableOOMKiller");
+      if (oom && !json_is_null (oom) && !json_is_boolean (oom))
+        return refuse (err, "linux.resources.memory.disableOOMKiller: not a boolean");
+      s->mem_disable_oom_killer = json_is_true (oom);
     }
   json_t *pids = json_object_get (r, "pids");
   if (pids)
@@ -883,6 +888,7 @@ parse_linux (struct oci_spec *s, json_t *l, securer_err_t *err)
         }
     }
   s->mem_limit = s->mem_reservation = s->mem_swap = -2;
+  s->mem_swappiness = -1;
   json_t *res = json_object_get (l, "resources");
   if (res && parse_resources (s, res, err) < 0)
     return -1;
