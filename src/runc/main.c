@@ -51,6 +51,8 @@ logmsg (const char *level, const char *fmt, ...)
   va_end (ap);
   if (strcmp (level, "error") == 0)
     fprintf (stderr, "securer-runc: %s\n", msg);
+  else if (strcmp (level, "warning") == 0)
+    fprintf (stderr, "securer-runc: warning: %s\n", msg);
   if (g.log == NULL)
     return;
   FILE *f = fopen (g.log, "ae");
@@ -356,6 +358,24 @@ load_saved_spec (const struct oci_state *st, struct oci_spec **out, securer_err_
   return rc;
 }
 
+/* What the spec asks for that is accepted without effect, as runc does. */
+static void
+warn_process (const struct oci_process *p, const char *where)
+{
+  char *w = oci_process_warning (p, where);
+  if (w)
+    logmsg ("warning", "%s", w);
+  free (w);
+}
+
+static void
+warn_spec (const struct oci_spec *s)
+{
+  for (size_t i = 0; i < s->n_warnings; i++)
+    logmsg ("warning", "%s", s->warnings[i]);
+  warn_process (&s->proc, "process");
+}
+
 /* Everything of create; with wait_start the process waits on the fifo.
  * On success *st is the saved state (the caller frees it). */
 static int
@@ -391,6 +411,7 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
   int report[2] = { -1, -1 };
   if (oci_spec_load (a->bundle ? a->bundle : ".", &s, err) < 0 || oci_spec_seccomp_policy (s, &sc, err) < 0)
     goto out;
+  warn_spec (s);
   if (s->report_denials)
     {
       if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, report) < 0)
@@ -442,7 +463,8 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
       goto fail;
     }
   struct oci_launch l = { .id = id, .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
-                          .seccomp = prog, .layer = layer, .notify_fd = report[1],
+                          .seccomp = prog, .seccomp_last_syscall = s->seccomp_last_syscall,
+                          .layer = layer, .notify_fd = report[1],
                           .keep_keyring = a->no_new_keyring };
   if (oci_launch_container (&l, st->cg, id, &st->pid, &st->start_time, err) < 0)
     goto fail;
@@ -1077,6 +1099,7 @@ cmd_exec (int argc, char **argv)
   json_decref (pj);
   if (prc < 0)
     goto out;
+  warn_process (&proc, process ? "--process" : "process");
   if (parse_preserve_fds (preserve, &proc.preserve_fds, &err) < 0)
     goto out;
   console = connect_console (console_socket, &err);
@@ -1088,6 +1111,7 @@ cmd_exec (int argc, char **argv)
       goto out;
     }
   struct oci_exec_opts eo = { .container_pid = st->pid, .start_time = st->start_time, .cg = st->cg, .proc = &proc, .seccomp = prog,
+                              .seccomp_last_syscall = s->seccomp_last_syscall,
                               .layer = layer,
                               .console_fd = console };
   pid_t pid;

@@ -70,6 +70,90 @@ check_contains "root.readonly: the root is read-only" "Read-only file system" "$
 check_contains "maskedPaths: /proc/cpuinfo reads empty" "cpuinfo=0" "$out"
 check_contains "readonlyPaths: /proc/sys is read-only" "can't create /proc/sys/kernel/hostname: Read-only file system" "$out"
 
+# ---- runc's own default spec: ambient capabilities without inheritable ones
+# The kernel raises an ambient capability only when it is permitted and
+# inheritable; runc runs this spec without them, and so must we.
+if command -v runc >/dev/null 2>&1; then
+  mkdir -p "$WORK/b24"
+  cp -a "$WORK/rootfs" "$WORK/b24/rootfs"
+  (cd "$WORK/b24" && runc spec)
+  python3 - "$WORK/b24/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["sh", "-c", "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status"]
+json.dump(c, open(sys.argv[1], "w"))
+PY
+  R run --bundle "$WORK/b24" runcspec >"$WORK/b24.out" 2>"$WORK/b24.err"
+  check "runc spec: the container runs" 0 "$?"
+  out=$(cat "$WORK/b24.out")
+  check_contains "runc spec: effective is the spec's" "CapEff:	0000000020000420" "$out"
+  check_contains "runc spec: no ambient capability raised" "CapAmb:	0000000000000000" "$out"
+  check_contains "runc spec: the ambient capabilities left out are named" \
+    "process.capabilities.ambient: CAP_KILL CAP_NET_BIND_SERVICE CAP_AUDIT_WRITE not raised" "$(cat "$WORK/b24.err")"
+  # With them inheritable too, a non-root process keeps them across exec.
+  python3 - "$WORK/b24/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+caps = c["process"]["capabilities"]
+caps["inheritable"] = list(caps["ambient"])
+c["process"]["user"] = {"uid": 1000, "gid": 1000}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+  out=$(R run --bundle "$WORK/b24" runcspec2 2>&1)
+  check_contains "ambient: raised when permitted and inheritable" "CapAmb:	0000000020000420" "$out"
+  check_contains "ambient: effective for a non-root process after exec" "CapEff:	0000000020000420" "$out"
+  case $out in *warning*) not_ok "ambient: no warning when all can be raised: $out" ;; *) ok "ambient: no warning when all can be raised" ;; esac
+else
+  echo "# runc spec: runc not installed, skipped"
+fi
+
+# ---- memory.kernel and kernelTCP: accepted and ignored, as runc does ------
+make_bundle "$WORK/b25" 'c["linux"]["resources"]["memory"] = {"limit": 67108864, "kernel": 33554432, "kernelTCP": 16777216}' \
+  'c["process"]["args"] = ["sh", "-c", "echo kmem-ran"]'
+R run --bundle "$WORK/b25" kmem >"$WORK/b25.out" 2>"$WORK/b25.err"
+check "memory.kernel: the container runs" 0 "$?"
+check "memory.kernel: its output" kmem-ran "$(cat "$WORK/b25.out")"
+check_contains "memory.kernel: a warning names it" "linux.resources.memory.kernel: kernel memory limits are not supported" "$(cat "$WORK/b25.err")"
+check_contains "memory.kernelTCP: a warning names it" "linux.resources.memory.kernelTCP:" "$(cat "$WORK/b25.err")"
+
+# ---- memory.swappiness and disableOOMKiller: v1's knobs ------------------
+if [ -f /sys/fs/cgroup/memory/memory.swappiness ]; then
+  make_bundle "$WORK/b28" 'c["linux"]["resources"]["memory"] = {"limit": 67108864, "swappiness": 37, "disableOOMKiller": True}' \
+    'c["linux"]["cgroupsPath"] = "/securer-runc-test/swappy"' 'c["process"]["args"] = ["true"]'
+  R create --bundle "$WORK/b28" swappy
+  check "memory.swappiness: create" 0 "$?"
+  d=/sys/fs/cgroup/memory/securer-runc-test/swappy
+  check "memory.swappiness: written" 37 "$(cat "$d/memory.swappiness" 2>&1)"
+  check_contains "memory.disableOOMKiller: written" "oom_kill_disable 1" "$(cat "$d/memory.oom_control" 2>&1)"
+  R delete --force swappy
+else
+  echo "# memory.swappiness: no v1 memory controller, skipped"
+fi
+
+# ---- linux.namespaces: the mount namespace joined by path ----------------
+# As with runc, the rootfs is set up in the joined namespace (its view of
+# the bundle's path), and the container's root is pivoted to there.
+if command -v unshare >/dev/null 2>&1; then
+  unshare --mount --propagation private --fork --kill-child sleep 1000 &
+  holder=$!
+  for _ in $(seq 100); do
+    [ "$(readlink /proc/$holder/ns/mnt 2>/dev/null)" != "$(readlink /proc/self/ns/mnt)" ] && break
+    sleep 0.05
+  done
+  want=$(readlink /proc/$holder/ns/mnt)
+  make_bundle "$WORK/b27" 'c["process"]["args"] = ["sh", "-c", "readlink /proc/self/ns/mnt; test -x /bin/busybox && echo rootfs-ok"]' \
+    "c['linux']['namespaces'] = [n if n['type'] != 'mount' else {'type': 'mount', 'path': '/proc/$holder/ns/mnt'} for n in c['linux']['namespaces']]"
+  out=$(R run --bundle "$WORK/b27" mntjoin 2>&1); rc=$?
+  check "mount namespace by path: the container runs" 0 "$rc"
+  check_contains "mount namespace by path: it is the one joined" "$want" "$out"
+  check_contains "mount namespace by path: the rootfs is the bundle's" "rootfs-ok" "$out"
+  kill -KILL $holder
+  wait $holder 2>/dev/null
+else
+  echo "# mount namespace by path: no unshare, skipped"
+fi
+
 # ---- run with a terminal and no console socket: the pty relayed ----------
 make_bundle "$WORK/b14" 'c["process"]["terminal"] = True' \
   'c["process"]["args"] = ["sh", "-c", "test -t 0 && test -t 1 && echo tty-ok; exit 5"]'
@@ -87,6 +171,61 @@ check_contains "seccomp: mkdir gets errnoRet 18 (EXDEV)" "Invalid cross-device l
 check_contains "seccomp: filter mode" "Seccomp:	2" "$out"
 check_contains "seccomp: other calls allowed" "still-running" "$out"
 [ ! -e "$WORK/b3/rootfs/tmp/d" ] && ok "seccomp: the directory was not made" || not_ok "seccomp: the directory was made"
+
+# ---- an old Docker-style profile: no close_range, clone3, faccessat2 ----
+# Default ERRNO (EPERM) and an allow list of 2019: the runtime's own steps
+# must not need a call the profile does not know, and calls newer than the
+# profile's last one fail with ENOSYS (so the libc falls back), as with runc.
+OLDPROF=$(cd "$(dirname "$0")" && pwd)/seccomp-docker-2019.json
+for nnp in False True; do
+  make_bundle "$WORK/b26" "c['linux']['seccomp'] = json.load(open('$OLDPROF'))" \
+    "c['process']['noNewPrivileges'] = $nnp" \
+    'c["process"]["args"] = ["/bin/busybox", "ls", "/bin/busybox"]'
+  out=$(R run --bundle "$WORK/b26" oldprof 2>&1); rc=$?
+  check "old profile (noNewPrivileges $nnp): busybox ls succeeds" 0 "$rc"
+  check "old profile (noNewPrivileges $nnp): its output" /bin/busybox "$out"
+done
+cat >"$WORK/newcalls.c" <<'EOF'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static void
+try (const char *name, long nr)
+{
+  long rc = syscall (nr, -1L, -1L, 0L, 0L, 0L, 0L);
+  printf ("%s=%s\n", name, rc < 0 ? strerrorname_np (errno) : "ok");
+}
+int
+main (void)
+{
+  try ("acct", SYS_acct);                 /* older than the profile, not in it */
+  try ("close_range", 436);
+  try ("openat2", 437);
+  try ("faccessat2", 439);
+  return 0;
+}
+EOF
+if cc -static -o "$WORK/newcalls" "$WORK/newcalls.c" 2>/dev/null; then
+  make_bundle "$WORK/b26" "c['linux']['seccomp'] = json.load(open('$OLDPROF'))" \
+    'c["root"]["readonly"] = False' 'c["process"]["args"] = ["/newcalls"]'
+  cp "$WORK/newcalls" "$WORK/b26/rootfs/newcalls"
+  out=$(R run --bundle "$WORK/b26" newcalls 2>&1)
+  check_contains "old profile: a call it predates but does not allow gets its default" "acct=EPERM" "$out"
+  check_contains "old profile: close_range, newer than it, is ENOSYS" "close_range=ENOSYS" "$out"
+  check_contains "old profile: openat2 is ENOSYS" "openat2=ENOSYS" "$out"
+  check_contains "old profile: faccessat2 is ENOSYS" "faccessat2=ENOSYS" "$out"
+  make_bundle "$WORK/b26" "c['linux']['seccomp'] = json.load(open('$OLDPROF'))" \
+    'c["process"]["args"] = ["sleep", "1000"]'
+  R run -d --bundle "$WORK/b26" newcalls-exec
+  out=$(R exec newcalls-exec /newcalls 2>&1)
+  check_contains "old profile: exec'd processes get ENOSYS past it too" "faccessat2=ENOSYS" "$out"
+  R delete --force newcalls-exec
+else
+  echo "# old profile: no static C compiler, the ENOSYS checks skipped"
+fi
 
 # ---- run.securer.policy: Landlock and a second filter from a securer policy
 cat >"$WORK/layer.policy" <<'POL'

@@ -105,3 +105,21 @@ Test (oci_devices, other_majors_and_minors_do_not_match)
   struct oci_devrule wild[] = { RULE (false, 'a', -1, -1, "rwm"), RULE (true, 'c', 1, -1, "rw") };
   cr_assert_eq (open_in_cgroup (wild, 2, O_RDWR), 0);
 }
+
+/* The program of a spec with many rules verifies, but the verifier's log
+ * of it would be longer than any small buffer: it must load all the same. */
+Test (oci_devices, a_program_of_many_rules_loads)
+{
+  enum { N = 120 };
+  struct oci_devrule r[N + 2];
+  r[0] = RULE (false, 'a', -1, -1, "rwm");
+  for (int i = 0; i < N; i++)
+    {
+      r[i + 1] = RULE (true, i % 2 ? 'b' : 'c', 10 + i, i, "rwm");
+      if (i % 3)
+        r[i + 1].access[2] = '\0';  /* "rw": one more test in the program */
+    }
+  r[N + 1] = RULE (true, 'c', 1, 3, "r");
+  cr_assert_eq (open_in_cgroup (r, N + 2, O_RDONLY), 0);
+  cr_assert_eq (open_in_cgroup (r, N + 2, O_WRONLY), EPERM);
+}

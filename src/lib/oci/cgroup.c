@@ -285,7 +285,8 @@ apply_resources (const struct oci_cgroup *cg, const struct oci_spec *s, securer_
       if (w_i64 (d, "pids.max", s->pids_limit, err) < 0)
         return securer_error_prefix (err, "linux.resources.pids.limit");
     }
-  if (s->mem_limit != -2 || s->mem_reservation != -2 || s->mem_swap != -2)
+  if (s->mem_limit != -2 || s->mem_reservation != -2 || s->mem_swap != -2 || s->mem_swappiness >= 0
+      || s->mem_disable_oom_killer)
     {
       if ((d = dir_for (cg, "memory", &v2)) == NULL)
         return refuse (err, "linux.resources.memory", "no memory controller");
@@ -304,6 +305,16 @@ apply_resources (const struct oci_cgroup *cg, const struct oci_spec *s, securer_
           if (w_i64 (d, v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes", sw, err) < 0)
             return securer_error_prefix (err, "linux.resources.memory.swap");
         }
+      /* v1 only: v2 has neither knob (its OOM killer is per cgroup,
+       * memory.oom.group, which is something else). */
+      if (v2 && s->mem_swappiness >= 0)
+        return refuse (err, "linux.resources.memory.swappiness", "not available on cgroup v2");
+      if (v2 && s->mem_disable_oom_killer)
+        return refuse (err, "linux.resources.memory.disableOOMKiller", "not available on cgroup v2");
+      if (s->mem_swappiness >= 0 && w_i64 (d, "memory.swappiness", s->mem_swappiness, err) < 0)
+        return securer_error_prefix (err, "linux.resources.memory.swappiness");
+      if (s->mem_disable_oom_killer && write_to (d, "memory.oom_control", "1", err) < 0)
+        return securer_error_prefix (err, "linux.resources.memory.disableOOMKiller");
     }
   if (s->cpu_shares || s->cpu_quota || s->cpu_period)
     {

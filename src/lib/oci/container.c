@@ -10,9 +10,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
+#include <seccomp.h>
+#include <stddef.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/filter.h>
 #include <linux/keyctl.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
@@ -759,9 +762,12 @@ set_caps (const struct oci_process *p, securer_err_t *err)
     return securer_error_set (err, errno, "process.capabilities: set effective/permitted/inheritable");
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
     return securer_error_set (err, errno, "process.capabilities.ambient: clear");
+  /* Only what is permitted and inheritable is left (oci_process_parse);
+   * EINVAL is a capability this kernel does not have, which runc skips as
+   * it does in the other sets. */
   for (int c = 0; c < 64; c++)
     if ((p->cap_ambient >> c) & 1)
-      if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0)
+      if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0 && errno != EINVAL)
         return securer_error_set (err, errno, "process.capabilities.ambient: raise %d", c);
   return 0;
 }
@@ -799,8 +805,13 @@ set_identity (const struct oci_process *p, securer_err_t *err)
   return 0;
 }
 
+/* A filter of the profile, with runc's ENOSYS stub in front when last >= 0:
+ * a native call numbered past the profile's last one fails with ENOSYS
+ * and never reaches the profile's default.  The stub starts afresh (it
+ * loads what it tests) and falls through to the profile's program, whose
+ * relative jumps are untouched by what comes before. */
 static int
-load_filter (const struct securer_seccomp_prog *prog, int notify_fd, securer_err_t *err)
+load_filter (const struct securer_seccomp_prog *prog, int last, int notify_fd, securer_err_t *err)
 {
   if (prog == NULL)
     return 0;
@@ -809,13 +820,39 @@ load_filter (const struct securer_seccomp_prog *prog, int notify_fd, securer_err
   unsigned long flags;
   if (securer_seccomp_bpf (prog, &insns, &n, &flags) < 0)
     return 0;  /* the profile loads no filter */
+  struct sock_filter *patched = NULL;
+  if (last >= 0)
+    {
+      const struct sock_filter stub[] = {
+        BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+        BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native (), 0, 4),
+        BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+        /* x32 calls share x86_64's arch and are the profile's to judge. */
+        BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 2, 0),
+        BPF_JUMP (BPF_JMP | BPF_JGT | BPF_K, (uint32_t) last, 0, 1),
+        BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+      };
+      size_t ns = sizeof stub / sizeof stub[0];
+      if (n + ns > BPF_MAXINSNS)
+        return securer_error_set (err, E2BIG, "linux.seccomp: the filter (%u instructions) and the "
+                                  "ENOSYS stub for newer syscalls exceed %d", n, BPF_MAXINSNS);
+      patched = malloc ((n + ns) * sizeof *patched);
+      if (patched == NULL)
+        return securer_error_set (err, ENOMEM, "linux.seccomp: the filter");
+      memcpy (patched, stub, sizeof stub);
+      memcpy (patched + ns, insns, n * sizeof *insns);
+      insns = patched;
+      n += (unsigned) ns;
+    }
   /* Not securer_seccomp_install: that one insists on no_new_privs, while
    * the OCI spec lets a process without it load the filter with
    * CAP_SYS_ADMIN (and engines use that: podman leaves no_new_privs off). */
   struct sock_fprog fp = { .len = (unsigned short) n, .filter = (struct sock_filter *) insns };
   long rc = syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fp);
+  int e = errno;
+  free (patched);
   if (rc < 0)
-    return securer_error_set (err, errno, "linux.seccomp: load the filter");
+    return securer_error_set (err, e, "linux.seccomp: load the filter");
   if (rc > 0 && (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER))
     {
       /* To the reporter; without one nothing would answer, which
@@ -836,14 +873,20 @@ load_filter (const struct securer_seccomp_prog *prog, int notify_fd, securer_err
  * no_new_privs and the filter, in the only order that works: the filter
  * needs CAP_SYS_ADMIN without no_new_privs, so then it comes first. */
 static int
-finish_process (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
+finish_process (const struct oci_process *p, const struct securer_seccomp_prog *seccomp, int last,
                 const struct oci_layer *layer, int notify_fd, const char *exe, securer_err_t *err)
 {
+  /* Nothing of the runtime or the engine leaks in, beyond what
+   * --preserve-fds hands over.  Close-on-exec rather than closed: the
+   * report pipe must stay open until the exec has succeeded.  Before any
+   * filter: a profile older than close_range would refuse it. */
+  if (syscall (SYS_close_range, 3 + p->preserve_fds, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+    return securer_error_set (err, errno, "close inherited descriptors");
   /* A layered securer policy brings no_new_privs with it (its filter may
    * deny what the identity change needs, so it loads last, and Landlock
    * needs either no_new_privs or CAP_SYS_ADMIN). */
   bool nnp = p->no_new_privs || layer != NULL;
-  if (!nnp && load_filter (seccomp, notify_fd, err) < 0)
+  if (!nnp && load_filter (seccomp, last, notify_fd, err) < 0)
     return -1;
   if (layer && (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || oci_layer_landlock (layer, err) < 0))
     {
@@ -855,15 +898,10 @@ finish_process (const struct oci_process *p, const struct securer_seccomp_prog *
     return -1;
   if (nnp && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     return securer_error_set (err, errno, "process.noNewPrivileges");
-  if (nnp && load_filter (seccomp, notify_fd, err) < 0)
+  if (nnp && load_filter (seccomp, last, notify_fd, err) < 0)
     return -1;
-  if (layer && load_filter (layer->seccomp, -1, err) < 0)
+  if (layer && load_filter (layer->seccomp, -1, -1, err) < 0)
     return securer_error_prefix (err, "annotations.run.securer.policy");
-  /* Nothing of the runtime or the engine leaks in, beyond what
-   * --preserve-fds hands over.  Close-on-exec rather than closed: the
-   * report pipe must stay open until the exec has succeeded. */
-  if (syscall (SYS_close_range, 3 + p->preserve_fds, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
-    return securer_error_set (err, errno, "close inherited descriptors");
   execve (exe, p->args, p->env);
   securer_error_set (err, errno, "exec %s", exe);
   securer_error_set_status (err, errno == ENOENT ? 127 : 126);
@@ -922,7 +960,8 @@ resolve_exe (const struct oci_process *p, securer_err_t *err)
 
 int
 oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
-                  const struct oci_layer *layer, int console_fd, securer_err_t *err)
+                  int seccomp_last_syscall, const struct oci_layer *layer, int console_fd,
+                  securer_err_t *err)
 {
   if (p->terminal && console_fd >= 0 && setup_console (console_fd, p, err) < 0)
     return -1;
@@ -935,7 +974,7 @@ oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog
   char *exe = resolve_exe (p, err);
   if (exe == NULL)
     return -1;
-  finish_process (p, seccomp, layer, -1, exe, err);
+  finish_process (p, seccomp, seccomp_last_syscall, layer, -1, exe, err);
   free (exe);
   return -1;
 }
@@ -1050,7 +1089,7 @@ oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), void 
       free (exe);
       return -1;
     }
-  finish_process (p, l->seccomp, l->layer, l->notify_fd, exe, err);
+  finish_process (p, l->seccomp, l->seccomp_last_syscall, l->layer, l->notify_fd, exe, err);
   free (exe);
   return -1;
 }

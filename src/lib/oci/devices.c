@@ -139,21 +139,52 @@ oci_devices_bpf_attach (const char *cgroup_dir, const struct oci_devrule *rules,
       free (p.v);
       return securer_error_set (err, E2BIG, "device program of %zu instructions", p.n);
     }
-  char log[4096] = "";
   union bpf_attr a;
   memset (&a, 0, sizeof a);
   a.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
   a.insns = (uint64_t) (uintptr_t) p.v;
   a.insn_cnt = (uint32_t) p.n;
   a.license = (uint64_t) (uintptr_t) "GPL";
-  a.log_buf = (uint64_t) (uintptr_t) log;
-  a.log_size = sizeof log;
-  a.log_level = 1;
+  /* Without a log first: a program that verifies can still make a log
+   * too long for any fixed buffer (one line per instruction and branch),
+   * and the kernel then fails the load with ENOSPC. */
   int prog = (int) syscall (SYS_bpf, BPF_PROG_LOAD, &a, sizeof a);
   int e = errno;
+  char *log = NULL;
+  if (prog < 0)
+    {
+      /* Again with a log, only to say why. */
+      const size_t log_size = 1 << 20;
+      log = calloc (1, log_size);
+      if (log)
+        {
+          a.log_buf = (uint64_t) (uintptr_t) log;
+          a.log_size = (uint32_t) log_size;
+          a.log_level = 1;
+          int again = (int) syscall (SYS_bpf, BPF_PROG_LOAD, &a, sizeof a);
+          if (again >= 0)
+            prog = again;  /* a passing fault the first time */
+        }
+    }
   free (p.v);
   if (prog < 0)
-    return securer_error_set (err, e, "load the device program%s%.200s", *log ? ": " : "", log);
+    {
+      /* The verifier's reason is its last line. */
+      const char *why = "";
+      if (log)
+        {
+          size_t l = strlen (log);
+          while (l > 0 && log[l - 1] == '\n')
+            log[--l] = '\0';
+          const char *nl = strrchr (log, '\n');
+          why = nl ? nl + 1 : log;
+        }
+      securer_error_set (err, e, "load the device program of %zu instructions%s%.300s", (size_t) a.insn_cnt,
+                         *why ? ": " : "", why);
+      free (log);
+      return -1;
+    }
+  free (log);
   int cg = open (cgroup_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (cg < 0)
     {

@@ -398,7 +398,7 @@ oci_launch_exec (const struct oci_exec_opts *o, pid_t *pid_out, securer_err_t *e
           if (!o->proc->terminal && setsid () < 0)
             securer_error_set (&e, errno, "setsid");
           else
-            oci_process_exec (o->proc, o->seccomp, o->layer, o->console_fd, &e);
+            oci_process_exec (o->proc, o->seccomp, o->seccomp_last_syscall, o->layer, o->console_fd, &e);
         }
       report_error (rep[1], e);
       _exit (e && e->status ? e->status : 125);

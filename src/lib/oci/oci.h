@@ -81,6 +81,10 @@ struct oci_process {
   size_t n_groups;
   /* capability sets as bit masks (bit N = capability N) */
   uint64_t cap_bounding, cap_effective, cap_permitted, cap_inheritable, cap_ambient;
+  /* Ambient capabilities of the spec left out because the kernel raises
+   * only what is both permitted and inheritable (runc skips them too);
+   * the caller warns. */
+  uint64_t cap_ambient_unraisable;
   bool no_new_privs;
   struct oci_rlimit *rlimits;
   size_t n_rlimits;
@@ -115,17 +119,29 @@ struct oci_spec {
   struct oci_devrule *devrules;
   size_t n_devrules;
   int64_t mem_limit, mem_reservation, mem_swap;  /* -2 = unset */
+  int64_t mem_swappiness;                        /* -1 = unset */
+  bool mem_disable_oom_killer;
   int64_t pids_limit;                            /* 0 = unset */
   uint64_t cpu_shares, cpu_period;
   int64_t cpu_quota;                             /* 0 = unset */
   char *cpuset_cpus, *cpuset_mems;
   /* linux.seccomp as securer policy text (the importer's output), or NULL */
   char *seccomp_text;
+  /* The highest native syscall number the profile names, when calls past
+   * it are to fail with ENOSYS rather than get the default action (as with
+   * runc and crun: a profile older than the libc must not make the libc's
+   * probes of newer calls, clone3, close_range, faccessat2..., look like
+   * refusals); -1 for none (no filter, or a permissive or ENOSYS default). */
+  int seccomp_last_syscall;
   struct oci_hook *hooks[OCI_HOOK_COUNT];
   size_t n_hooks[OCI_HOOK_COUNT];
   /* run.securer.* annotations */
   char *securer_policy;    /* run.securer.policy: a policy layered on top */
   char *report_denials;    /* run.securer.report-denials: JSON-lines log path */
+  /* What is accepted without effect, as runc does (the kernel dropped
+   * it): one line each, for create to print. */
+  char **warnings;
+  size_t n_warnings;
 };
 
 /* Reads BUNDLE/config.json.  Fields that securer cannot honour are refused
@@ -142,6 +158,8 @@ int oci_spec_load_saved (const char *config_path, const char *bundle, struct oci
 /* Reads a process object alone (runc exec --process FILE) into *proc. */
 int oci_process_parse (json_t *j, const char *where, struct oci_process *proc, securer_err_t *err);
 void oci_process_clear (struct oci_process *p);
+/* The warning for cap_ambient_unraisable (malloc'd), or NULL. */
+char *oci_process_warning (const struct oci_process *p, const char *where);
 void oci_spec_free (struct oci_spec *s);
 const char *oci_ns_name (enum oci_ns_type t);
 /* The securer policy the spec amounts to, as far as the policy model can
@@ -223,6 +241,7 @@ struct oci_launch {
   int console_fd;          /* connected console socket, or -1 */
   int fifo_fd;             /* exec fifo opened O_RDWR (create), or -1 (run) */
   const struct securer_seccomp_prog *seccomp;  /* NULL: no filter */
+  int seccomp_last_syscall;  /* oci_spec's: ENOSYS past it, or -1 */
   const struct oci_layer *layer;  /* run.securer.policy, or NULL */
   int notify_fd;           /* report-denials: where the listener goes, or -1 */
   bool keep_keyring;       /* --no-new-keyring: stay in the caller's session keyring */
@@ -235,7 +254,8 @@ int oci_container_init (const struct oci_launch *l, void (*ready) (void *ctx), v
 /* The process part alone (exec into a running container): identity,
  * capabilities, rlimits, seccomp, then execve. */
 int oci_process_exec (const struct oci_process *p, const struct securer_seccomp_prog *seccomp,
-                      const struct oci_layer *layer, int console_fd, securer_err_t *err);
+                      int seccomp_last_syscall, const struct oci_layer *layer, int console_fd,
+                      securer_err_t *err);
 
 /* Writes process.oomScoreAdj for pid (0: the caller; a pid of another
  * pid namespace than the caller's /proc would name someone else).  From the runtime's side, in the
@@ -263,6 +283,7 @@ struct oci_exec_opts {
   const struct oci_cgroup *cg;
   const struct oci_process *proc;
   const struct securer_seccomp_prog *seccomp;
+  int seccomp_last_syscall;
   const struct oci_layer *layer;
   int console_fd;
 };

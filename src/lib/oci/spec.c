@@ -4,8 +4,10 @@
 #include <config.h>
 
 #include <cap-ng.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,25 @@ strv_free (char **v)
   for (size_t i = 0; v && v[i]; i++)
     free (v[i]);
   free (v);
+}
+
+static void
+warn (struct oci_spec *s, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+
+static void
+warn (struct oci_spec *s, const char *fmt, ...)
+{
+  char buf[512];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (buf, sizeof buf, fmt, ap);
+  va_end (ap);
+  char **v = realloc (s->warnings, (s->n_warnings + 2) * sizeof *v);
+  if (v == NULL)
+    return;
+  s->warnings = v;
+  v[s->n_warnings++] = strdup (buf);
+  v[s->n_warnings] = NULL;
 }
 
 /* ---- process ------------------------------------------------------------ */
@@ -260,6 +281,12 @@ oci_process_parse (json_t *j, const char *where, struct oci_process *p, securer_
           || cap_set (c, "inheritable", w, &p->cap_inheritable, err) < 0
           || cap_set (c, "ambient", w, &p->cap_ambient, err) < 0)
         return -1;
+      /* PR_CAP_AMBIENT_RAISE fails unless the capability is permitted and
+       * inheritable.  runc's own default spec lists ambient capabilities
+       * with no inheritable set, and runc runs it without them; so do we,
+       * telling the caller which were left out. */
+      p->cap_ambient_unraisable = p->cap_ambient & ~(p->cap_permitted & p->cap_inheritable);
+      p->cap_ambient &= p->cap_permitted & p->cap_inheritable;
     }
 
   json_t *rl = json_object_get (j, "rlimits");
@@ -295,6 +322,32 @@ oci_process_parse (json_t *j, const char *where, struct oci_process *p, securer_
       p->oom_score_adj = (int) json_integer_value (oom);
     }
   return 0;
+}
+
+char *
+oci_process_warning (const struct oci_process *p, const char *where)
+{
+  if (p->cap_ambient_unraisable == 0)
+    return NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (f == NULL)
+    return NULL;
+  fprintf (f, "%s.capabilities.ambient:", where);
+  for (int c = 0; c < 64; c++)
+    if ((p->cap_ambient_unraisable >> c) & 1)
+      {
+        const char *n = capng_capability_to_name ((unsigned) c);
+        fputs (" CAP_", f);
+        for (; n && *n; n++)
+          fputc (toupper ((unsigned char) *n), f);
+        if (n == NULL)
+          fprintf (f, "%d", c);
+      }
+  fputs (" not raised: an ambient capability must be permitted and inheritable too", f);
+  fclose (f);
+  return buf;
 }
 
 void
@@ -512,12 +565,29 @@ parse_resources (struct oci_spec *s, json_t *r, securer_err_t *err)
           || get_i64 (mem, "reservation", "linux.resources.memory", &s->mem_reservation, err) < 0
           || get_i64 (mem, "swap", "linux.resources.memory", &s->mem_swap, err) < 0)
         return -1;
-      static const char *const mnot[] = { "kernel", "kernelTCP", "swappiness", "disableOOMKiller",
-                                          NULL };
-      for (size_t i = 0; mnot[i]; i++)
-        if (json_object_get (mem, mnot[i]) && !json_is_null (json_object_get (mem, mnot[i]))
-            && !json_is_false (json_object_get (mem, mnot[i])))
-          return refuse (err, "linux.resources.memory.%s: not supported by securer-runc", mnot[i]);
+      /* Kernel memory limits are gone from the kernel (cgroup v2 never had
+       * them, v1 ignores kmem.limit_in_bytes since 5.16): runc accepts and
+       * ignores them, and engines still write them. */
+      static const char *const kmem[] = { "kernel", "kernelTCP", NULL };
+      for (size_t i = 0; kmem[i]; i++)
+        {
+          json_t *v = json_object_get (mem, kmem[i]);
+          if (v && !json_is_null (v) && !json_is_integer (v))
+            return refuse (err, "linux.resources.memory.%s: not an integer", kmem[i]);
+          if (v && json_is_integer (v))
+            warn (s, "linux.resources.memory.%s: kernel memory limits are not supported by the "
+                     "kernel; ignored", kmem[i]);
+        }
+      if (get_i64 (mem, "swappiness", "linux.resources.memory", &s->mem_swappiness, err) < 0)
+        return -1;
+      /* Engines write the unsigned -1 for "unset", which jansson reads as -1. */
+      if (s->mem_swappiness > 100)
+        return refuse (err, "linux.resources.memory.swappiness: %lld is not in 0..100",
+                       (long long) s->mem_swappiness);
+      json_t *oom = json_object_get (mem, "disableOOMKiller");
+      if (oom && !json_is_null (oom) && !json_is_boolean (oom))
+        return refuse (err, "linux.resources.memory.disableOOMKiller: not a boolean");
+      s->mem_disable_oom_killer = json_is_true (oom);
     }
   json_t *pids = json_object_get (r, "pids");
   if (pids)
@@ -603,6 +673,41 @@ sysctl_namespaced (const struct oci_spec *s, const char *k)
   return false;
 }
 
+/* The highest native syscall number a profile names, or -1 when calls
+ * past it need no ENOSYS: a default that lets them through (or already
+ * says ENOSYS), or no syscall named at all (nothing tells the profile's
+ * age).  As runc's, an unknown name counts for nothing. */
+static int
+last_syscall (json_t *sc)
+{
+  const char *def = json_string_value (json_object_get (sc, "defaultAction"));
+  if (def == NULL || strcmp (def, "SCMP_ACT_ALLOW") == 0 || strcmp (def, "SCMP_ACT_LOG") == 0)
+    return -1;
+  json_t *ret = json_object_get (sc, "defaultErrnoRet");
+  if ((strcmp (def, "SCMP_ACT_ERRNO") == 0 && json_is_integer (ret) && json_integer_value (ret) == ENOSYS))
+    return -1;
+  int last = -1;
+  size_t i, k;
+  json_t *r, *n;
+  json_array_foreach (json_object_get (sc, "syscalls"), i, r)
+    {
+      json_t *names = json_object_get (r, "names");
+      if (names == NULL && json_is_string (json_object_get (r, "name")))
+        names = json_pack ("[O]", json_object_get (r, "name"));
+      else
+        json_incref (names);
+      json_array_foreach (names, k, n)
+        {
+          const char *name = json_string_value (n);
+          int nr = name ? seccomp_syscall_resolve_name (name) : __NR_SCMP_ERROR;
+          if (nr > last)
+            last = nr;
+        }
+      json_decref (names);
+    }
+  return last;
+}
+
 static int
 parse_seccomp (struct oci_spec *s, json_t *sc, securer_err_t *err)
 {
@@ -636,6 +741,7 @@ parse_seccomp (struct oci_spec *s, json_t *sc, securer_err_t *err)
     if (json_object_get (e, "includes") || json_object_get (e, "excludes"))
       return refuse (err, "linux.seccomp.syscalls[%zu]: includes/excludes are Docker profile keys, "
                           "not part of the OCI spec (the engine resolves them)", i);
+  s->seccomp_last_syscall = last_syscall (sc);
   json_t *copy = json_deep_copy (sc);
   json_object_del (copy, "flags");
   char *text = json_dumps (copy, JSON_COMPACT);
@@ -698,8 +804,6 @@ parse_linux (struct oci_spec *s, json_t *l, securer_err_t *err)
   if (!s->ns_wanted[OCI_NS_MNT])
     return refuse (err, "linux.namespaces: a mount namespace is required (the container's root is "
                         "pivoted to)");
-  if (s->ns_path[OCI_NS_MNT])
-    return refuse (err, "linux.namespaces: joining a mount namespace by path is not supported");
   if (s->ns_wanted[OCI_NS_USER] && !s->ns_path[OCI_NS_USER])
     for (int k = 0; k < OCI_NS_COUNT; k++)
       if (s->ns_path[k] && k != OCI_NS_PID)
@@ -784,6 +888,7 @@ parse_linux (struct oci_spec *s, json_t *l, securer_err_t *err)
         }
     }
   s->mem_limit = s->mem_reservation = s->mem_swap = -2;
+  s->mem_swappiness = -1;
   json_t *res = json_object_get (l, "resources");
   if (res && parse_resources (s, res, err) < 0)
     return -1;
@@ -944,6 +1049,7 @@ load_spec (const char *config_path, const char *bundle, struct oci_spec **out, s
     }
   struct oci_spec *s = calloc (1, sizeof *s);
   s->json = j;
+  s->seccomp_last_syscall = -1;
   char *dir = strdup (config_path);
   char *slash = strrchr (dir, '/');
   if (slash)
@@ -1122,6 +1228,7 @@ oci_spec_free (struct oci_spec *s)
   free (s->rootfs);
   free (s->hostname);
   oci_process_clear (&s->proc);
+  strv_free (s->warnings);
   for (size_t i = 0; i < s->n_mounts; i++)
     {
       free (s->mounts[i].dest);
