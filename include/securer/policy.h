@@ -143,6 +143,14 @@ enum securer_net_verdict securer_net_decide_addr (const struct securer_policy *p
                                                   bool by_name, const struct securer_net_rule **rule);
 const char *securer_net_verdict_text (enum securer_net_verdict v);
 
+/* Adds words (as in a `network allow`/`network deny` line) to a policy
+ * already read: an allow makes its network SECURER_NET_ALLOW, with the
+ * TCP socket rules that mode gives the command.  For a host widening a
+ * policy on an operator's say-so (serve --allow-network).  A policy
+ * without its own network namespace is refused. */
+int securer_policy_add_net_rules (struct securer_policy *p, const char *const *words, size_t n, bool deny,
+                                  securer_err_t *err);
+
 /* ---- limits ------------------------------------------------------------- */
 enum securer_rlimit_id {
   SECURER_RLIMIT_CPU = 0,  /* seconds */

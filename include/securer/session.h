@@ -276,6 +276,9 @@ struct securer_result {
   /* Processes the execution left running in the sandbox (everything but
    * R itself), killed when it ended. */
   unsigned processes_ended;
+  /* network allow: destinations the proxy refused during the execution,
+   * [{"host", "port", "reason", "count"}…] (json_t array), or NULL. */
+  json_t *network_denied;
 };
 void securer_result_clear (struct securer_result *r);
 

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
 
@@ -412,4 +413,123 @@ Test (netproxy, a_flood_of_connections_is_bounded_and_harms_no_other_sandbox)
   free (cmd);
   free (c);
   free (pol);
+}
+
+/* ---- sessions: serve --allow-network, R's own url() and download.file() --- */
+
+struct serve_proc {
+  pid_t pid;
+  FILE *in, *out;
+};
+
+static struct serve_proc
+serve_start (const char *flag)
+{
+  int to[2], from[2];
+  cr_assert_eq (pipe (to), 0);
+  cr_assert_eq (pipe (from), 0);
+  pid_t pid = fork ();
+  cr_assert_geq (pid, 0);
+  if (pid == 0)
+    {
+      dup2 (to[0], 0);
+      dup2 (from[1], 1);
+      close (to[1]);
+      close (from[0]);
+      execl (securer_bin (), "securer", "serve", "--cold", flag, (char *) NULL);
+      _exit (127);
+    }
+  close (to[0]);
+  close (from[1]);
+  struct serve_proc s = { pid, fdopen (to[1], "w"), fdopen (from[0], "r") };
+  return s;
+}
+
+/* Sends one request and returns the reply with its id. */
+static json_t *
+serve_req (struct serve_proc *s, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  char *line = NULL;
+  cr_assert_geq (vasprintf (&line, fmt, ap), 0);
+  va_end (ap);
+  json_t *req = json_loads (line, 0, NULL);
+  cr_assert_not_null (req, "%s", line);
+  json_int_t id = json_integer_value (json_object_get (req, "id"));
+  json_decref (req);
+  fprintf (s->in, "%s\n", line);
+  fflush (s->in);
+  free (line);
+  char buf[1 << 16];
+  while (fgets (buf, sizeof buf, s->out) != NULL)
+    {
+      json_t *m = json_loads (buf, 0, NULL);
+      if (m != NULL && json_integer_value (json_object_get (m, "id")) == id && json_object_get (m, "ok"))
+        return m;
+      json_decref (m);
+    }
+  cr_assert_fail ("serve ended before replying");
+  return NULL;
+}
+
+static void
+serve_stop (struct serve_proc *s)
+{
+  fclose (s->in);
+  fclose (s->out);
+  waitpid (s->pid, NULL, 0);
+}
+
+Test (netproxy, a_session_reaches_its_hosts_from_r_and_hears_of_refusals)
+{
+  if (access ("/usr/lib/R/bin/exec/R", X_OK) != 0)
+    cr_skip_test ("R is not installed (Debian package r-base-core)");
+  struct serve_proc s = serve_start ("--allow-network");
+  json_t *r = serve_req (&s, "{\"op\":\"open\",\"id\":1,\"network\":[\"api.test:8080\"]}");
+  cr_assert (json_is_true (json_object_get (r, "ok")), "%s", json_dumps (r, 0));
+  char *sid = xstrdup (json_string_value (json_object_get (r, "session")));
+  json_decref (r);
+
+  r = serve_req (&s, "{\"op\":\"execute\",\"id\":2,\"session\":\"%s\",\"code\":"
+                     "\"paste(readLines(url('http://api.test:8080/r')), collapse = '')\"}", sid);
+  json_t *res = json_object_get (r, "result");
+  cr_assert_str_eq (json_string_value (json_object_get (res, "status")), "ok", "%s", json_dumps (r, 0));
+  cr_assert_str_eq (json_string_value (json_array_get (json_object_get (json_object_get (res, "value"), "v"), 0)),
+                    "hello from api");
+  json_decref (r);
+
+  r = serve_req (&s, "{\"op\":\"execute\",\"id\":3,\"session\":\"%s\",\"code\":"
+                     "\"readLines(url('http://other.test:8080/'))\"}", sid);
+  res = json_object_get (r, "result");
+  cr_assert_str_eq (json_string_value (json_object_get (res, "status")), "error");
+  /* The error names the refused destination, not only R's "cannot open". */
+  cr_assert_not_null (strstr (json_string_value (json_object_get (res, "error")),
+                              "the sandbox's network policy refused: other.test:8080"),
+                      "%s", json_dumps (res, 0));
+  json_t *d = json_array_get (json_object_get (res, "network_denied"), 0);
+  cr_assert_str_eq (json_string_value (json_object_get (d, "host")), "other.test");
+  cr_assert_str_eq (json_string_value (json_object_get (d, "reason")), "no-rule");
+  json_decref (r);
+  free (sid);
+  serve_stop (&s);
+}
+
+Test (netproxy, a_server_without_allow_network_refuses_hosts_in_requests)
+{
+  struct serve_proc s = serve_start ("--verbose");
+  json_t *r = serve_req (&s, "{\"op\":\"open\",\"id\":1,\"network\":[\"api.test:8080\"]}");
+  cr_assert (json_is_false (json_object_get (r, "ok")));
+  cr_assert_str_eq (json_string_value (json_object_get (r, "error")),
+                    "\"network\": \"network\" needs the server to be started with --allow-network");
+  json_decref (r);
+  struct serve_proc t = serve_start ("--allow-network");
+  r = serve_req (&t, "{\"op\":\"open\",\"id\":1,\"network\":[\"api.test:0\"]}");
+  cr_assert (json_is_false (json_object_get (r, "ok")));
+  cr_assert_not_null (strstr (json_string_value (json_object_get (r, "error")),
+                              "network allow entry 'api.test:0': a port is a number from 1 to 65535"),
+                      "%s", json_dumps (r, 0));
+  json_decref (r);
+  serve_stop (&t);
+  serve_stop (&s);
 }

@@ -598,3 +598,81 @@ securer_net_verdict_text (enum securer_net_verdict v)
     }
   return "denied: no rule allows it";
 }
+
+/* The TCP socket rules a `network allow` policy's command needs (the
+ * resolver adds them when it reads the policy; here for a policy
+ * widened after it was read). */
+static int
+add_socket_rules (struct securer_policy *p)
+{
+  static const uint64_t families[] = { AF_INET, AF_INET6 };
+  for (size_t f = 0; f < 2; f++)
+    {
+      struct securer_arg_cond c[2] = {
+        { .arg = 0, .op = SECURER_CMP_EQ, .value = families[f] },
+        { .arg = 1, .op = SECURER_CMP_MASKED_EQ, .value = SOCK_STREAM, .mask = 0xf },
+      };
+      bool have = false;
+      for (size_t i = 0; i < p->seccomp.n_rules && !have; i++)
+        {
+          const struct securer_syscall_rule *r = &p->seccomp.rules[i];
+          have = strcmp (r->name, "socket") == 0 && r->action.type == SECURER_ACT_ALLOW && r->n_conds == 2
+                 && r->conds[0].arg == 0 && r->conds[0].op == SECURER_CMP_EQ && r->conds[0].value == families[f]
+                 && r->conds[1].arg == 1 && r->conds[1].op == SECURER_CMP_MASKED_EQ
+                 && r->conds[1].value == SOCK_STREAM && r->conds[1].mask == 0xf;
+        }
+      if (have)
+        continue;
+      struct securer_syscall_rule *n = realloc (p->seccomp.rules, (p->seccomp.n_rules + 1) * sizeof *n);
+      if (n == NULL)
+        return -1;
+      p->seccomp.rules = n;
+      struct securer_syscall_rule *r = &n[p->seccomp.n_rules];
+      memset (r, 0, sizeof *r);
+      r->name = strdup ("socket");
+      if (r->name == NULL)
+        return -1;
+      r->action.type = SECURER_ACT_ALLOW;
+      r->n_conds = 2;
+      memcpy (r->conds, c, sizeof c);
+      p->seccomp.n_rules++;
+    }
+  return 0;
+}
+
+int
+securer_policy_add_net_rules (struct securer_policy *p, const char *const *words, size_t n, bool deny,
+                              securer_err_t *err)
+{
+  if (n == 0)
+    return 0;
+  if (!(p->namespaces & SECURER_NS_NET))
+    return securer_error_set (err, EINVAL, "network %s: the policy has no network namespace of its own",
+                              deny ? "deny" : "allow");
+  if (p->n_net_rules + n > 4096)
+    return securer_error_set (err, E2BIG, "network %s: too many entries", deny ? "deny" : "allow");
+  struct securer_net_rule *rules = realloc (p->net_rules, (p->n_net_rules + n) * sizeof *rules);
+  if (rules == NULL)
+    return securer_error_set (err, ENOMEM, "network rules");
+  p->net_rules = rules;
+  size_t added = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *why;
+      if (securer_net_rule_parse (words[i], deny, &rules[p->n_net_rules + added], &why) < 0)
+        {
+          for (size_t k = 0; k < added; k++)
+            securer_net_rule_clear (&rules[p->n_net_rules + k]);
+          return securer_error_set (err, EINVAL, "network %s entry '%s': %s", deny ? "deny" : "allow", words[i],
+                                    why);
+        }
+      added++;
+    }
+  p->n_net_rules += added;
+  if (deny)
+    return 0;
+  p->network = SECURER_NET_ALLOW;
+  if (p->seccomp.enabled && !securer_policy_seccomp_pending (p) && add_socket_rules (p) < 0)
+    return securer_error_set (err, ENOMEM, "network allow: socket rules");
+  return 0;
+}

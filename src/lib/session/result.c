@@ -39,6 +39,8 @@ base (const struct securer_result *r, enum securer_exec_status st, const char *e
   json_object_set_new (o, "tool_calls", json_integer (r->tool_calls));
   json_object_set_new (o, "processes_ended", json_integer (r->processes_ended));
   json_object_set_new (o, "elapsed", json_real (r->elapsed));
+  if (r->network_denied != NULL)
+    json_object_set_new (o, "network_denied", json_deep_copy (r->network_denied));
   return o;
 }
 
