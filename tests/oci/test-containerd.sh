@@ -1,0 +1,277 @@
+#!/bin/sh
+# containerd (Debian's 1.6) with securer-runc as the runc binary of its
+# io.containerd.runc.v2 shim, driven with ctr.  The containerd is the
+# suite's own: its root, state, socket and config under a temporary
+# directory, run in a private mount namespace with a tmpfs on /run (the
+# shims' sockets and the runtime's --root are under /run/containerd
+# whatever the config says), so nothing of it reaches the host's /run or
+# mount table; it and its shims are killed on exit.  The image is built
+# here from busybox-static (there is no registry).  Skipped with the
+# reason when containerd or ctr is missing.
+set -u
+. "$(dirname "$0")/lib.sh"
+skip_unless_ready
+for tool in containerd ctr containerd-shim-runc-v2; do
+  if ! command -v $tool >/dev/null 2>&1; then
+    echo "SKIP: $tool not found (Debian: containerd)"
+    exit 77
+  fi
+done
+if ! command -v unshare >/dev/null 2>&1; then
+  echo "SKIP: unshare not found (Debian: util-linux)"
+  exit 77
+fi
+# The private mount namespace, entered once: what containerd and its shims
+# mount (snapshots, rootfs, the tmpfs on /run) dies with it.
+if [ -z "${SECURER_TEST_MNTNS:-}" ]; then
+  SECURER_TEST_MNTNS=1 exec unshare --mount --propagation private sh "$0" "$@"
+fi
+under_subreaper sh "$0" "$@"
+mount -t tmpfs -o mode=755 tmpfs /run || { echo "SKIP: cannot mount a tmpfs on /run"; exit 77; }
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/securer-ctrd-test-XXXXXX") || exit 99
+chmod 755 "$WORK"
+SOCK=$WORK/containerd.sock
+# Also the first level of the containers' cgroups: its own per run.
+NS=securer-ctrd-test-$$
+CTRD_PID=
+started=$(date +%s)
+C () { ctr --address "$SOCK" --namespace "$NS" "$@"; }
+cleanup () {
+  if [ -n "$CTRD_PID" ]; then
+    for t in $(C task ls -q 2>/dev/null); do C task kill -s KILL "$t" >/dev/null 2>&1; done
+    sleep 0.2
+    for t in $(C task ls -q 2>/dev/null); do C task rm -f "$t" >/dev/null 2>&1; done
+    for c in $(C container ls -q 2>/dev/null); do C container rm "$c" >/dev/null 2>&1; done
+    kill "$CTRD_PID" 2>/dev/null
+    wait "$CTRD_PID" 2>/dev/null
+  fi
+  # Shims left behind (their command line names this suite's socket).
+  for p in $(pgrep -f -- "-address $SOCK" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+  for id in $("$RUNC" --root "/run/containerd/runc/$NS" list -q 2>/dev/null); do
+    "$RUNC" --root "/run/containerd/runc/$NS" delete --force "$id" >/dev/null 2>&1
+  done
+  umount -R "$WORK/root" 2>/dev/null
+  rm -rf "$WORK"
+  for d in /sys/fs/cgroup/*/$NS /sys/fs/cgroup/$NS; do
+    [ -d "$d" ] && rmdir "$d"/* "$d" 2>/dev/null
+  done
+  return 0
+}
+trap cleanup EXIT
+
+# ---- the image: an OCI image layout of a busybox rootfs ----------------
+make_rootfs "$WORK/rootfs"
+python3 - "$WORK" <<'PY' || exit 99
+import hashlib, io, json, os, sys, tarfile
+work = sys.argv[1]
+lay = os.path.join(work, "layout")
+blobs = os.path.join(lay, "blobs", "sha256")
+os.makedirs(blobs)
+def blob(data):
+    d = hashlib.sha256(data).hexdigest()
+    open(os.path.join(blobs, d), "wb").write(data)
+    return "sha256:" + d, len(data)
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+    root = os.path.join(work, "rootfs")
+    for name in sorted(os.listdir(root)):
+        t.add(os.path.join(root, name), arcname=name)
+layer, layer_size = blob(buf.getvalue())
+config = {"architecture": "amd64", "os": "linux",
+          "config": {"Env": ["PATH=/bin"], "Cmd": ["sh"], "WorkingDir": "/"},
+          "rootfs": {"type": "layers", "diff_ids": [layer]}}
+cfg, cfg_size = blob(json.dumps(config).encode())
+manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": cfg, "size": cfg_size},
+            "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": layer, "size": layer_size}]}
+man, man_size = blob(json.dumps(manifest).encode())
+index = {"schemaVersion": 2, "manifests": [{
+    "mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": man, "size": man_size,
+    "platform": {"architecture": "amd64", "os": "linux"},
+    "annotations": {"io.containerd.image.name": "localhost/securer-bb:test",
+                    "org.opencontainers.image.ref.name": "test"}}]}
+json.dump(index, open(os.path.join(lay, "index.json"), "w"))
+json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(lay, "oci-layout"), "w"))
+PY
+tar -C "$WORK/layout" -cf "$WORK/image.tar" . || exit 99
+IMG=localhost/securer-bb:test
+
+# ---- the private containerd ---------------------------------------------
+cat >"$WORK/config.toml" <<EOF
+version = 2
+root = "$WORK/root"
+state = "$WORK/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$SOCK"
+[ttrpc]
+  address = "$SOCK.ttrpc"
+[debug]
+  address = "$WORK/debug.sock"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$WORK/opt"
+EOF
+containerd --config "$WORK/config.toml" >"$WORK/containerd.log" 2>&1 &
+CTRD_PID=$!
+for _ in $(seq 200); do C version >/dev/null 2>&1 && break; sleep 0.05; done
+if ! C version >/dev/null 2>&1; then
+  echo "SKIP: the private containerd did not start: $(tail -3 "$WORK/containerd.log")"
+  exit 77
+fi
+if ! C image import "$WORK/image.tar" >"$WORK/import.log" 2>&1; then
+  not_ok "ctr image import: $(cat "$WORK/import.log")"
+  echo "$fails failure(s)"
+  exit 1
+fi
+# containerd must run this image with runc first, or the host is the problem.
+if ! C run --rm "$IMG" probe-runc true >"$WORK/runc.log" 2>&1 </dev/null; then
+  echo "SKIP: containerd with runc does not work on this host: $(tail -1 "$WORK/runc.log")"
+  exit 77
+fi
+RUN () { C run --runc-binary "$RUNC" "$@"; }
+RROOT=/run/containerd/runc/$NS
+BUNDLES=$WORK/state/io.containerd.runtime.v2.task/$NS
+
+# task_pid ID: the container's first process, as containerd reports it.
+task_pid () { C task ls 2>/dev/null | awk -v id="$1" '$1 == id { print $2 }'; }
+task_status () { C task ls 2>/dev/null | awk -v id="$1" '$1 == id { print $3 }'; }
+# cgroup_file PID CONTROLLER FILE-V1 FILE-V2: the path of a control file of
+# the process's cgroup, from a v1 hierarchy of that controller when the host
+# has one, else from the unified hierarchy.
+cgroup_file () {
+  v1=$(awk -F: -v c="$2" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' "/proc/$1/cgroup")
+  if [ -n "$v1" ] && [ -d "/sys/fs/cgroup/$2" ]; then
+    echo "/sys/fs/cgroup/$2$v1/$3"
+    return
+  fi
+  v2=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup")
+  mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+  echo "$mnt$v2/$4"
+}
+# leaves_nothing NAME ID: no trace of the container in containerd, the
+# runtime's state, the shims, the mount table or any cgroup hierarchy.
+leaves_nothing () {
+  left=
+  C container ls -q | grep -qx "$2" && left="$left container"
+  C snapshot ls 2>/dev/null | awk '{ print $1 }' | grep -qx "$2" && left="$left snapshot"
+  [ -e "$RROOT/$2" ] && left="$left runtime-state"
+  [ -e "$BUNDLES/$2" ] && left="$left bundle"
+  grep -q " [^ ]*/$NS/$2[/ ]" /proc/self/mountinfo && left="$left mounts"
+  pgrep -f -- "-id $2 -address $SOCK" >/dev/null && left="$left shim"
+  for d in /sys/fs/cgroup/*/$NS/$2 /sys/fs/cgroup/$NS/$2; do
+    [ -d "$d" ] && left="$left cgroup:$d"
+  done
+  check "$1: leaves nothing" "" "$left"
+}
+
+# ---- ctr run --rm ---------------------------------------------------------
+out=$(RUN --rm --seccomp "$IMG" c1 sh -c 'echo pid=$$; grep -E "^(CapEff|Seccomp):" /proc/self/status; exit 3' 2>&1 </dev/null); rc=$?
+check "ctr run --rm: exit status passed through" 3 "$rc"
+check_contains "ctr run --rm: the container's pid namespace" "pid=1" "$out"
+check_contains "ctr run --rm: containerd's seccomp profile loaded" "Seccomp:	2" "$out"
+# containerd's default capabilities: CHOWN DAC_OVERRIDE FSETID FOWNER MKNOD
+# NET_RAW SETGID SETUID SETFCAP SETPCAP NET_BIND_SERVICE SYS_CHROOT KILL
+# AUDIT_WRITE.
+check_contains "ctr run --rm: containerd's capability set" "CapEff:	00000000a80425fb" "$out"
+leaves_nothing "ctr run --rm" c1
+out=$(RUN --rm "$IMG" c1b sh -c 'cat /proc/self/status >/dev/null; test -c /dev/null && echo null-ok; mknod /tmp/mem c 1 1 && head -c1 /tmp/mem; echo st=$?' 2>&1 </dev/null)
+check_contains "device rules: the default nodes open" "null-ok" "$out"
+check_contains "device rules: a node the spec does not allow cannot be opened" "Operation not permitted" "$out"
+leaves_nothing "ctr run --rm (device rules)" c1b
+out=$(RUN --rm --privileged "$IMG" c1c sh -c 'test -c /dev/kmsg && echo kmsg-ok; head -c1 /dev/kmsg >/dev/null && echo open-ok' 2>&1 </dev/null); rc=$?
+check "ctr run --privileged: a device rule per host device, the container runs" 0 "$rc"
+check_contains "ctr run --privileged: host devices open" "open-ok" "$out"
+leaves_nothing "ctr run --rm --privileged" c1c
+
+# ---- ctr run -d, task exec, ps, pause, resume, kill, delete --------------
+RUN -d "$IMG" c2 sh -c 'trap "exit 9" TERM; while :; do sleep 0.1; done' </dev/null >/dev/null 2>&1
+check "ctr run -d: exit status" 0 "$?"
+for _ in $(seq 100); do [ "$(task_status c2)" = RUNNING ] && break; sleep 0.05; done
+check "ctr run -d: running" RUNNING "$(task_status c2)"
+pid=$(task_pid c2)
+check "ctr run -d: securer-runc holds the container" running "$("$RUNC" --root "$RROOT" state c2 2>&1 | json_field status)"
+out=$(C task exec --exec-id e1 c2 sh -c 'cat /proc/1/cmdline | tr "\0" " "; exit 7' 2>&1 </dev/null); rc=$?
+check "ctr task exec: exit status passed through" 7 "$rc"
+check_contains "ctr task exec: inside the container" "while :" "$out"
+C task exec --exec-id e2 c2 sleep 1000 </dev/null >/dev/null 2>&1 &
+execpid=$!
+for _ in $(seq 100); do C task ps c2 2>/dev/null | grep -q e2 && break; sleep 0.05; done
+out=$(C task ps c2 2>&1)
+check_contains "ctr task ps: the container's process" "$pid" "$out"
+check_contains "ctr task ps: the exec'd process" "e2" "$out"
+C task pause c2
+check "ctr task pause: paused" PAUSED "$(task_status c2)"
+check "ctr task pause: securer-runc says paused" paused "$("$RUNC" --root "$RROOT" state c2 2>&1 | json_field status)"
+f=$(cgroup_file "$pid" freezer freezer.state cgroup.freeze)
+case $f in
+  */freezer.state) check "ctr task pause: the cgroup is frozen" FROZEN "$(cat "$f")" ;;
+  *) check "ctr task pause: the cgroup is frozen" 1 "$(cat "$f")" ;;
+esac
+C task resume c2
+check "ctr task resume: running" RUNNING "$(task_status c2)"
+case $f in
+  */freezer.state) check "ctr task resume: the cgroup is thawed" THAWED "$(cat "$f")" ;;
+  *) check "ctr task resume: the cgroup is thawed" 0 "$(cat "$f")" ;;
+esac
+C task kill --exec-id e2 -s KILL c2
+wait $execpid
+check "ctr task kill --exec-id: the exec'd process killed (137)" 137 "$?"
+C task kill c2
+for _ in $(seq 100); do [ "$(task_status c2)" = STOPPED ] && break; sleep 0.05; done
+check "ctr task kill: SIGTERM delivered, the process exits" STOPPED "$(task_status c2)"
+out=$(C task delete c2 2>&1)
+check "ctr task delete: exit status" 0 "$?"
+C container rm c2
+check "ctr container rm: exit status" 0 "$?"
+leaves_nothing "ctr task delete + container rm" c2
+RUN -d "$IMG" c2b sleep 1000 </dev/null >/dev/null 2>&1
+C task delete --force c2b >/dev/null 2>&1
+check "ctr task delete --force: a running task" 0 "$?"
+C container rm c2b
+leaves_nothing "ctr task delete --force" c2b
+
+# ---- --tty ----------------------------------------------------------------
+if command -v script >/dev/null 2>&1; then
+  out=$(script -qec "ctr --address $SOCK --namespace $NS run --runc-binary $RUNC --rm -t $IMG c3 sh -c 'test -t 0 && test -t 1 && echo tty-ok; exit 4'" /dev/null </dev/null 2>&1); rc=$?
+  check "ctr run --tty: exit status" 4 "$rc"
+  check_contains "ctr run --tty: stdin and stdout are a terminal" "tty-ok" "$out"
+  # ctr asks for a terminal on its stdin even to detach.
+  script -qec "ctr --address $SOCK --namespace $NS run --runc-binary $RUNC -d -t $IMG c3b sleep 1000" /dev/null </dev/null >/dev/null 2>&1
+  check "ctr run -d --tty: exit status" 0 "$?"
+  out=$(script -qec "ctr --address $SOCK --namespace $NS task exec -t --exec-id t1 c3b sh -c 'test -t 0 && echo exec-tty-ok; exit 6'" /dev/null </dev/null 2>&1); rc=$?
+  check "ctr task exec --tty: exit status" 6 "$rc"
+  check_contains "ctr task exec --tty: a terminal" "exec-tty-ok" "$out"
+  C task delete --force c3b >/dev/null 2>&1
+  C container rm c3b
+  leaves_nothing "ctr run -d --tty" c3b
+else
+  echo "SKIP: ctr run --tty: script(1) not found (Debian: bsdutils)"
+fi
+
+# ---- --memory-limit, and the OOM event ------------------------------------
+C events >"$WORK/events.log" 2>&1 &
+eventspid=$!
+RUN -d --memory-limit 33554432 "$IMG" c4 sleep 1000 </dev/null >/dev/null 2>&1
+check "ctr run --memory-limit: exit status" 0 "$?"
+pid=$(task_pid c4)
+f=$(cgroup_file "$pid" memory memory.limit_in_bytes memory.max)
+check "ctr run --memory-limit: the cgroup's limit" 33554432 "$(cat "$f" 2>&1)"
+out=$(C task exec --exec-id small c4 dd if=/dev/zero of=/dev/null bs=8M count=1 2>&1 </dev/null); rc=$?
+check "ctr run --memory-limit: 8 MiB can be allocated" 0 "$rc"
+C task exec --exec-id big c4 dd if=/dev/zero of=/dev/null bs=64M count=1 </dev/null >/dev/null 2>&1
+check "ctr run --memory-limit: 64 MiB cannot (killed, 137)" 137 "$?"
+for _ in $(seq 100); do grep -q '/tasks/oom' "$WORK/events.log" && break; sleep 0.05; done
+check_contains "ctr events: the OOM event of the container" '"container_id":"c4"' "$(grep /tasks/oom "$WORK/events.log")"
+C task delete --force c4 >/dev/null 2>&1
+C container rm c4
+leaves_nothing "ctr run --memory-limit" c4
+kill $eventspid
+wait $eventspid 2>/dev/null
+
+echo "# $(( $(date +%s) - started ))s"
+if [ "$fails" != 0 ]; then
+  echo "# containerd's warnings and errors:"
+  grep -E 'level=(warning|error)' "$WORK/containerd.log" | grep -v 'cleaning up after shim' | sed 's/^/# /' | tail -20
+fi
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
