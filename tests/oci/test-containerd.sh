@@ -6,8 +6,10 @@
 # shims' sockets and the runtime's --root are under /run/containerd
 # whatever the config says), so nothing of it reaches the host's /run or
 # mount table; it and its shims are killed on exit.  The image is built
-# here from busybox-static (there is no registry).  Skipped with the
-# reason when containerd or ctr is missing.
+# here from busybox-static (there is no registry).  Its CRI plugin has
+# securer-runc as the runtime handler "securer" (BinaryName), which cri.py
+# drives as the kubelet would.  Skipped with the reason when containerd or
+# ctr is missing; the CRI part when grpc or protobuf for python is.
 set -u
 . "$(dirname "$0")/lib.sh"
 skip_unless_ready
@@ -42,23 +44,33 @@ cleanup () {
     sleep 0.2
     for t in $(C task ls -q 2>/dev/null); do C task rm -f "$t" >/dev/null 2>&1; done
     for c in $(C container ls -q 2>/dev/null); do C container rm "$c" >/dev/null 2>&1; done
+    for t in $(ctr --address "$SOCK" -n k8s.io task ls -q 2>/dev/null); do
+      ctr --address "$SOCK" -n k8s.io task rm -f "$t" >/dev/null 2>&1
+    done
     kill "$CTRD_PID" 2>/dev/null
     wait "$CTRD_PID" 2>/dev/null
   fi
   # Shims left behind (their command line names this suite's socket).
   for p in $(pgrep -f -- "-address $SOCK" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-  for id in $("$RUNC" --root "/run/containerd/runc/$NS" list -q 2>/dev/null); do
-    "$RUNC" --root "/run/containerd/runc/$NS" delete --force "$id" >/dev/null 2>&1
+  for r in "/run/containerd/runc/$NS" /run/containerd/runc/k8s.io; do
+    for id in $("$RUNC" --root "$r" list -q 2>/dev/null); do
+      "$RUNC" --root "$r" delete --force "$id" >/dev/null 2>&1
+    done
   done
-  umount -R "$WORK/root" 2>/dev/null
+  # What a killed shim left mounted (rootfs, a pod's shm), deepest first.
+  awk -v w="$WORK/" 'index($5, w) == 1 { print $5 }' /proc/self/mountinfo | sort -r | while read -r m; do
+    umount -l "$m" 2>/dev/null
+  done
   rm -rf "$WORK"
-  for d in /sys/fs/cgroup/*/$NS /sys/fs/cgroup/$NS; do
+  for d in /sys/fs/cgroup/*/$NS /sys/fs/cgroup/$NS /sys/fs/cgroup/*/securer-cri-test-$$ \
+    /sys/fs/cgroup/securer-cri-test-$$; do
     [ -d "$d" ] && rmdir "$d"/* "$d" 2>/dev/null
   done
   return 0
 }
 trap cleanup EXIT
 
+IMG=localhost/securer-bb:test
 # ---- the image: an OCI image layout of a busybox rootfs ----------------
 make_rootfs "$WORK/rootfs"
 python3 - "$WORK" <<'PY' || exit 99
@@ -78,7 +90,7 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
         t.add(os.path.join(root, name), arcname=name)
 layer, layer_size = blob(buf.getvalue())
 config = {"architecture": "amd64", "os": "linux",
-          "config": {"Env": ["PATH=/bin"], "Cmd": ["sh"], "WorkingDir": "/"},
+          "config": {"Env": ["PATH=/bin"], "Cmd": ["sleep", "2147483647"], "WorkingDir": "/"},
           "rootfs": {"type": "layers", "diff_ids": [layer]}}
 cfg, cfg_size = blob(json.dumps(config).encode())
 manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
@@ -94,14 +106,12 @@ json.dump(index, open(os.path.join(lay, "index.json"), "w"))
 json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(lay, "oci-layout"), "w"))
 PY
 tar -C "$WORK/layout" -cf "$WORK/image.tar" . || exit 99
-IMG=localhost/securer-bb:test
 
 # ---- the private containerd ---------------------------------------------
 cat >"$WORK/config.toml" <<EOF
 version = 2
 root = "$WORK/root"
 state = "$WORK/state"
-disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [grpc]
   address = "$SOCK"
 [ttrpc]
@@ -110,6 +120,30 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
   address = "$WORK/debug.sock"
 [plugins."io.containerd.internal.v1.opt"]
   path = "$WORK/opt"
+# The CRI plugin as a node would have it, with securer-runc as the runtime
+# handler "securer" (what a RuntimeClass names) and runc the default.  The
+# pause container is the busybox image's sleep; pods use the node's network,
+# so no CNI plugin is needed.
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$IMG"
+  disable_apparmor = true
+  # Pods' oomScoreAdj no lower than containerd's own: lowering it takes
+  # CAP_SYS_RESOURCE, which root may lack (as here, in some VMs), and then
+  # the runtime (runc as well) fails to set the pause container's -998.
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.securer]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.securer.options]
+        BinaryName = "$RUNC"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$WORK/cni/bin"
+    conf_dir = "$WORK/cni/conf"
 EOF
 containerd --config "$WORK/config.toml" >"$WORK/containerd.log" 2>&1 &
 CTRD_PID=$!
@@ -267,6 +301,97 @@ C container rm c4
 leaves_nothing "ctr run --memory-limit" c4
 kill $eventspid
 wait $eventspid 2>/dev/null
+
+# ---- the CRI plugin, runtime handler "securer" (BinaryName) --------------
+# Driven as the kubelet drives it: a pod sandbox, a container with a
+# device, exec, stop, remove.
+CRI_PY=${CRI_PYTHON:-/usr/bin/python3}
+CRI () { CONTAINERD_BIN=$(command -v containerd) "$CRI_PY" "$(dirname "$0")/cri.py" "$SOCK" "$@"; }
+# jget EXPR: a value of the JSON reply on stdin, `r` being the reply.
+jget () { python3 -c 'import json, sys; r = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+CRI Version >"$WORK/cri.out" 2>&1; rc=$?
+if [ "$rc" = 77 ]; then
+  echo "$(cat "$WORK/cri.out")"
+elif [ "$rc" != 0 ]; then
+  not_ok "CRI Version: $(cat "$WORK/cri.out")"
+else
+  check "CRI Version: containerd's CRI plugin answers" containerd "$(jget 'r["runtime_name"]' <"$WORK/cri.out")"
+  KROOT=/run/containerd/runc/k8s.io
+  CG=securer-cri-test-$$
+  ctr --address "$SOCK" --namespace k8s.io image import "$WORK/image.tar" >/dev/null 2>&1
+  for _ in $(seq 100); do
+    CRI ImageStatus "{\"image\": {\"image\": \"$IMG\"}}" 2>/dev/null | grep -q '"id"' && break
+    sleep 0.1
+  done
+  # No hostname: the kubelet gives none to a pod on the node's network (it
+  # has the node's uts namespace).
+  pod='{"metadata": {"name": "p1", "uid": "u-p1", "namespace": "securer-test", "attempt": 0},
+        "log_directory": "'$WORK'/podlogs",
+        "linux": {"cgroup_parent": "/'$CG'/p1",
+                  "security_context": {"namespace_options": {"network": "NODE"}}}}'
+  mkdir -p "$WORK/podlogs"
+  out=$(CRI RunPodSandbox "{\"config\": $pod, \"runtime_handler\": \"securer\"}" 2>&1); rc=$?
+  check "CRI RunPodSandbox (runtime_handler securer): succeeds" 0 "$rc"
+  [ "$rc" = 0 ] || echo "# $out"
+  podid=$(echo "$out" | jget 'r["pod_sandbox_id"]' 2>/dev/null)
+  check "CRI RunPodSandbox: securer-runc runs the pause container" running \
+    "$("$RUNC" --root "$KROOT" state "$podid" 2>&1 | json_field status)"
+  ctr='{"metadata": {"name": "c1", "attempt": 0}, "image": {"image": "'$IMG'"},
+        "command": ["sh", "-c", "trap \"exit 0\" TERM; while :; do sleep 0.1; done"],
+        "log_path": "c1.log",
+        "devices": [{"container_path": "/dev/xnull", "host_path": "/dev/null", "permissions": "rw"}],
+        "linux": {"security_context": {"seccomp": {"profile_type": "RuntimeDefault"},
+                                       "namespace_options": {"network": "NODE"}},
+                  "resources": {"memory_limit_in_bytes": 67108864, "cpu_shares": 256}}}'
+  out=$(CRI CreateContainer "{\"pod_sandbox_id\": \"$podid\", \"config\": $ctr, \"sandbox_config\": $pod}" 2>&1); rc=$?
+  check "CRI CreateContainer: with a device" 0 "$rc"
+  [ "$rc" = 0 ] || echo "# $out"
+  cid=$(echo "$out" | jget 'r["container_id"]' 2>/dev/null)
+  CRI StartContainer "{\"container_id\": \"$cid\"}" >"$WORK/cri.out" 2>&1
+  check "CRI StartContainer: succeeds" 0 "$?"
+  check "CRI StartContainer: securer-runc runs the container" running \
+    "$("$RUNC" --root "$KROOT" state "$cid" 2>&1 | json_field status)"
+  out=$(CRI ContainerStatus "{\"container_id\": \"$cid\"}" 2>&1)
+  check "CRI ContainerStatus: running" CONTAINER_RUNNING "$(echo "$out" | jget 'r["status"]["state"]' 2>&1)"
+  ex () {
+    CRI ExecSync "{\"container_id\": \"$cid\", \"cmd\": [\"sh\", \"-c\", $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1")], \"timeout\": 30}"
+  }
+  out=$(ex 'stat -c %t:%T /dev/xnull; echo x >/dev/xnull && echo dev-write-ok; grep Seccomp: /proc/self/status; exit 3' 2>&1)
+  check "CRI ExecSync: exit status" 3 "$(echo "$out" | jget 'r["exit_code"]' 2>&1)"
+  res=$(echo "$out" | jget '__import__("base64").b64decode(r["stdout"]).decode()' 2>&1)
+  check_contains "CRI device: the host's /dev/null as /dev/xnull (1:3)" "1:3" "$res"
+  check_contains "CRI device: writable as its permissions say" "dev-write-ok" "$res"
+  check_contains "CRI RuntimeDefault seccomp: loaded" "Seccomp:	2" "$res"
+  out=$(ex 'mknod /tmp/mem c 1 1 && head -c1 /tmp/mem' 2>&1)
+  check_contains "CRI device rules: a device not given cannot be opened" "Operation not permitted" \
+    "$(echo "$out" | jget '__import__("base64").b64decode(r["stderr"]).decode()' 2>&1)"
+  pid=$("$RUNC" --root "$KROOT" state "$cid" 2>/dev/null | json_field pid)
+  f=$(cgroup_file "$pid" memory memory.limit_in_bytes memory.max)
+  check "CRI resources: the memory limit in the container's cgroup" 67108864 "$(cat "$f" 2>&1)"
+  check_contains "CRI cgroup_parent: the container's cgroup is under the pod's" "/$CG/p1/" "$f"
+  CRI StopContainer "{\"container_id\": \"$cid\", \"timeout\": 10}" >"$WORK/cri.out" 2>&1
+  check "CRI StopContainer: succeeds" 0 "$?"
+  out=$(CRI ContainerStatus "{\"container_id\": \"$cid\"}" 2>&1)
+  check "CRI StopContainer: exited" CONTAINER_EXITED "$(echo "$out" | jget 'r["status"]["state"]' 2>&1)"
+  check "CRI StopContainer: SIGTERM let it exit 0" 0 "$(echo "$out" | jget 'r["status"]["exit_code"]' 2>&1)"
+  CRI RemoveContainer "{\"container_id\": \"$cid\"}" >"$WORK/cri.out" 2>&1
+  check "CRI RemoveContainer: succeeds" 0 "$?"
+  CRI StopPodSandbox "{\"pod_sandbox_id\": \"$podid\"}" >"$WORK/cri.out" 2>&1
+  check "CRI StopPodSandbox: succeeds" 0 "$?"
+  CRI RemovePodSandbox "{\"pod_sandbox_id\": \"$podid\"}" >"$WORK/cri.out" 2>&1
+  check "CRI RemovePodSandbox: succeeds" 0 "$?"
+  check "CRI: no container left" 0 "$(CRI ListContainers | jget 'len(r["containers"])' 2>&1)"
+  check "CRI: no pod sandbox left" 0 "$(CRI ListPodSandbox | jget 'len(r["items"])' 2>&1)"
+  check "CRI: no securer-runc state left" "" "$("$RUNC" --root "$KROOT" list -q 2>&1)"
+  left=
+  for d in /sys/fs/cgroup/*/$CG/p1/* /sys/fs/cgroup/$CG/p1/*; do
+    [ -d "$d" ] && left="$left $d"
+  done
+  check "CRI: no container cgroup left" "" "$left"
+  for d in /sys/fs/cgroup/*/$CG /sys/fs/cgroup/$CG; do
+    [ -d "$d" ] && rmdir "$d/p1" "$d" 2>/dev/null
+  done
+fi
 
 echo "# $(( $(date +%s) - started ))s"
 if [ "$fails" != 0 ]; then

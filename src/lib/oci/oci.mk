@@ -25,7 +25,8 @@ dist_man_MANS += docs/man/securer-runc.8
 if ENABLE_TESTS
 TESTS += tests/oci/test-runc.sh tests/oci/test-podman.sh tests/oci/test-containerd.sh
 endif
-EXTRA_DIST += tests/oci/lib.sh tests/oci/test-runc.sh tests/oci/test-podman.sh tests/oci/test-containerd.sh
+EXTRA_DIST += tests/oci/lib.sh tests/oci/test-runc.sh tests/oci/test-podman.sh tests/oci/test-containerd.sh \
+	tests/oci/cri.py
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-oci-spec
 TESTS += tests/unit/test-oci-spec
