@@ -169,19 +169,6 @@ BUNDLES=$WORK/state/io.containerd.runtime.v2.task/$NS
 # task_pid ID: the container's first process, as containerd reports it.
 task_pid () { C task ls 2>/dev/null | awk -v id="$1" '$1 == id { print $2 }'; }
 task_status () { C task ls 2>/dev/null | awk -v id="$1" '$1 == id { print $3 }'; }
-# cgroup_file PID CONTROLLER FILE-V1 FILE-V2: the path of a control file of
-# the process's cgroup, from a v1 hierarchy of that controller when the host
-# has one, else from the unified hierarchy.
-cgroup_file () {
-  v1=$(awk -F: -v c="$2" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' "/proc/$1/cgroup")
-  if [ -n "$v1" ] && [ -d "/sys/fs/cgroup/$2" ]; then
-    echo "/sys/fs/cgroup/$2$v1/$3"
-    return
-  fi
-  v2=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup")
-  mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-  echo "$mnt$v2/$4"
-}
 # leaves_nothing NAME ID: no trace of the container in containerd, the
 # runtime's state, the shims, the mount table or any cgroup hierarchy.
 leaves_nothing () {
@@ -369,6 +356,22 @@ else
   f=$(cgroup_file "$pid" memory memory.limit_in_bytes memory.max)
   check "CRI resources: the memory limit in the container's cgroup" 67108864 "$(cat "$f" 2>&1)"
   check_contains "CRI cgroup_parent: the container's cgroup is under the pod's" "/$CG/p1/" "$f"
+  # In-place resize, as the kubelet asks for it: containerd's shim runs
+  # `update --resources -` with the container's new linux.resources.
+  CRI UpdateContainerResources "{\"container_id\": \"$cid\", \"linux\": {\"memory_limit_in_bytes\": 100663296,
+    \"cpu_shares\": 512, \"cpu_quota\": 50000, \"cpu_period\": 100000}}" >"$WORK/cri.out" 2>&1; rc=$?
+  check "CRI UpdateContainerResources: succeeds" 0 "$rc"
+  [ "$rc" = 0 ] || echo "# $(cat "$WORK/cri.out")"
+  check "CRI UpdateContainerResources: the new memory limit" 100663296 "$(cat "$f" 2>&1)"
+  qf=$(cgroup_file "$pid" cpu cpu.cfs_quota_us cpu.max)
+  case $qf in
+    */cpu.max) check "CRI UpdateContainerResources: the CPU quota" "50000 100000" "$(cat "$qf" 2>&1)" ;;
+    *) check "CRI UpdateContainerResources: the CPU quota" 50000 "$(cat "$qf" 2>&1)"
+      check "CRI UpdateContainerResources: the CPU shares" 512 "$(cat "$(cgroup_file "$pid" cpu cpu.shares cpu.weight)" 2>&1)" ;;
+  esac
+  out=$(ex 'dd if=/dev/zero of=/dev/null bs=80M count=1 && echo alloc-ok' 2>&1)
+  check_contains "CRI UpdateContainerResources: 80 MiB fits the raised limit" "alloc-ok" \
+    "$(echo "$out" | jget '__import__("base64").b64decode(r["stdout"]).decode()' 2>&1)"
   CRI StopContainer "{\"container_id\": \"$cid\", \"timeout\": 10}" >"$WORK/cri.out" 2>&1
   check "CRI StopContainer: succeeds" 0 "$?"
   out=$(CRI ContainerStatus "{\"container_id\": \"$cid\"}" 2>&1)
