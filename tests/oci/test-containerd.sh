@@ -64,7 +64,7 @@ cleanup () {
   rm -rf "$WORK"
   for d in /sys/fs/cgroup/*/$NS /sys/fs/cgroup/$NS /sys/fs/cgroup/*/securer-cri-test-$$ \
     /sys/fs/cgroup/securer-cri-test-$$; do
-    [ -d "$d" ] && rmdir "$d"/* "$d" 2>/dev/null
+    [ -d "$d" ] && rmdir "$d"/*/* "$d"/* "$d" 2>/dev/null
   done
   return 0
 }
@@ -356,6 +356,10 @@ else
   f=$(cgroup_file "$pid" memory memory.limit_in_bytes memory.max)
   check "CRI resources: the memory limit in the container's cgroup" 67108864 "$(cat "$f" 2>&1)"
   check_contains "CRI cgroup_parent: the container's cgroup is under the pod's" "/$CG/p1/" "$f"
+  # The kubelet's stats come from the cgroup containerd finds by the pid.
+  out=$(CRI ContainerStats "{\"container_id\": \"$cid\"}" 2>&1)
+  check "CRI ContainerStats: the memory in use, from the container's cgroup" yes \
+    "$(echo "$out" | jget '"yes" if int(r["stats"]["memory"]["working_set_bytes"]["value"]) > 0 else r' 2>&1)"
   # In-place resize, as the kubelet asks for it: containerd's shim runs
   # `update --resources -` with the container's new linux.resources.
   CRI UpdateContainerResources "{\"container_id\": \"$cid\", \"linux\": {\"memory_limit_in_bytes\": 100663296,
