@@ -792,6 +792,12 @@ upd_refused "--l3-cache-schema" "linux.intelRdt" R update --l3-cache-schema L3:0
 upd_refused "--blkio-weight" "linux.resources.blockIO" R update --blkio-weight 10 upd
 check "update refused: nothing changed by the refusals" 99 "$(cgf pids pids.max pids.max)"
 check "update refused: the memory limit as it was" 33554432 "$(cgf memory memory.limit_in_bytes memory.max)"
+R pause upd
+R update --pids-limit 55 upd
+check "update of a paused container: exit status" 0 "$?"
+check "update of a paused container: applied" 55 "$(cgf pids pids.max pids.max)"
+check "update of a paused container: still paused" paused "$(R state upd | json_field status)"
+R resume upd
 R delete --force upd
 # As runc: a created container may be updated, a stopped one not.
 make_bundle "$WORK/b29" 'c["process"]["args"] = ["true"]' 'c["linux"]["cgroupsPath"] = "/securer-runc-test/upd2"'
