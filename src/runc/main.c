@@ -3,6 +3,7 @@
  * docs/oci.md describes what is supported and what is refused. */
 #include <config.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1168,6 +1169,198 @@ cmd_resume (int argc, char **argv)
   return pause_resume (argc, argv, false);
 }
 
+/* ---- update -------------------------------------------------------------- */
+/* A size as runc reads one: bytes, or a number with k, m, g, t or p
+ * (binary multiples; "kb", "kib" too), or -1 for unlimited. */
+static bool
+parse_size (const char *text, int64_t *out)
+{
+  if (strcmp (text, "-1") == 0)
+    {
+      *out = -1;
+      return true;
+    }
+  if (!isdigit ((unsigned char) text[0]))
+    return false;
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull (text, &end, 10);
+  if (errno)
+    return false;
+  int shift = 0;
+  const char *u = end, *units = "kmgtp", *p;
+  if (*u == ' ')
+    u++;
+  if (*u && (p = strchr (units, tolower ((unsigned char) *u))) != NULL)
+    {
+      shift = 10 * (int) (p - units + 1);
+      u++;
+      if (tolower ((unsigned char) *u) == 'i')
+        u++;
+    }
+  if (tolower ((unsigned char) *u) == 'b')
+    u++;
+  if (*u || n > ((unsigned long long) INT64_MAX >> shift))
+    return false;
+  *out = (int64_t) (n << shift);
+  return true;
+}
+
+static bool
+parse_int (const char *text, bool is_unsigned, int64_t *out)
+{
+  char *end;
+  errno = 0;
+  long long n = strtoll (text, &end, 10);
+  if (errno || end == text || *end || (is_unsigned && n < 0))
+    return false;
+  *out = n;
+  return true;
+}
+
+/* runc's update flags, each the LinuxResources field it sets. */
+enum upd_kind { UPD_SIZE, UPD_INT, UPD_UINT, UPD_STR };
+static const struct {
+  const char *flag, *section, *key;
+  enum upd_kind kind;
+} upd_flags[] = {
+  { "memory", "memory", "limit", UPD_SIZE },
+  { "memory-swap", "memory", "swap", UPD_SIZE },
+  { "memory-reservation", "memory", "reservation", UPD_SIZE },
+  { "kernel-memory", "memory", "kernel", UPD_SIZE },
+  { "kernel-memory-tcp", "memory", "kernelTCP", UPD_SIZE },
+  { "cpu-quota", "cpu", "quota", UPD_INT },
+  { "cpu-period", "cpu", "period", UPD_UINT },
+  { "cpu-share", "cpu", "shares", UPD_UINT },
+  { "cpu-shares", "cpu", "shares", UPD_UINT },
+  { "cpu-rt-period", "cpu", "realtimePeriod", UPD_UINT },
+  { "cpu-rt-runtime", "cpu", "realtimeRuntime", UPD_INT },
+  { "cpuset-cpus", "cpu", "cpus", UPD_STR },
+  { "cpuset-mems", "cpu", "mems", UPD_STR },
+  { "pids-limit", "pids", "limit", UPD_INT },
+  { "blkio-weight", "blockIO", "weight", UPD_UINT },
+};
+#define N_UPD (sizeof upd_flags / sizeof upd_flags[0])
+
+/* The flags given, as the LinuxResources object they amount to. */
+static json_t *
+flags_resources (const char *const *vals, securer_err_t *err)
+{
+  json_t *r = json_object ();
+  for (size_t k = 0; k < N_UPD; k++)
+    {
+      const char *v = vals[k];
+      if (v == NULL)
+        continue;
+      int64_t n = 0;
+      json_t *jv;
+      bool ok = true;
+      switch (upd_flags[k].kind)
+        {
+        case UPD_SIZE: ok = parse_size (v, &n); break;
+        case UPD_INT: ok = parse_int (v, false, &n); break;
+        case UPD_UINT: ok = parse_int (v, true, &n); break;
+        case UPD_STR: break;
+        }
+      if (!ok)
+        {
+          securer_error_set (err, 0, "--%s: \"%s\" is not %s", upd_flags[k].flag, v,
+                             upd_flags[k].kind == UPD_SIZE ? "a size (bytes, or with k, m, g, t or p; -1: unlimited)"
+                             : upd_flags[k].kind == UPD_UINT ? "a non-negative integer"
+                                                             : "an integer");
+          json_decref (r);
+          return NULL;
+        }
+      jv = upd_flags[k].kind == UPD_STR ? json_string (v) : json_integer (n);
+      json_t *sec = json_object_get (r, upd_flags[k].section);
+      if (sec == NULL)
+        json_object_set_new (r, upd_flags[k].section, sec = json_object ());
+      json_object_set_new (sec, upd_flags[k].key, jv);
+    }
+  return r;
+}
+
+static json_t *
+read_resources_file (const char *path, securer_err_t *err)
+{
+  json_error_t je;
+  json_t *j = strcmp (path, "-") == 0 ? json_loadf (stdin, 0, &je) : json_load_file (path, 0, &je);
+  if (j == NULL)
+    securer_error_set (err, 0, "--resources %s:%d: %s", strcmp (path, "-") == 0 ? "(stdin)" : path,
+                       je.line, je.text);
+  return j;
+}
+
+/* runc update: a running, created or paused container's cgroup limits
+ * changed in place (the kubelet's UpdateContainerResources).  Device rules
+ * are the container's from create: engines send them again unchanged,
+ * which is accepted; a change is refused. */
+static int
+cmd_update (int argc, char **argv)
+{
+  const char *resources = NULL, *vals[N_UPD] = { NULL }, *l3 = NULL, *mbw = NULL;
+  struct opt opts[N_UPD + 4];
+  size_t o = 0;
+  opts[o++] = (struct opt) OPT_ARG ("resources", 'r', &resources);
+  opts[o++] = (struct opt) OPT_ARG ("l3-cache-schema", 0, &l3);
+  opts[o++] = (struct opt) OPT_ARG ("mem-bw-schema", 0, &mbw);
+  for (size_t k = 0; k < N_UPD; k++)
+    opts[o++] = (struct opt) OPT_ARG (upd_flags[k].flag, 0, &vals[k]);
+  opts[o] = (struct opt) OPT_END;
+  int i = 1;
+  if (parse_opts ("update", argc, argv, &i, opts) != 0)
+    return 1;
+  if (i != argc - 1)
+    return usage_error ("update", "expects exactly one container id");
+  if (l3 || mbw)
+    return usage_error ("update", "--%s: linux.intelRdt is not supported by securer-runc",
+                        l3 ? "l3-cache-schema" : "mem-bw-schema");
+  bool any_flag = false;
+  for (size_t k = 0; k < N_UPD; k++)
+    any_flag = any_flag || vals[k];
+  if (resources && any_flag)
+    return usage_error ("update", "--resources and the resource flags cannot be combined");
+  securer_err_t err = NULL;
+  struct oci_state *st = load_state (argv[i], &err);
+  if (st == NULL)
+    return fail (&err);
+  struct oci_spec *res = NULL, *saved = NULL;
+  json_t *j = NULL;
+  enum oci_status status = oci_state_status (st);
+  if (status == OCI_STOPPED || status == OCI_CREATING)
+    {
+      securer_error_set (&err, 0, "container \"%s\" is not running (%s)", st->id, oci_status_name (status));
+      goto out;
+    }
+  j = resources ? read_resources_file (resources, &err) : flags_resources (vals, &err);
+  if (j == NULL || oci_resources_parse (j, &res, &err) < 0)
+    goto out;
+  for (size_t w = 0; w < res->n_warnings; w++)
+    logmsg ("warning", "%s", res->warnings[w]);
+  if (res->n_devrules)
+    {
+      if (load_saved_spec (st, &saved, &err) < 0)
+        goto out;
+      if (!oci_devrules_equal (saved, res))
+        {
+          securer_error_set (&err, 0, "linux.resources.devices: the device rules are the "
+                                      "container's from create; update cannot change them");
+          goto out;
+        }
+      res->n_devrules = 0;
+    }
+  oci_cgroup_update (st->cg, res, &err);
+out:
+  json_decref (j);
+  oci_spec_free (res);
+  oci_spec_free (saved);
+  oci_state_free (st);
+  /* runc's status for a failed update, whatever the step. */
+  if (err)
+    securer_error_set_status (&err, 1);
+  return err ? fail (&err) : 0;
+}
+
 static int
 cmd_ps (int argc, char **argv)
 {
@@ -1360,6 +1553,11 @@ usage (FILE *out)
            "  list [--format table|json] [-q]\n"
            "  pause ID / resume ID      freeze / thaw every process of the container\n"
            "  ps [--format table|json] ID   the container's processes (host pids)\n"
+           "  update [-r FILE|-] ID     change a running container's cgroup limits: FILE (- for\n"
+           "         stdin) holds an OCI LinuxResources object, or runc's flags --memory,\n"
+           "         --memory-swap, --memory-reservation (bytes, or with k m g t p; -1 for\n"
+           "         unlimited), --cpu-quota, --cpu-period, --cpu-share(s), --cpuset-cpus,\n"
+           "         --cpuset-mems, --pids-limit\n"
            "  features                  JSON of what this runtime supports\n"
            "  spec [--bundle DIR]       write a default config.json\n"
            "\n"
@@ -1415,7 +1613,7 @@ main (int argc, char **argv)
     { "create", cmd_create }, { "start", cmd_start }, { "run", cmd_run }, { "state", cmd_state },
     { "kill", cmd_kill }, { "delete", cmd_delete }, { "list", cmd_list }, { "exec", cmd_exec },
     { "features", cmd_features }, { "spec", cmd_spec }, { "pause", cmd_pause },
-    { "resume", cmd_resume }, { "ps", cmd_ps },
+    { "resume", cmd_resume }, { "ps", cmd_ps }, { "update", cmd_update },
   };
   for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
     if (strcmp (argv[i], cmds[k].name) == 0)

@@ -155,6 +155,12 @@ int oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_
  * create changes nothing of a container. */
 int oci_spec_load_saved (const char *config_path, const char *bundle, struct oci_spec **out,
                          securer_err_t *err);
+/* Reads a LinuxResources object alone (what `update` is given) into a spec
+ * of its own in which only the resource fields and warnings are set; a
+ * field left out stays unset, and so unchanged by oci_cgroup_update. */
+int oci_resources_parse (json_t *r, struct oci_spec **out, securer_err_t *err);
+/* Whether two specs have the same linux.resources.devices rules. */
+bool oci_devrules_equal (const struct oci_spec *a, const struct oci_spec *b);
 /* Reads a process object alone (runc exec --process FILE) into *proc. */
 int oci_process_parse (json_t *j, const char *where, struct oci_process *proc, securer_err_t *err);
 void oci_process_clear (struct oci_process *p);
@@ -207,6 +213,9 @@ pid_t *oci_cgroup_pids (const struct oci_cgroup *cg, size_t *n);
  * v2 cgroup.freeze. */
 int oci_cgroup_freeze (const struct oci_cgroup *cg, bool freeze, securer_err_t *err);
 bool oci_cgroup_frozen (const struct oci_cgroup *cg);
+/* Writes the resources set in res (from oci_resources_parse) to a running
+ * container's cgroup; devices are not among them (see cmd_update). */
+int oci_cgroup_update (const struct oci_cgroup *cg, const struct oci_spec *res, securer_err_t *err);
 /* Removes the directories (waiting briefly for exiting processes). */
 int oci_cgroup_destroy (struct oci_cgroup *cg, securer_err_t *err);
 void oci_cgroup_free (struct oci_cgroup *cg);
