@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "securer.h"
 #include "policy-test.h"
@@ -173,4 +174,38 @@ Test (netrule, show_and_json_carry_the_rules)
   free (json);
   free (text);
   securer_policy_free (p);
+}
+
+/* `policy test` with net lines, as a policy author runs it. */
+Test (netrule, policy_test_checks_net_expectations)
+{
+  char dir[] = "/tmp/securer-netrule-XXXXXX";
+  cr_assert_not_null (mkdtemp (dir));
+  char pol[64], exp[64], out[64], cmd[512];
+  snprintf (pol, sizeof pol, "%s/p.policy", dir);
+  snprintf (exp, sizeof exp, "%s/p.expect", dir);
+  snprintf (out, sizeof out, "%s/out", dir);
+  FILE *f = fopen (pol, "w");
+  fprintf (f, "namespaces all\nseccomp off\nnetwork allow api.example.org *.cran.r-project.org:443\n"
+              "network deny bad.cran.r-project.org\n");
+  fclose (f);
+  f = fopen (exp, "w");
+  fprintf (f, "net api.example.org -> allowed\nnet a.cran.r-project.org:443 -> allowed\n"
+              "net bad.cran.r-project.org:443 -> denied\nnet 10.0.0.1:443 -> allowed\n");
+  fclose (f);
+  const char *bin = getenv ("SECURER_BIN") ? getenv ("SECURER_BIN") : SECURER_ABS_BUILDDIR "/securer";
+  snprintf (cmd, sizeof cmd, "'%s' policy test '%s' '%s' > '%s' 2>&1", bin, pol, exp, out);
+  int ws = system (cmd);
+  cr_assert (WIFEXITED (ws) && WEXITSTATUS (ws) == 1, "status %d", ws);
+  f = fopen (out, "r");
+  char buf[4096] = "";
+  size_t n = fread (buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose (f);
+  cr_assert_not_null (strstr (buf, ":3: ok: net bad.cran.r-project.org:443 -> denied\n"), "%s", buf);
+  cr_assert_not_null (strstr (buf, ":4:1: error: expected `net 10.0.0.1:443 -> allowed`, got denied (no rule "
+                                   "allows it)\n"), "%s", buf);
+  cr_assert_not_null (strstr (buf, "4 expectations, 1 failed"), "%s", buf);
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+  (void) !system (cmd);
 }
