@@ -32,7 +32,7 @@
 
 #include "linux/netproxy.h"
 
-#define PROXY_BUF 16384
+#define PROXY_BUF 65536
 #define PROXY_HEAD_MAX 8192
 #define PROXY_HOSTS_MAX 1024  /* entries read from SECURER_NET_HOSTS */
 
