@@ -409,9 +409,16 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
   struct oci_layer *layer = NULL;
   int fifo = -1, console = -1;
   int rc = -1;
-  int report[2] = { -1, -1 };
-  if (oci_spec_load (a->bundle ? a->bundle : ".", &s, err) < 0 || oci_spec_seccomp_policy (s, &sc, err) < 0)
+  int report[2] = { -1, -1 }, netsock[2] = { -1, -1 }, pidfd = -1;
+  struct securer_policy *netpol = NULL;
+  if (oci_spec_load (a->bundle ? a->bundle : ".", &s, err) < 0 || oci_spec_seccomp_policy (s, &sc, err) < 0
+      || oci_network_policy (s, &netpol, err) < 0 || oci_network_env (s, err) < 0)
     goto out;
+  if (netpol != NULL && socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, netsock) < 0)
+    {
+      securer_error_set (err, errno, "socketpair for network-allow");
+      goto out;
+    }
   warn_spec (s);
   if (s->report_denials)
     {
@@ -465,13 +472,18 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
     }
   struct oci_launch l = { .id = id, .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
                           .seccomp = prog, .seccomp_last_syscall = s->seccomp_last_syscall,
-                          .layer = layer, .notify_fd = report[1],
+                          .layer = layer, .notify_fd = report[1], .proxy_fd = netsock[1],
                           .keep_keyring = a->no_new_keyring };
   if (oci_launch_container (&l, st->cg, id, &st->pid, &st->start_time, err) < 0)
     goto fail;
   if (oci_state_save (st, err) < 0 || write_pid_file (a->pid_file, st->pid, err) < 0
       || (s->report_denials
-          && oci_reporter_start (prog, report[0], s->report_denials, id, err) < 0))
+          && oci_reporter_start (prog, report[0], s->report_denials, id, err) < 0)
+      || (netpol != NULL
+          && ((pidfd = (int) syscall (SYS_pidfd_open, st->pid, 0)) < 0
+                ? securer_error_set (err, errno, "network-allow: pidfd of the container")
+                : oci_netproxy_start (netpol, netsock[0], pidfd, err))
+               < 0))
     {
       kill (st->pid, SIGKILL);
       goto fail;
@@ -487,8 +499,15 @@ out:
   if (dir)
     remove_state_dir (dir);
   for (int k = 0; k < 2; k++)
-    if (report[k] >= 0)
-      close (report[k]);
+    {
+      if (report[k] >= 0)
+        close (report[k]);
+      if (netsock[k] >= 0)
+        close (netsock[k]);
+    }
+  if (pidfd >= 0)
+    close (pidfd);
+  securer_policy_free (netpol);
   if (fifo >= 0)
     close (fifo);
   if (console >= 0)
@@ -1438,13 +1457,15 @@ cmd_features (int argc, char **argv)
                           "capabilities", "cgroup", "v1", 1, "v2", 1, "systemd", 0, "systemdUser", 0,
                           "seccomp", seccomp, "apparmor", "enabled", 0, "selinux", "enabled", 0,
                           "intelRdt", "enabled", 0);
-  json_t *j = json_pack ("{s:s, s:s, s:[s,s,s,s,s,s], s:o, s:o, s:{s:s, s:s, s:s}}", "ociVersionMin", "1.0.0",
+  json_t *j = json_pack ("{s:s, s:s, s:[s,s,s,s,s,s], s:o, s:o, s:{s:s, s:s, s:s, s:s}}", "ociVersionMin", "1.0.0",
                          "ociVersionMax", "1.0.2", "hooks", "prestart", "createRuntime",
                          "createContainer", "startContainer", "poststart", "poststop", "mountOptions", mo, "linux", lx, "annotations",
                          "run.securer.version", securer_version (), "run.securer.policy",
                          "a securer policy (name or path) layered on top (docs/oci.md)",
                          "run.securer.report-denials",
-                         "a path: kill verdicts of linux.seccomp reported there as JSON lines");
+                         "a path: kill verdicts of linux.seccomp reported there as JSON lines",
+                         "run.securer.network-allow",
+                         "HOST[:PORT] words: the container reaches those hosts, and nothing else, through a proxy");
   /* The capability list is the kernel's, not a fixed one. */
   json_t *caps = json_object_get (json_object_get (j, "linux"), "capabilities");
   for (int c = 0; c <= 63; c++)

@@ -275,6 +275,38 @@ check "report-denials: a symlink at the log's path is refused" 1 "$?"
 check_contains "report-denials: the refusal named" "report-denials: open $WORK/denials-link.log" "$(cat "$WORK/b13.out")"
 sleep 0.2
 check "report-denials: the link's target untouched" victim "$(cat "$WORK/victim13")"
+# ---- run.securer.network-allow: the proxy beside the container ----------
+# A server on the host's loopback, named web.test for the proxy (a hosts
+# file: no DNS); the container reaches it by name, and nothing else.
+mkdir -p "$WORK/www" && echo hello-from-web >"$WORK/www/hello.txt"
+webport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 --directory "$WORK/www" "$webport" >/dev/null 2>&1 &
+webpid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$webport/hello.txt" && break; sleep 0.1; done
+printf '127.0.0.1 web.test other.test\n' >"$WORK/hosts14"
+make_bundle "$WORK/b14" \
+  "c['annotations'] = {'run.securer.network-allow': 'web.test:$webport, 127.0.0.1:$webport'}" \
+  "c['process']['args'] = ['sh', '-c', 'wget -q -O - http://web.test:$webport/hello.txt; echo rc=\$?; wget -q -O - http://other.test:$webport/hello.txt 2>&1; echo rc2=\$?; env | grep ^http_proxy']"
+out=$(SECURER_NET_HOSTS="$WORK/hosts14" R run --bundle "$WORK/b14" netallow 2>&1)
+check_contains "network-allow: the allowed name is reached through the proxy" "hello-from-web" "$out"
+check_contains "network-allow: ... and the request succeeds" "rc=0" "$out"
+check_contains "network-allow: another name is refused by the proxy" "403 Forbidden" "$out"
+check_contains "network-allow: the environment names the proxy" "http_proxy=http://127.0.0.1:3128" "$out"
+for _ in $(seq 100); do pgrep -f "run --bundle $WORK/b14" >/dev/null || break; sleep 0.05; done
+pgrep -f "run --bundle $WORK/b14" >/dev/null && not_ok "network-allow: the proxy outlived the container" \
+  || ok "network-allow: the proxy ended with the container"
+kill "$webpid" 2>/dev/null
+make_bundle "$WORK/b14" \
+  "c['annotations'] = {'run.securer.network-allow': 'web.test'}" \
+  "c['linux']['namespaces'] = [n for n in c['linux']['namespaces'] if n['type'] != 'network']"
+R run --bundle "$WORK/b14" netallow2 >"$WORK/b14.out" 2>&1
+check "network-allow: refused without a network namespace of the container's own" 1 "$?"
+check_contains "network-allow: the refusal named" "annotations.run.securer.network-allow: the container needs a network namespace" "$(cat "$WORK/b14.out")"
+make_bundle "$WORK/b14" "c['annotations'] = {'run.securer.network-allow': 'web.test:0'}"
+R run --bundle "$WORK/b14" netallow3 >"$WORK/b14.out" 2>&1
+check "network-allow: a bad entry refused" 1 "$?"
+check_contains "network-allow: the bad entry named" "network allow entry 'web.test:0': a port is a number from 1 to 65535" "$(cat "$WORK/b14.out")"
+
 # ---- what an operator reads: securer policy show --oci-config ------------
 SECURER=${SECURER_BIN:-$SECURER_BUILDDIR/securer}
 out=$("$SECURER" policy show --oci-config "$WORK/b3/config.json" 2>&1)

@@ -1314,6 +1314,25 @@ read_hosts (struct securer_netproxy *px, const char *path, securer_err_t *err)
 }
 
 int
+securer_netproxy_listen (securer_err_t *err)
+{
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons (SECURER_NET_PROXY_PORT),
+                            .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  int one = 1;
+  if (fd < 0 || setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0
+      || bind (fd, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (fd, 64) < 0)
+    {
+      int e = errno;
+      if (fd >= 0)
+        close (fd);
+      return securer_error_set (err, e, "network allow: listen on 127.0.0.1:%d for the proxy",
+                                SECURER_NET_PROXY_PORT);
+    }
+  return fd;
+}
+
+int
 securer_netproxy_new (const struct securer_policy *p, int listen_fd,
                       void (*on_net) (void *ctx, const struct securer_net_event *ev), void *ctx,
                       struct securer_netproxy **out, securer_err_t *err)

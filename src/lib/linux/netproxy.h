@@ -28,6 +28,11 @@
 
 struct securer_netproxy;
 
+/* Inside the sandbox's network namespace: a listening socket on
+ * 127.0.0.1:SECURER_NET_PROXY_PORT (non-blocking, close-on-exec), or -1
+ * with *err set. */
+int securer_netproxy_listen (securer_err_t *err);
+
 /* Takes listen_fd (a listening TCP socket in the sandbox's namespace).
  * on_net/ctx (may be NULL) hear of every decision. */
 int securer_netproxy_new (const struct securer_policy *p, int listen_fd,

@@ -164,17 +164,9 @@ static void
 offer_proxy_listener (struct launch_plan *lp)
 {
   securer_err_t err = NULL;
-  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons (SECURER_NET_PROXY_PORT),
-                            .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
-  int one = 1;
-  if (fd < 0 || setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0
-      || bind (fd, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (fd, 64) < 0)
-    {
-      securer_error_set (&err, errno, "network allow: listen on 127.0.0.1:%d for the proxy",
-                         SECURER_NET_PROXY_PORT);
-      payload_fail (lp, SECURER_EXIT_SETUP, &err);
-    }
+  int fd = securer_netproxy_listen (&err);
+  if (fd < 0)
+    payload_fail (lp, SECURER_EXIT_SETUP, &err);
   struct sync_msg m;
   memset (&m, 0, sizeof m);
   m.type = SYNC_PROXY_FD;

@@ -138,11 +138,32 @@ struct oci_spec {
   /* run.securer.* annotations */
   char *securer_policy;    /* run.securer.policy: a policy layered on top */
   char *report_denials;    /* run.securer.report-denials: JSON-lines log path */
+  char *network_allow;     /* run.securer.network-allow: `network allow` words */
   /* What is accepted without effect, as runc does (the kernel dropped
    * it): one line each, for create to print. */
   char **warnings;
   size_t n_warnings;
 };
+
+/* run.securer.network-allow: the policy the proxy decides with (a net
+ * namespace, the annotation's words), checked against the spec: the
+ * container needs a network namespace of its own. */
+int oci_network_policy (const struct oci_spec *s, struct securer_policy **out, securer_err_t *err);
+/* The proxy's environment added to process.env (http_proxy, ...). */
+int oci_network_env (struct oci_spec *s, securer_err_t *err);
+/* Starts the proxy beside the container: detached (own session, stdio on
+ * /dev/null), it takes the listening socket the container's init sends
+ * on sock, serves it, and ends when the process pidfd refers to does. */
+int oci_netproxy_start (const struct securer_policy *p, int sock, int pidfd, securer_err_t *err);
+/* A process beside the container, detached from the runtime (double
+ * fork, own session, stdio on /dev/null, every descriptor closed but
+ * keep_a and keep_b) that neither the runtime's caller nor the engine
+ * waits for: returns 0 in it, 1 in the caller once it is on its own, -1
+ * on failure. */
+int oci_detach (int keep_a, int keep_b, securer_err_t *err);
+/* Container side: listens on the proxy's port in the current network
+ * namespace and sends the socket on sock. */
+int oci_netproxy_listen (int sock, securer_err_t *err);
 
 /* Reads BUNDLE/config.json.  Fields that securer cannot honour are refused
  * with their name (status 125). */
@@ -253,6 +274,7 @@ struct oci_launch {
   int seccomp_last_syscall;  /* oci_spec's: ENOSYS past it, or -1 */
   const struct oci_layer *layer;  /* run.securer.policy, or NULL */
   int notify_fd;           /* report-denials: where the listener goes, or -1 */
+  int proxy_fd;            /* network-allow: where the proxy's listening socket goes, or -1 */
   bool keep_keyring;       /* --no-new-keyring: stay in the caller's session keyring */
 };
 /* Sets up mounts, devices, hostname, sysctls and the process, and waits on

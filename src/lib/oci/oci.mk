@@ -9,6 +9,7 @@ libsecurer_core_la_SOURCES += \
 	src/lib/oci/policy.c \
 	src/lib/oci/layer.c \
 	src/lib/oci/report.c \
+	src/lib/oci/netproxy.c \
 	src/lib/oci/devices.c \
 	src/lib/oci/selfexe.c
 

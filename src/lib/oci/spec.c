@@ -959,6 +959,12 @@ parse_annotations (struct oci_spec *s, json_t *a, securer_err_t *err)
             return refuse (err, "annotations.%s: the spec has no linux.seccomp to report from", k);
           s->report_denials = strdup (val);
         }
+      else if (strcmp (k, "run.securer.network-allow") == 0)
+        {
+          if (val[strspn (val, " \t,")] == '\0')
+            return refuse (err, "annotations.%s: no destination (HOST[:PORT] words, as in 'network allow')", k);
+          s->network_allow = strdup (val);
+        }
       else
         return refuse (err, "annotations.%s: unknown securer annotation (see docs/oci.md)", k);
     }
@@ -1308,5 +1314,6 @@ oci_spec_free (struct oci_spec *s)
     }
   free (s->securer_policy);
   free (s->report_denials);
+  free (s->network_allow);
   free (s);
 }
