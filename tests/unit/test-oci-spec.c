@@ -107,6 +107,23 @@ Test (oci_spec, unknown_and_unsupported_fields_are_named)
   refused ("", ", \"uidMappings\": [{\"containerID\": 0, \"hostID\": 1000, \"size\": 1}]", "linux.uidMappings");
 }
 
+/* A bind mount's filesystem options (the validation suite's mode=755,
+ * size=1k) are ignored by the kernel and by runc: dropped, with a warning. */
+Test (oci_spec, filesystem_options_of_a_bind_mount_are_dropped_with_a_warning)
+{
+  securer_err_t err = NULL;
+  struct oci_spec *s = NULL;
+  cr_assert_eq (load ("\"mounts\": [{\"destination\": \"/x\", \"source\": \"/tmp\", \"options\": "
+                      "[\"bind\", \"nosuid\", \"mode=755\", \"size=1k\"]}],", "", &s, &err),
+                0, "%s", securer_error_message (err));
+  cr_assert_null (s->mounts[0].data);
+  cr_assert (s->mounts[0].bind);
+  cr_assert_eq (s->n_warnings, 1);
+  cr_assert_str_eq (s->warnings[0], "mounts[0].options: \"mode=755,size=1k\" ignored: a bind mount takes no "
+                                    "filesystem options");
+  oci_spec_free (s);
+}
+
 /* update's LinuxResources: what is left out stays unset (unchanged), and
  * the same refusals as at create. */
 Test (oci_spec, resources_alone_for_update)

@@ -24,9 +24,9 @@ dist_man_MANS += docs/man/securer-runc.8
 # not root, without busybox-static, or when the engine is missing or cannot
 # run containers here even with runc.
 if ENABLE_TESTS
-TESTS += tests/oci/test-runc.sh tests/oci/test-podman.sh tests/oci/test-containerd.sh
+TESTS += tests/oci/test-runc.sh tests/oci/test-podman.sh tests/oci/test-containerd.sh tests/oci/test-validation.sh
 endif
-EXTRA_DIST += tests/oci/lib.sh tests/oci/test-runc.sh tests/oci/test-podman.sh tests/oci/test-containerd.sh \
+EXTRA_DIST += tests/oci/lib.sh tests/oci/test-runc.sh tests/oci/test-podman.sh tests/oci/test-containerd.sh tests/oci/test-validation.sh \
 	tests/oci/cri.py
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-oci-spec

@@ -397,7 +397,7 @@ static const char *const mount_types[] = { "bind", "rbind", "tmpfs", "proc", "sy
                                            "mqueue", "cgroup", "cgroup2", "none", NULL };
 
 static int
-parse_mount (json_t *j, size_t idx, struct oci_mount *m, securer_err_t *err)
+parse_mount (struct oci_spec *s, json_t *j, size_t idx, struct oci_mount *m, securer_err_t *err)
 {
   static const char *const keys[] = { "destination", "type", "source", "options", NULL };
   char where[64];
@@ -482,10 +482,29 @@ parse_mount (json_t *j, size_t idx, struct oci_mount *m, securer_err_t *err)
     return refuse (err, "%s.options: tmpcopyup is for tmpfs mounts only", where);
   if (m->bind && (m->source == NULL || m->source[0] != '/'))
     return refuse (err, "%s.source: a bind mount needs an absolute source", where);
-  /* A bind mount takes no filesystem options: the kernel would drop them
-   * unread, and "rro", "rnoexec" and the like would silently not hold. */
+  /* A bind mount takes no filesystem options (mode=, size=, ...): the
+   * kernel ignores them, and so does runc.  They say nothing a bind
+   * could honour (its flags, ro/nosuid/noexec/..., are read above and
+   * applied), so they are dropped with a warning rather than refused. */
   if (m->bind && m->data)
-    return refuse (err, "%s.options: \"%s\" is not supported for a bind mount", where, m->data);
+    {
+      /* Recursive attributes (rro, rnoexec, ...) are protections, not
+       * filesystem options: one that would not hold is refused. */
+      static const char *const recursive[] = { "rro", "rrw", "rnosuid", "rsuid", "rnodev", "rdev", "rnoexec",
+                                               "rexec", "rnoatime", "ratime", "rrelatime", "rnorelatime",
+                                               "rnodiratime", "rdiratime", "rstrictatime", "rnostrictatime",
+                                               "rnosymfollow", "rsymfollow" };
+      for (size_t k = 0; k < sizeof recursive / sizeof *recursive; k++)
+        {
+          size_t l = strlen (recursive[k]);
+          for (const char *d = m->data; (d = strstr (d, recursive[k])) != NULL; d += l)
+            if ((d == m->data || d[-1] == ',') && (d[l] == '\0' || d[l] == ','))
+              return refuse (err, "%s.options: \"%s\" is not supported for a bind mount", where, recursive[k]);
+        }
+      warn (s, "%s.options: \"%s\" ignored: a bind mount takes no filesystem options", where, m->data);
+      free (m->data);
+      m->data = NULL;
+    }
   return 0;
 }
 
@@ -1024,7 +1043,7 @@ parse_spec (struct oci_spec *s, securer_err_t *err)
       size_t i;
       json_t *e;
       json_array_foreach (mounts, i, e)
-        if (parse_mount (e, i, &s->mounts[s->n_mounts++], err) < 0)
+        if (parse_mount (s, e, i, &s->mounts[s->n_mounts++], err) < 0)
           return -1;
     }
   json_t *lx = json_object_get (j, "linux");
