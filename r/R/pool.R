@@ -11,8 +11,10 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #' @param size number of sessions (1 to 100).
     #' @param tools,sandbox,limits,verbose as for `SecureSession$new()`.
     #' @param reset_between_uses restart a session after each use.
+    #' @param plots as for `SecureSession$new()`.
     initialize = function(size = 4L, tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
-                          reset_between_uses = FALSE) {
+                          reset_between_uses = FALSE, plots = TRUE) {
+      private$plots <- check_plots(plots)
       if (!is.numeric(size) || length(size) != 1L || is.na(size) || size != round(size)) {
         stop("size must be a whole number of sessions", call. = FALSE)
       }
@@ -49,28 +51,30 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #' @param timeout seconds, `NULL` for none.
     #' @param acquire_timeout seconds to wait for an idle session (`NULL`:
     #'   30; 0: fail at once).
-    #' @param validate,max_tool_calls,max_code_length,max_output_lines as
+    #' @param validate,max_tool_calls,max_code_length,max_output_lines,plots as
     #'   for `SecureSession$execute()`.
     execute = function(code, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
-                       max_code_length = 100000L, max_output_lines = NULL) {
+                       max_code_length = 100000L, max_output_lines = NULL, plots = FALSE) {
       result_value(self$run(code, timeout, acquire_timeout, validate, max_tool_calls, max_code_length,
-                            max_output_lines))
+                            max_output_lines, plots))
     },
 
     #' @description Run code on an idle session; returns a
     #'   [securer_result], as `SecureSession$run()` does.
     #' @param code,timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines
     #'   as for `$execute()`.
+    #' @param plots as for `SecureSession$run()`.
     run = function(code, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
-                   max_code_length = 100000L, max_output_lines = NULL) {
+                   max_code_length = 100000L, max_output_lines = NULL, plots = NULL) {
       private$check()
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
       if (private$busy > 0L && private$busy >= private$n) securer_error("All sessions are busy", "securer_busy")
       prep <- prepare_code(code, max_code_length, validate)
       if (!is.null(prep$refused)) return(prep$refused)
       serve <- private$serve
       id <- serve$next_request_id()
       text <- private$request(id, prep$code, timeout, acquire_timeout, max_code_length, max_tool_calls,
-                              max_output_lines)
+                              max_output_lines, plots)
       private$busy <- private$busy + 1L
       on.exit(private$busy <- private$busy - 1L, add = TRUE)
       tools <- private$tool_list
@@ -83,11 +87,12 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #'   list of [securer_result]s in the order of `codes`.  A piece that
     #'   fails is a result with its error; the others still run.
     #' @param codes a character vector or a list of code strings.
-    #' @param timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines
-    #'   as for `$execute()`, for each piece.
+    #' @param timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines,plots
+    #'   as for `$run()`, for each piece.
     map = function(codes, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
-                   max_code_length = 100000L, max_output_lines = NULL) {
+                   max_code_length = 100000L, max_output_lines = NULL, plots = NULL) {
       private$check()
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
       codes <- as.list(codes)
       results <- vector("list", length(codes))
       prepared <- lapply(codes, prepare_code, max_code_length = max_code_length, validate = validate)
@@ -107,7 +112,7 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
           i <- todo[[sent]]
           id <- serve$next_request_id()
           serve$send(private$request(id, prepared[[i]]$code, timeout, acquire_timeout, max_code_length,
-                                     max_tool_calls, max_output_lines))
+                                     max_tool_calls, max_output_lines, plots))
           ids <- c(ids, id)
           at <- c(at, i)
           private$busy <- private$busy + 1L
@@ -169,16 +174,17 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     }
   ),
   private = list(serve = NULL, handle = NULL, pid = NULL, n = 0L, tool_list = list(), reset = FALSE, busy = 0L,
-                 policy = "r", sandboxed = NA, owner = NA_integer_,
+                 policy = "r", sandboxed = NA, owner = NA_integer_, plots = TRUE,
     check = function() {
       check_owner(private$owner, "SecureSessionPool")
       if (is.null(private$pid)) securer_error("Pool is closed")
     },
-    request = function(id, code, timeout, acquire_timeout, max_code_length, max_tool_calls, max_output_lines) {
+    request = function(id, code, timeout, acquire_timeout, max_code_length, max_tool_calls, max_output_lines,
+                       plots) {
       execute_request(id, paste0("\"pool\":", json_string1(private$pid)), code, timeout, max_code_length,
                       max_tool_calls, max_output_lines,
-                      extra = if (!is.null(acquire_timeout)) {
+                      extra = paste0(if (!is.null(acquire_timeout)) {
                         paste0(",\"acquire_timeout\":", format(as.numeric(acquire_timeout), scientific = FALSE))
-                      } else "")
+                      }, plots_request(plots)))
     })
 )

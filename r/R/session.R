@@ -55,10 +55,13 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param max_executions cap on `$execute()` calls.
     #' @param pre_execute_hook function(code) returning FALSE to block.
     #' @param sanitize_errors strip paths, pids and host names from errors.
+    #' @param plots how the pages the code draws come back in `$run()`'s
+    #'   result: `TRUE` (PNG, 480 x 480), [plot_options()], or `FALSE`.
     initialize = function(tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
                           sandbox_strict = FALSE, audit_log = NULL, max_executions = NULL,
-                          pre_execute_hook = NULL, sanitize_errors = FALSE, .shared = FALSE) {
+                          pre_execute_hook = NULL, sanitize_errors = FALSE, plots = TRUE, .shared = FALSE) {
       private$tool_list <- normalize_tools(tools)
+      private$plots <- check_plots(plots)
       if (!is.null(pre_execute_hook) && !is.function(pre_execute_hook)) {
         stop("pre_execute_hook must be a function", call. = FALSE)
       }
@@ -93,20 +96,25 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param max_tool_calls cap on tool calls in this execution.
     #' @param max_code_length longest code accepted, in characters.
     #' @param max_output_lines cap on the output lines kept.
+    #' @param plots `FALSE`: `$execute()` returns the value alone, so no
+    #'   page is rendered.  For `$run()`, `NULL` (the session's), `TRUE`,
+    #'   `FALSE` or [plot_options()]: how the pages drawn come back in its
+    #'   result.
     execute = function(code, timeout = 30, validate = TRUE, output_handler = NULL,
-                       max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL) {
+                       max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL, plots = FALSE) {
       result_value(self$run(code, timeout, validate, output_handler, max_tool_calls, max_code_length,
-                            max_output_lines))
+                            max_output_lines, plots))
     },
 
     #' @description Run code; returns a [securer_result]: the value, the
     #'   output by stream, warnings, the error (the code's errors, timeouts
     #'   and refusals are results, not R errors), elapsed time and status.
     #'   Arguments as for `$execute()`.
-    #' @param code,timeout,validate,output_handler,max_tool_calls,max_code_length,max_output_lines
+    #' @param code,timeout,validate,output_handler,max_tool_calls,max_code_length,max_output_lines,plots
     #'   as for `$execute()`.
     run = function(code, timeout = 30, validate = TRUE, output_handler = NULL,
-                   max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL) {
+                   max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL, plots = NULL) {
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
       check_owner(private$owner, "SecureSession")
       # Cheap checks only: a serve process that died is found out by the
       # request itself.
@@ -120,7 +128,7 @@ SecureSession <- R6::R6Class("SecureSession",
       serve <- private$serve
       id <- serve$next_request_id()
       text <- execute_request(id, private$sid_json, prep$code, timeout, max_code_length, max_tool_calls,
-                              max_output_lines, stream = !is.null(output_handler))
+                              max_output_lines, stream = !is.null(output_handler), extra = plots_request(plots))
       private$busy <- TRUE
       on.exit(private$busy <- FALSE, add = TRUE)
       tools <- private$tool_list
@@ -205,7 +213,7 @@ SecureSession <- R6::R6Class("SecureSession",
   private = list(
     serve = NULL, sid = NULL, sid_json = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
     sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
-    sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE, owner = NA_integer_,
+    sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE, owner = NA_integer_, plots = TRUE,
 
     start = function() {
       args <- character()

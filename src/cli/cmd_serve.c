@@ -91,6 +91,9 @@ cmd_serve_help (FILE *out)
            "                         per-execution defaults and ceilings (10000 lines,\n"
            "                         1048576 bytes, 1000 calls); a request may ask for\n"
            "                         less, never more\n"
+           "      --max-plots N, --max-plot-bytes N\n"
+           "                         the same for the pages drawn in an execution that\n"
+           "                         come back as images (50 pages, 8388608 bytes)\n"
            "      --cold             start every sandboxed session cold, in a new sandbox,\n"
            "                         whatever its policy's 'session template' says\n"
            "      --template         start every sandboxed session from its policy's\n"
@@ -178,7 +181,8 @@ struct server {
   unsigned max_sessions, max_client_sessions;
   unsigned n_sessions;             /* open now, pool members included */
   size_t max_reply, max_output_bytes;
-  unsigned max_output_lines, max_tool_calls;
+  unsigned max_output_lines, max_tool_calls, max_plots;
+  size_t max_plot_bytes;
   size_t max_message;
   bool verbose;
   enum securer_session_start start;  /* --cold / --template, for sandboxed sessions */
@@ -873,11 +877,13 @@ static void
 run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
 {
   const char *code = json_string_value (json_object_get (req, "code"));
-  size_t lines, bytes, calls;
+  size_t lines, bytes, calls, plots, plot_bytes;
   if (!request_cap (c, id, req, "max_output_lines", srv.max_output_lines, "--max-output-lines", &lines)
       || !request_cap (c, id, req, "max_output_bytes", srv.max_output_bytes, "--max-output-bytes",
                        &bytes)
-      || !request_cap (c, id, req, "max_tool_calls", srv.max_tool_calls, "--max-tool-calls", &calls))
+      || !request_cap (c, id, req, "max_tool_calls", srv.max_tool_calls, "--max-tool-calls", &calls)
+      || !request_cap (c, id, req, "max_plots", srv.max_plots, "--max-plots", &plots)
+      || !request_cap (c, id, req, "max_plot_bytes", srv.max_plot_bytes, "--max-plot-bytes", &plot_bytes))
     return;
   struct securer_exec_opts xo = {
     .timeout_ms = serve_timeout_ms (json_object_get (req, "timeout")),
@@ -888,7 +894,16 @@ run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
     .print = json_is_true (json_object_get (req, "print")),
     .on_output = json_is_true (json_object_get (req, "stream")) ? on_output : NULL,
     .output_data = e,
+    .max_plots = (unsigned) plots,
+    .max_plot_bytes = plot_bytes,
   };
+  securer_err_t perr = NULL;
+  if (serve_plots_parse (json_object_get (req, "plots"), &xo, &perr) < 0)
+    {
+      reply_error (c, id, "execute: %s", securer_error_text (perr));
+      securer_error_free (&perr);
+      return;
+    }
   /* The pending request keeps its id and its value form: this one is
    * refused, with a result of its own. */
   if (e->req_id != NULL || securer_session_busy (e->s))
@@ -1564,10 +1579,13 @@ serve_main (int argc, char **argv)
   srv.max_output_lines = SECURER_DEFAULT_MAX_OUTPUT_LINES;
   srv.max_output_bytes = SECURER_DEFAULT_MAX_OUTPUT_BYTES;
   srv.max_tool_calls = SECURER_DEFAULT_MAX_TOOL_CALLS;
+  srv.max_plots = SECURER_DEFAULT_MAX_PLOTS;
+  srv.max_plot_bytes = SECURER_DEFAULT_MAX_PLOT_BYTES;
   static const char *const with_value[] = { "--listen", "-p", "--policy", "--max-message",
                                             "--policy-dir", "--audit-dir", "--max-reply",
                                             "--max-output-lines", "--max-output-bytes",
-                                            "--max-tool-calls", "--allow-policy", "--max-sessions",
+                                            "--max-tool-calls", "--max-plots", "--max-plot-bytes",
+                                            "--allow-policy", "--max-sessions",
                                             "--max-client-sessions", "--log", "--socket-group",
                                             "--socket-mode", "--audit-log", "--token-file", NULL };
   int rc;
@@ -1653,13 +1671,14 @@ serve_main (int argc, char **argv)
           *(a[6] == 's' ? &srv.max_sessions : &srv.max_client_sessions) = (unsigned) n;
         }
       else if (strcmp (a, "--max-reply") == 0 || strcmp (a, "--max-output-lines") == 0
-               || strcmp (a, "--max-output-bytes") == 0 || strcmp (a, "--max-tool-calls") == 0)
+               || strcmp (a, "--max-output-bytes") == 0 || strcmp (a, "--max-tool-calls") == 0
+               || strcmp (a, "--max-plots") == 0 || strcmp (a, "--max-plot-bytes") == 0)
         {
           char *end;
           unsigned long long n = strtoull (argv[++i], &end, 10);
           unsigned long long lo = strcmp (a, "--max-reply") == 0 ? 65536 : 1;
-          unsigned long long hi = strcmp (a, "--max-output-lines") == 0
-                                      || strcmp (a, "--max-tool-calls") == 0 ? UINT_MAX : 1ull << 40;
+          unsigned long long hi = strcmp (a, "--max-output-lines") == 0 || strcmp (a, "--max-tool-calls") == 0
+                                      || strcmp (a, "--max-plots") == 0 ? UINT_MAX : 1ull << 40;
           if (val[0] == '-' || *end || n < lo || n > hi)
             {
               fprintf (stderr, "securer serve: %s must be %llu..%llu\n", a, lo, hi);
@@ -1671,6 +1690,10 @@ serve_main (int argc, char **argv)
             srv.max_output_bytes = (size_t) n;
           else if (strcmp (a, "--max-output-lines") == 0)
             srv.max_output_lines = (unsigned) n;
+          else if (strcmp (a, "--max-plots") == 0)
+            srv.max_plots = (unsigned) n;
+          else if (strcmp (a, "--max-plot-bytes") == 0)
+            srv.max_plot_bytes = (size_t) n;
           else
             srv.max_tool_calls = (unsigned) n;
         }

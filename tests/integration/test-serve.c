@@ -1738,3 +1738,49 @@ Test (serve, socket_group_members_connect_and_strangers_do_not, .timeout = 90)
   snprintf (req, sizeof req, "rm -rf %s", dir);
   cr_assert_eq (system (req), 0);
 }
+
+/* Pages drawn come back in the reply after the text, within the
+ * server's caps, which a request may lower and not raise; a reply too
+ * small for them counts them instead. */
+Test (serve, plots_come_back_within_the_servers_caps, .timeout = 90)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char *argv[] = { "securer", "serve", "--max-plots", "2", "--max-reply", "65536", NULL };
+  start_serve (&c, argv);
+  char *sid = open_session_id (&c, &rs, 1, NULL);
+  json_t *r = execute_with (&c, &rs, 2, sid, "\"code\":\"cat('drawn\\\\n'); for (i in 1:3) plot(i)\"");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  json_t *res = json_object_get (r, "result");
+  json_t *plots = json_object_get (res, "plots");
+  cr_assert_eq (json_array_size (plots), 2);
+  cr_assert_eq (json_integer_value (json_object_get (res, "plots_dropped")), 1);
+  cr_assert_str_eq (json_string_value (json_object_get (json_array_get (plots, 0), "format")), "png");
+  cr_assert_eq (json_integer_value (json_object_get (json_array_get (plots, 0), "width")), 480);
+  cr_assert (strncmp (json_string_value (json_object_get (json_array_get (plots, 0), "data")), "iVBORw0KGgo", 11) == 0);
+  cr_assert_eq (json_array_size (json_object_get (res, "output")), 1);
+  r = execute_with (&c, &rs, 3, sid, "\"code\":\"plot(1)\",\"max_plots\":3");
+  const char *e = json_string_value (json_object_get (r, "error"));
+  cr_assert (e && strstr (e, "\"max_plots\" 3 exceeds the server's limit of 2 (--max-plots)"), "%s", e);
+  r = execute_with (&c, &rs, 4, sid, "\"code\":\"plot(1)\",\"plots\":{\"format\":\"svg\",\"width\":200,\"height\":150}");
+  plots = json_object_get (json_object_get (r, "result"), "plots");
+  cr_assert_eq (json_array_size (plots), 1);
+  cr_assert_str_eq (json_string_value (json_object_get (json_array_get (plots, 0), "format")), "svg");
+  cr_assert_eq (json_integer_value (json_object_get (json_array_get (plots, 0), "height")), 150);
+  r = execute_with (&c, &rs, 5, sid, "\"code\":\"plot(1)\",\"plots\":{\"format\":\"gif\"}");
+  e = json_string_value (json_object_get (r, "error"));
+  cr_assert (e && strstr (e, "execute: plots: \"format\" must be"), "%s", e);
+  /* Two large pages do not fit a reply of 64 KiB: counted, the text kept. */
+  r = execute_with (&c, &rs, 6, sid, "\"code\":\"cat('still here\\\\n'); for (i in 1:2) image(matrix(runif(250000), 500))\","
+                                     "\"plots\":{\"width\":1000,\"height\":1000}");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  res = json_object_get (r, "result");
+  cr_assert_lt (json_array_size (json_object_get (res, "plots")), 2);
+  cr_assert_eq (json_array_size (json_object_get (res, "plots")) + json_integer_value (json_object_get (res, "plots_dropped")), 2);
+  cr_assert_str_eq (json_string_value (json_object_get (json_array_get (json_object_get (res, "output"), 0), "line")),
+                    "still here");
+  r = execute_with (&c, &rs, 7, sid, "\"code\":\"1 + 1\"");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  end_serve (&c, &rs);
+  free (sid);
+}
