@@ -11,10 +11,15 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #' @param size number of sessions (1 to 100).
     #' @param tools,sandbox,limits,verbose as for `SecureSession$new()`.
     #' @param reset_between_uses restart a session after each use.
-    #' @param plots as for `SecureSession$new()`.
+    #' @param plots,workdir,max_file_size as for `SecureSession$new()`:
+    #'   the sessions share the work directory.
     initialize = function(size = 4L, tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
-                          reset_between_uses = FALSE, plots = TRUE) {
+                          reset_between_uses = FALSE, plots = TRUE, workdir = NULL, max_file_size = 64 * 1024^2) {
       private$plots <- check_plots(plots)
+      private$max_file_size <- check_max_file_size(max_file_size)
+      if (!is.null(workdir) && isFALSE(sandbox)) {
+        stop("workdir is mounted in the sandbox: sandbox = FALSE has none", call. = FALSE)
+      }
       if (!is.numeric(size) || length(size) != 1L || is.na(size) || size != round(size)) {
         stop("size must be a whole number of sessions", call. = FALSE)
       }
@@ -25,16 +30,25 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       private$reset <- isTRUE(reset_between_uses)
       private$owner <- Sys.getpid()
       private$handle <- new.env(parent = emptyenv())
-      reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
+      private$wd <- prepare_workdir(workdir)
+      private$handle$workdir <- if (isTRUE(private$wd$private)) private$wd$path
+      reg.finalizer(private$handle, function(h) {
+        if (!is.null(h$serve)) h$serve$close()
+        if (!is.null(h$workdir)) unlink(h$workdir, recursive = TRUE)
+      }, onexit = TRUE)
       private$policy <- session_policy(sandbox)
       sp <- serve_policy(private$policy, limits)
-      serve <- ServeProcess$new(c(if (isTRUE(verbose)) "--verbose", sp$serve_args), verbose, sp$dir)
+      serve <- ServeProcess$new(c(if (isTRUE(verbose)) "--verbose", sp$serve_args,
+                                  if (!is.null(private$wd)) c("--allow-workdir", "--max-file-bytes",
+                                                              format(private$max_file_size, scientific = FALSE))),
+                                verbose, sp$dir)
       private$serve <- serve
       private$handle$serve <- serve
       r <- serve$request(list(op = "\"pool_open\"", size = as.character(private$n),
                               reset_between_uses = if (private$reset) "true" else "false",
                               tools = tools_json(private$tool_list), policy = sp$name,
-                              sandbox = sp$sandbox, limits = sp$limits))
+                              sandbox = sp$sandbox, limits = sp$limits,
+                              workdir = if (!is.null(private$wd)) json_string1(private$wd$path)))
       if (!isTRUE(r$ok)) {
         self$close()
         securer_error(paste0("The session pool could not start: ", r$error))
@@ -127,6 +141,25 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       results
     },
 
+    #' @description Copy a host file into the sessions' work directory, as
+    #'   `SecureSession$upload()` does.
+    #' @param path,to as for `SecureSession$upload()`.
+    upload = function(path, to = basename(path)) {
+      private$files_check()
+      upload_file(private$serve, list(pool = json_string1(private$pid)), path, to, private$max_file_size)
+    },
+
+    #' @description Copy a file of the work directory to the host, as
+    #'   `SecureSession$download()` does.
+    #' @param from,path,overwrite as for `SecureSession$download()`.
+    download = function(from, path = basename(from), overwrite = FALSE) {
+      private$files_check()
+      download_file(private$serve, list(pool = json_string1(private$pid)), from, path, overwrite)
+    },
+
+    #' @description The host path of the work directory (`NULL`: none).
+    workdir = function() private$wd$path,
+
     #' @description Number of sessions.
     size = function() private$n,
 
@@ -152,6 +185,10 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       private$serve <- NULL
       private$handle$serve <- NULL
       private$pid <- NULL
+      if (!is.null(private$handle$workdir) && identical(private$owner, Sys.getpid())) {
+        unlink(private$handle$workdir, recursive = TRUE)
+        private$handle$workdir <- NULL
+      }
       invisible(self)
     },
 
@@ -174,7 +211,13 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     }
   ),
   private = list(serve = NULL, handle = NULL, pid = NULL, n = 0L, tool_list = list(), reset = FALSE, busy = 0L,
-                 policy = "r", sandboxed = NA, owner = NA_integer_, plots = TRUE,
+                 policy = "r", sandboxed = NA, owner = NA_integer_, plots = TRUE, wd = NULL, max_file_size = 0,
+    files_check = function() {
+      private$check()
+      if (is.null(private$wd)) {
+        securer_error("This pool has no work directory: create it with workdir = DIR (or TRUE for a private one)")
+      }
+    },
     check = function() {
       check_owner(private$owner, "SecureSessionPool")
       if (is.null(private$pid)) securer_error("Pool is closed")

@@ -57,11 +57,23 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param sanitize_errors strip paths, pids and host names from errors.
     #' @param plots how the pages the code draws come back in `$run()`'s
     #'   result: `TRUE` (PNG, 480 x 480), [plot_options()], or `FALSE`.
+    #' @param workdir a host directory mounted read-write at `/work` in the
+    #'   sandbox, R's working directory there; `TRUE` for a private one,
+    #'   removed when the session closes; `NULL` for none.  `$upload()` and
+    #'   `$download()` move files in and out of it.
+    #' @param max_file_size the largest file `$upload()` and `$download()`
+    #'   move, in bytes.
     initialize = function(tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
                           sandbox_strict = FALSE, audit_log = NULL, max_executions = NULL,
-                          pre_execute_hook = NULL, sanitize_errors = FALSE, plots = TRUE, .shared = FALSE) {
+                          pre_execute_hook = NULL, sanitize_errors = FALSE, plots = TRUE, workdir = NULL,
+                          max_file_size = 64 * 1024^2, .shared = FALSE) {
       private$tool_list <- normalize_tools(tools)
       private$plots <- check_plots(plots)
+      private$max_file_size <- check_max_file_size(max_file_size)
+      if (!is.null(workdir) && isFALSE(sandbox)) {
+        stop("workdir is mounted in the sandbox: sandbox = FALSE has none", call. = FALSE)
+      }
+      private$wd <- prepare_workdir(workdir)
       if (!is.null(pre_execute_hook) && !is.function(pre_execute_hook)) {
         stop("pre_execute_hook must be a function", call. = FALSE)
       }
@@ -75,14 +87,45 @@ SecureSession <- R6::R6Class("SecureSession",
       # In the package's shared serve process (execute_r()) when nothing
       # about this session needs a serve of its own.
       private$shared <- isTRUE(.shared) && !isFALSE(sandbox) && is.null(audit_log) && !isTRUE(verbose) &&
-        is.null(serve_policy(private$policy, NULL)$dir)
+        is.null(serve_policy(private$policy, NULL)$dir) && is.null(private$wd)
       private$owner <- Sys.getpid()
       private$handle <- new.env(parent = emptyenv())
       # A forgotten session's serve process is closed at gc or exit.
-      reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
+      private$handle$workdir <- if (isTRUE(private$wd$private)) private$wd$path
+      reg.finalizer(private$handle, function(h) {
+        if (!is.null(h$serve)) h$serve$close()
+        if (!is.null(h$workdir)) unlink(h$workdir, recursive = TRUE)
+      }, onexit = TRUE)
       private$start()
       invisible(self)
     },
+
+    #' @description Copy a host file into the work directory (see
+    #'   `workdir`), replacing what is there; a name the sandbox left there
+    #'   (a symbolic link too) is replaced, never followed.
+    #' @param path the host file.
+    #' @param to its name in the work directory, relative (`"data.csv"`,
+    #'   `"in/data.csv"` when `in` exists); no `..`, no symbolic link on the
+    #'   way.
+    #' @return `to`, invisibly.
+    upload = function(path, to = basename(path)) {
+      private$files_check()
+      upload_file(private$serve, list(session = json_string1(private$sid)), path, to, private$max_file_size)
+    },
+
+    #' @description Copy a file of the work directory to the host.
+    #' @param from its name in the work directory (as for `to` of
+    #'   `$upload()`); a symbolic link, a directory or a FIFO is refused.
+    #' @param path the host file to write.
+    #' @param overwrite replace `path` when it exists.
+    #' @return `path`, invisibly.
+    download = function(from, path = basename(from), overwrite = FALSE) {
+      private$files_check()
+      download_file(private$serve, list(session = json_string1(private$sid)), from, path, overwrite)
+    },
+
+    #' @description The host path of the work directory (`NULL`: none).
+    workdir = function() private$wd$path,
 
     #' @description Run code; returns its value, as R would (invisibly
     #'   when R would not print it).  An error in the code is raised as an
@@ -166,6 +209,10 @@ SecureSession <- R6::R6Class("SecureSession",
       private$serve <- NULL
       private$handle$serve <- NULL
       private$sid <- NULL
+      if (!is.null(private$handle$workdir) && identical(private$owner, Sys.getpid()) && !isTRUE(private$restarting)) {
+        unlink(private$handle$workdir, recursive = TRUE)
+        private$handle$workdir <- NULL
+      }
       invisible(self)
     },
 
@@ -214,6 +261,15 @@ SecureSession <- R6::R6Class("SecureSession",
     serve = NULL, sid = NULL, sid_json = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
     sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
     sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE, owner = NA_integer_, plots = TRUE,
+    wd = NULL, max_file_size = 0, restarting = FALSE,
+
+    files_check = function() {
+      check_owner(private$owner, "SecureSession")
+      if (is.null(private$serve) || is.null(private$sid)) securer_error("Session is not running.")
+      if (is.null(private$wd)) {
+        securer_error("This session has no work directory: create it with workdir = DIR (or TRUE for a private one)")
+      }
+    },
 
     start = function() {
       args <- character()
@@ -230,12 +286,16 @@ SecureSession <- R6::R6Class("SecureSession",
         # outlive it, so R starts cold unless SECURER_SESSION_TEMPLATE says
         # otherwise (docs/sessions.md, "How a session starts").
         if (!nzchar(Sys.getenv("SECURER_SESSION_TEMPLATE"))) args <- c(args, "--cold")
+        if (!is.null(private$wd)) {
+          args <- c(args, "--allow-workdir", "--max-file-bytes", format(private$max_file_size, scientific = FALSE))
+        }
         serve <- ServeProcess$new(c(args, sp$serve_args), private$verbose, sp$dir)
         private$handle$serve <- serve
       }
       private$serve <- serve
       fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = sp$name,
                      sandbox = sp$sandbox, limits = sp$limits,
+                     workdir = if (!is.null(private$wd)) json_string1(private$wd$path),
                      max_executions = if (!is.null(private$max_executions)) as.character(as.integer(private$max_executions)),
                      sanitize_errors = if (private$sanitize) "true")
       r <- tryCatch(serve$request(fields), error = function(e) list(ok = FALSE, error = conditionMessage(e)))
@@ -251,6 +311,9 @@ SecureSession <- R6::R6Class("SecureSession",
     },
 
     restart_process = function() {
+      # The work directory outlives the serve process.
+      private$restarting <- TRUE
+      on.exit(private$restarting <- FALSE)
       self$close()
       private$start()
     }

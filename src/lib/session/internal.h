@@ -197,6 +197,9 @@ json_t *securer_audit_text (const char *s, size_t max, bool *cut);
  * head_len bytes (fewer when shorter). */
 int securer_base64_check (const char *s, size_t len, size_t *decoded, unsigned char *head,
                           size_t head_len);
+/* data in that spelling, malloc'd and NUL-terminated (*out_len without
+ * the NUL); NULL when out of memory. */
+char *securer_base64_encode (const void *data, size_t len, size_t *out_len);
 
 /* ---- utf8.c ---- */
 /* A malloc'd, NUL-terminated copy of s[0..len) that is valid UTF-8: each
@@ -210,6 +213,9 @@ size_t securer_utf8_cut (const char *s, size_t len, size_t max);
  * symbolic links); "what" names the file in errors. */
 int securer_open_beneath (const char *dir, const char *name, int flags, mode_t mode,
                           const char *what, securer_err_t *err);
+/* The same beneath an open directory. */
+int securer_openat_beneath (int dfd, const char *name, int flags, mode_t mode, const char *what,
+                            securer_err_t *err);
 
 /* ---- leftovers.c ---- */
 /* Kills every process of the sandbox whose payload (R) has host pid

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -122,6 +123,33 @@ b64_digit (unsigned char c)
   if (c == '/')
     return 63;
   return -1;
+}
+
+char *
+securer_base64_encode (const void *data, size_t len, size_t *out_len)
+{
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
+    return NULL;
+  size_t n = (len + 2) / 3 * 4;
+  char *out = malloc (n + 1);
+  if (out == NULL)
+    return NULL;
+  const unsigned char *in = data;
+  char *o = out;
+  for (size_t i = 0; i < len; i += 3)
+    {
+      unsigned v = (unsigned) in[i] << 16 | (i + 1 < len ? (unsigned) in[i + 1] << 8 : 0)
+                   | (i + 2 < len ? in[i + 2] : 0);
+      *o++ = digits[v >> 18 & 63];
+      *o++ = digits[v >> 12 & 63];
+      *o++ = i + 1 < len ? digits[v >> 6 & 63] : '=';
+      *o++ = i + 2 < len ? digits[v & 63] : '=';
+    }
+  *o = '\0';
+  if (out_len != NULL)
+    *out_len = n;
+  return out;
 }
 
 /* One spelling per byte string (RFC 4648 with padding, no line breaks,
