@@ -28,7 +28,7 @@ on_line (const char *line, size_t len)
           struct securer_tools *t = serve_tools_from_json (json_object_get (r.req, "tools"), &err);
           if (t != NULL)
             {
-              char *hello = securer_proto_hello (t, FUZZ_MAX_MESSAGE);
+              char *hello = securer_proto_hello (t, FUZZ_MAX_MESSAGE, 1);
               if (hello == NULL)
                 abort ();
               free (hello);

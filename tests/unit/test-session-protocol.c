@@ -478,10 +478,11 @@ Test (tools, registry_validates_names_and_duplicates)
   json_decref (wrongtype);
   json_decref (unknown);
 
-  char *hello = securer_proto_hello (t, 1024);
+  char *hello = securer_proto_hello (t, 1024, 3);
   json_t *h = load (hello);
   cr_assert_str_eq (json_string_value (json_object_get (json_array_get (json_object_get (h, "tools"), 0), "name")), "add");
   cr_assert_eq (json_integer_value (json_object_get (h, "max_message")), 1024);
+  cr_assert_eq (json_integer_value (json_object_get (h, "cpus")), 3);
   json_decref (h);
   free (hello);
   securer_tools_unref (t);

@@ -109,7 +109,8 @@ int securer_proto_parse (const char *line, size_t len, struct proto_msg *m, secu
 void securer_proto_msg_clear (struct proto_msg *m);
 
 /* Host -> R messages, as malloc'd JSON text without the newline. */
-char *securer_proto_hello (const struct securer_tools *tools, size_t max_message);
+/* cpus: what parallel::detectCores() says inside (securer_sandbox_cpus). */
+char *securer_proto_hello (const struct securer_tools *tools, size_t max_message, unsigned cpus);
 /* xo: print and the plot options (already defaulted). */
 char *securer_proto_execute (uint64_t id, const char *code, const struct securer_exec_opts *xo);
 char *securer_proto_parse_req (uint64_t id, const char *code);

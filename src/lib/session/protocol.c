@@ -304,7 +304,7 @@ dump (json_t *o)
 }
 
 char *
-securer_proto_hello (const struct securer_tools *tools, size_t max_message)
+securer_proto_hello (const struct securer_tools *tools, size_t max_message, unsigned cpus)
 {
   json_t *arr = json_array ();
   for (size_t i = 0; i < securer_tools_count (tools); i++)
@@ -319,8 +319,8 @@ securer_proto_hello (const struct securer_tools *tools, size_t max_message)
   json_t *risky = json_array ();
   for (const char *const *r = securer_risky_calls (); *r; r++)
     json_array_append_new (risky, json_string (*r));
-  return dump (json_pack ("{s:s, s:o, s:I, s:o}", "type", "hello", "tools", arr, "max_message",
-                          (json_int_t) max_message, "risky", risky));
+  return dump (json_pack ("{s:s, s:o, s:I, s:o, s:I}", "type", "hello", "tools", arr, "max_message",
+                          (json_int_t) max_message, "risky", risky, "cpus", (json_int_t) cpus));
 }
 
 char *

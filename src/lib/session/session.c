@@ -1300,7 +1300,7 @@ child_start (struct securer_session *s, securer_err_t *err)
       return securer_error_prefix (err, "%s", what);
     }
   arm_timer (s, s->start_timeout_ms);
-  char *hello = securer_proto_hello (s->tools, s->max_message);
+  char *hello = securer_proto_hello (s->tools, s->max_message, securer_sandbox_cpus (s->sb));
   /* A fork of the template has the runtime already: it waits for the hello. */
   rc = s->from_template ? 0 : securer_channel_send_raw (&s->ch, s->runtime, s->runtime_len, err);
   if (rc == 0)

@@ -543,7 +543,22 @@ function(inc) {
                                        nchar(msg, "bytes"), st$max_message), "too_large"))
     send(msg)
   }
+  # parallel::detectCores() asks `grep | wc` of /proc/cpuinfo, neither of
+  # which the sandbox has (NA), and would count the host's CPUs anyway:
+  # it says the sandbox's own, as the host counted them, and mclapply()
+  # uses as many by default.
+  cores_are <- function(n) {
+    options(mc.cores = n)
+    patch <- function(...) {
+      ns <- asNamespace("parallel")
+      unlockBinding("detectCores", ns)
+      assign("detectCores", function(all.tests = FALSE, logical = TRUE) n, envir = ns)
+      lockBinding("detectCores", ns)
+    }
+    if (isNamespaceLoaded("parallel")) patch() else setHook(packageEvent("parallel", "onLoad"), patch)
+  }
   do_hello <- function(m) {
+    if (is.numeric(m$cpus) && length(m$cpus) == 1L && m$cpus >= 1) cores_are(as.integer(m$cpus))
     if (is.numeric(m$max_message)) st$max_message <- m$max_message
     st$risky <- as.character(unlist(m$risky))
     define_tools(m$tools)
