@@ -11,10 +11,12 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #' @param size number of sessions (1 to 100).
     #' @param tools,sandbox,limits,verbose as for `SecureSession$new()`.
     #' @param reset_between_uses restart a session after each use.
-    #' @param plots,workdir,max_file_size as for `SecureSession$new()`:
-    #'   the sessions share the work directory.
+    #' @param plots,workdir,max_file_size,max_result_size as for
+    #'   `SecureSession$new()`: the sessions share the work directory.
     initialize = function(size = 4L, tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
-                          reset_between_uses = FALSE, plots = TRUE, workdir = NULL, max_file_size = 64 * 1024^2) {
+                          reset_between_uses = FALSE, plots = TRUE, workdir = NULL, max_file_size = 64 * 1024^2,
+                          max_result_size = NULL) {
+      size_args <- result_size_args(max_result_size)
       private$plots <- check_plots(plots)
       private$max_file_size <- check_max_file_size(max_file_size)
       if (!is.null(workdir) && isFALSE(sandbox)) {
@@ -38,7 +40,7 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       }, onexit = TRUE)
       private$policy <- session_policy(sandbox)
       sp <- serve_policy(private$policy, limits)
-      serve <- ServeProcess$new(c(if (isTRUE(verbose)) "--verbose", sp$serve_args,
+      serve <- ServeProcess$new(c(if (isTRUE(verbose)) "--verbose", sp$serve_args, size_args,
                                   if (!is.null(private$wd)) c("--allow-workdir", "--max-file-bytes",
                                                               format(private$max_file_size, scientific = FALSE))),
                                 verbose, sp$dir)
@@ -94,6 +96,29 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       tools <- private$tool_list
       reply <- serve$request_text(text, id, function(ev) handle_event(serve, tools, ev, NULL))
       reply_result(reply, timeout)
+    },
+
+    #' @description Run code on an idle session in the background: returns
+    #'   a [securer_async] handle at once, whose `$wait()` gives the
+    #'   [securer_result] `$run()` would.  Handles of one pool run at once,
+    #'   as many as it has sessions; more wait in serve's queue (for at most
+    #'   `acquire_timeout`).
+    #' @param code,timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines,plots
+    #'   as for `$run()`.
+    run_async = function(code, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
+                         max_code_length = 100000L, max_output_lines = NULL, plots = NULL) {
+      private$check()
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
+      prep <- prepare_code(code, max_code_length, validate)
+      done <- function() private$busy <- private$busy - 1L
+      private$busy <- private$busy + 1L
+      if (!is.null(prep$refused)) return(new_async(NULL, 0L, timeout, NULL, done, prep$refused))
+      serve <- private$serve
+      id <- serve$next_request_id()
+      serve$send(private$request(id, prep$code, timeout, acquire_timeout, max_code_length, max_tool_calls,
+                                 max_output_lines, plots))
+      tools <- private$tool_list
+      new_async(serve, id, timeout, function(ev) handle_event(serve, tools, ev, NULL), done)
     },
 
     #' @description Run each piece of code on the pool's sessions

@@ -63,10 +63,14 @@ SecureSession <- R6::R6Class("SecureSession",
     #'   `$download()` move files in and out of it.
     #' @param max_file_size the largest file `$upload()` and `$download()`
     #'   move, in bytes.
+    #' @param max_result_size the largest message either way, in bytes: a
+    #'   value the code returns (or passes to a tool) and a tool's answer
+    #'   (`NULL`: serve's 1 MiB).
     initialize = function(tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
                           sandbox_strict = FALSE, audit_log = NULL, max_executions = NULL,
                           pre_execute_hook = NULL, sanitize_errors = FALSE, plots = TRUE, workdir = NULL,
-                          max_file_size = 64 * 1024^2, .shared = FALSE) {
+                          max_file_size = 64 * 1024^2, max_result_size = NULL, .shared = FALSE) {
+      private$size_args <- result_size_args(max_result_size)
       private$tool_list <- normalize_tools(tools)
       private$plots <- check_plots(plots)
       private$max_file_size <- check_max_file_size(max_file_size)
@@ -87,7 +91,7 @@ SecureSession <- R6::R6Class("SecureSession",
       # In the package's shared serve process (execute_r()) when nothing
       # about this session needs a serve of its own.
       private$shared <- isTRUE(.shared) && !isFALSE(sandbox) && is.null(audit_log) && !isTRUE(verbose) &&
-        is.null(serve_policy(private$policy, NULL)$dir) && is.null(private$wd)
+        is.null(serve_policy(private$policy, NULL)$dir) && is.null(private$wd) && !length(private$size_args)
       private$owner <- Sys.getpid()
       private$handle <- new.env(parent = emptyenv())
       # A forgotten session's serve process is closed at gc or exit.
@@ -193,6 +197,33 @@ SecureSession <- R6::R6Class("SecureSession",
       reply_result(reply, timeout)
     },
 
+    #' @description Run code in the background: returns a
+    #'   [securer_async] handle at once, whose `$wait()` gives the
+    #'   [securer_result] `$run()` would.  The session is busy until then.
+    #' @param code,timeout,validate,max_tool_calls,max_code_length,max_output_lines,plots
+    #'   as for `$run()`.
+    run_async = function(code, timeout = 30, validate = TRUE, max_tool_calls = NULL, max_code_length = 100000L,
+                         max_output_lines = NULL, plots = NULL) {
+      check_owner(private$owner, "SecureSession")
+      if (is.null(private$serve) || is.null(private$sid)) securer_error("Session is not running.")
+      if (private$busy) {
+        securer_error("SecureSession does not support concurrent executions: wait for the running one to finish",
+                      "securer_busy")
+      }
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
+      prep <- prepare_code(code, max_code_length, validate, private$hook)
+      done <- function() private$busy <- FALSE
+      if (!is.null(prep$refused)) return(new_async(NULL, 0L, timeout, NULL, done, prep$refused))
+      serve <- private$serve
+      id <- serve$next_request_id()
+      serve$send(execute_request(id, private$sid_json, prep$code, timeout, max_code_length, max_tool_calls,
+                                 max_output_lines, extra = plots_request(plots)))
+      private$busy <- TRUE
+      private$executions <- private$executions + 1L
+      tools <- private$tool_list
+      new_async(serve, id, timeout, function(ev) handle_event(serve, tools, ev, NULL), done)
+    },
+
     #' @description Close the session (its serve process ends, unless it is
     #'   the package's shared one, which only closes this session).
     close = function() {
@@ -261,7 +292,7 @@ SecureSession <- R6::R6Class("SecureSession",
     serve = NULL, sid = NULL, sid_json = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
     sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
     sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE, owner = NA_integer_, plots = TRUE,
-    wd = NULL, max_file_size = 0, restarting = FALSE,
+    wd = NULL, max_file_size = 0, restarting = FALSE, size_args = character(),
 
     files_check = function() {
       check_owner(private$owner, "SecureSession")
@@ -277,6 +308,7 @@ SecureSession <- R6::R6Class("SecureSession",
       # The session's own serve, so its one audit file is the server's.
       if (!is.null(private$audit)) args <- c(args, "--audit-log", private$audit)
       if (isTRUE(private$verbose)) args <- c(args, "--verbose")
+      args <- c(args, private$size_args)
       if (private$shared) {
         # Shared by execute_r()'s one-shot sessions: from the second on,
         # each is a fork of the policy's template (the server's default).
