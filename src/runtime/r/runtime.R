@@ -362,7 +362,7 @@ function(inc) {
   pl$dev <- 0L          # our device's number, 0 when none has been opened
   pl$pages <- list()    # finished pages of this execution
   pl$sent <- NULL       # the open page as last taken, not to be taken again
-  pl$last <- NULL       # the open page after the last expression
+  pl$last <- NULL       # the open page before an expression that closes devices
   pl$dropped <- 0
   open_device <- function(...) {
     o <- pl$opts
@@ -424,7 +424,13 @@ function(inc) {
     pl$dropped <- 0
     pl$last <- NULL
   }
-  after_expr <- function() if (!is.null(pl$opts) && pl$dev %in% grDevices::dev.list()) pl$last <- snap()
+  # Before an expression that may close our device: its page as it is.
+  # (Taken after every expression instead, a page of a million points
+  # would be copied at each.)
+  before_expr <- function(e) {
+    if (!is.null(pl$opts) && pl$dev %in% grDevices::dev.list() &&
+        any(c("dev.off", "graphics.off") %in% all.names(e))) pl$last <- snap()
+  }
   # Renders and sends this execution's pages; returns warnings for pages
   # that could not be rendered.  Pages over the caps are counted, never
   # rendered.
@@ -436,8 +442,7 @@ function(inc) {
       pl$sent <- p
       return(character())
     }
-    # The code closed our device in its last expression: its page as it
-    # was after the one before.
+    # The code closed our device: its page as it was before.
     if (is.null(p) && !(pl$dev %in% grDevices::dev.list())) p <- pl$last
     keep_page(p)
     pl$sent <- p
@@ -518,9 +523,9 @@ function(inc) {
     res <- tryCatch(withCallingHandlers({
       r <- list(NULL, FALSE)
       for (e in exprs) {
+        before_expr(e)
         r <- withVisible(eval(e, globalenv()))
         if (autoprint && r[[2L]]) print(r[[1L]])
-        after_expr()
       }
       r
     }, warning = function(w) {
