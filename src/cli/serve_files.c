@@ -102,6 +102,10 @@ serve_workdir_apply (struct securer_policy *p, const char *dir, struct serve_wor
     {
       p->host_uid = st.st_uid;
       p->host_gid = st.st_gid != 0 ? (int64_t) st.st_gid : SECURER_HOST_POOL;
+      /* A fork of a template runs as a leased id: such a session starts
+       * cold (unless the operator demands templates, which then refuses
+       * it, saying why). */
+      p->session_template = SECURER_SESSION_TEMPLATE_OFF;
     }
   w->fd = fd;
   w->uid = st.st_uid;

@@ -38,7 +38,10 @@ setup (void)
   cr_assert_str_eq (p->mounts[0].dest, SERVE_WORKDIR);
   cr_assert_str_eq (p->cwd, SERVE_WORKDIR);
   if (geteuid () == 0)
-    cr_assert (p->host_uid == 65534 && p->host_gid == 65534, "the sandbox writes as the owner");
+    {
+      cr_assert (p->host_uid == 65534 && p->host_gid == 65534, "the sandbox writes as the owner");
+      cr_assert_eq (p->session_template, SECURER_SESSION_TEMPLATE_OFF, "a template's fork has a leased id");
+    }
   securer_policy_free (p);
 }
 
