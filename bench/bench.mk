@@ -20,6 +20,20 @@ bench_proc_masks_SOURCES = bench/proc-masks.c
 bench-proc-masks: bench/proc-masks
 	@for mode in 0 1 2 3; do $(abs_top_builddir)/bench/proc-masks $$mode 300 || exit 1; done
 
+# network allow: the proxy next to a direct connection, request latency
+# and throughput (results: docs/benchmarks.md, "Network by allowlist").
+bench: bench-netproxy
+noinst_PROGRAMS += bench/http-get
+bench_http_get_SOURCES = bench/http-get.c
+# Without the sanitizers: linked statically, to run in any sandbox view.
+bench_http_get_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+bench_http_get_LDFLAGS = -all-static
+bench_http_get_LDADD =
+.PHONY: bench-netproxy
+bench-netproxy: securer securer-init bench/http-get
+	@SECURER_BIN=$(abs_top_builddir)/securer HTTP_GET=$(abs_top_builddir)/bench/http-get $(SHELL) $(srcdir)/bench/netproxy.sh
+EXTRA_DIST += bench/netproxy.sh bench/http-get.c
+
 # Sessions: cold start next to bare R, warm execute, tool call, pool
 # throughput (results: docs/benchmarks.md, "Sessions").
 noinst_PROGRAMS += bench/session-bench

@@ -637,6 +637,10 @@ gen_network (struct gen *g, securer_err_t *err)
       return securer_port_gap (g->rep, SECURER_ENFORCE_REQUIRED, "network", "network loopback", err,
                                "macOS has no private loopback: the payload would share the "
                                "host's and reach every service listening on localhost");
+    case SECURER_NET_ALLOW:
+      return securer_port_gap (g->rep, SECURER_ENFORCE_REQUIRED, "network", "network allow", err,
+                               "the filtering proxy runs in the Linux supervisor only: this port "
+                               "cannot limit the payload to the listed hosts");
     case SECURER_NET_HOST:
       securer_strbuf_add (&g->sb, "(allow network*)\n");
       /* Name resolution goes through mDNSResponder on macOS. */

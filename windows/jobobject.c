@@ -378,6 +378,13 @@ plan_gaps (const struct securer_policy *p, struct securer_jobobject_plan *plan,
           < 0)
         return -1;
       break;
+    case SECURER_NET_ALLOW:
+      if (securer_port_gap (rep, SECURER_ENFORCE_REQUIRED, "network", "network allow", err,
+                            "the filtering proxy runs in the Linux supervisor only: this port "
+                            "cannot limit the payload to the listed hosts")
+          < 0)
+        return -1;
+      break;
     case SECURER_NET_HOST:
       if (add_capability (plan, "internetClient", err) < 0
           || add_capability (plan, "internetClientServer", err) < 0

@@ -76,11 +76,80 @@ struct securer_mount {
 };
 
 /* ---- network ------------------------------------------------------------ */
+struct securer_policy;
+
 enum securer_net_mode {
   SECURER_NET_NONE = 0,   /* new net namespace, nothing up */
   SECURER_NET_LOOPBACK,   /* new net namespace, lo up */
   SECURER_NET_HOST,       /* share the caller's network (explicit only) */
+  SECURER_NET_ALLOW,      /* new net namespace, lo up, and the supervisor's proxy
+                             reaching what the policy's net rules allow */
 };
+
+/* How wide a mode is: none < loopback < allow < host.  An override may
+ * only go down this order. */
+int securer_net_mode_rank (enum securer_net_mode m);
+
+/* One word of `network allow …` / `network deny …`: a host name, a
+ * `*.suffix` wildcard, or an address or CIDR block, with a port or port
+ * range (none: the default ports 80 and 443; `*`: every port). */
+enum securer_net_rule_kind {
+  SECURER_NET_RULE_NAME = 0,  /* host is the exact name, lower case */
+  SECURER_NET_RULE_SUFFIX,    /* host is ".example.org": any name below it */
+  SECURER_NET_RULE_ADDR,      /* family/addr/prefix */
+};
+
+struct securer_net_rule {
+  bool deny;
+  enum securer_net_rule_kind kind;
+  char *host;                 /* NAME, SUFFIX; NULL for ADDR */
+  int family;                 /* ADDR: AF_INET or AF_INET6 */
+  uint8_t addr[16];           /* ADDR: network order, the bits past prefix zero */
+  uint8_t prefix;             /* ADDR: 0..32 or 0..128 */
+  uint16_t port_lo, port_hi;  /* both 0: the default ports (80, 443); a deny rule
+                                 written without a port has every port */
+};
+
+/* The proxy's port on the sandbox's loopback (SECURER_NET_ALLOW). */
+#define SECURER_NET_PROXY_PORT 3128
+
+/* Parses one word.  Returns 0, or -1 with *why (static text) saying what
+ * is wrong.  out->host is malloc'd (free with securer_net_rule_clear). */
+int securer_net_rule_parse (const char *text, bool deny, struct securer_net_rule *out, const char **why);
+/* The word as it would be written in a policy ("api.example.org:443",
+ * "*.example.org", "10.0.0.0/8:*", "[2001:db8::1]:8443").  malloc'd. */
+char *securer_net_rule_format (const struct securer_net_rule *r);
+void securer_net_rule_clear (struct securer_net_rule *r);
+
+enum securer_net_verdict {
+  SECURER_NET_DENIED_NO_RULE = 0,  /* nothing allows it */
+  SECURER_NET_DENIED_RULE,         /* a deny rule matches */
+  SECURER_NET_DENIED_PRIVATE,      /* the name resolved to a private, loopback or link-local
+                                      address that no address rule allows */
+  SECURER_NET_ALLOWED,
+};
+
+/* Decision for a destination asked for by name (lower case, no trailing
+ * dot; an address literal is decided as an address).  *rule (may be NULL)
+ * gets the rule that decided, or NULL. */
+enum securer_net_verdict securer_net_decide_name (const struct securer_policy *p, const char *host,
+                                                  uint16_t port, const struct securer_net_rule **rule);
+/* Decision for a connection to addr (struct sockaddr_in/_in6, port
+ * included).  by_name: the address is what an allowed name resolved to;
+ * it is then refused only by a deny rule, or when it is private and no
+ * address rule allows it (a name pointing into the host's own networks).
+ * Otherwise an address rule must allow it. */
+enum securer_net_verdict securer_net_decide_addr (const struct securer_policy *p, const void *addr,
+                                                  bool by_name, const struct securer_net_rule **rule);
+const char *securer_net_verdict_text (enum securer_net_verdict v);
+
+/* Adds words (as in a `network allow`/`network deny` line) to a policy
+ * already read: an allow makes its network SECURER_NET_ALLOW, with the
+ * TCP socket rules that mode gives the command.  For a host widening a
+ * policy on an operator's say-so (serve --allow-network).  A policy
+ * without its own network namespace is refused. */
+int securer_policy_add_net_rules (struct securer_policy *p, const char *const *words, size_t n, bool deny,
+                                  securer_err_t *err);
 
 /* ---- limits ------------------------------------------------------------- */
 enum securer_rlimit_id {
@@ -230,6 +299,8 @@ struct securer_policy {
   char *cwd;                     /* working directory inside; default "/" */
 
   enum securer_net_mode network;
+  struct securer_net_rule *net_rules;  /* network allow/deny, in order */
+  size_t n_net_rules;
 
   struct securer_limits limits;
 

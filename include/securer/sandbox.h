@@ -35,6 +35,16 @@ struct securer_syscall_event {
   struct securer_action action;  /* what the policy decided for it */
 };
 
+/* One decision of the proxy of a `network allow` policy (see on_net). */
+struct securer_net_event {
+  const char *host;              /* as the sandbox asked for it (name or address) */
+  uint16_t port;
+  const char *via;               /* "connect" (HTTP CONNECT), "http" (plain HTTP) or "socks" */
+  const char *addr;              /* the address connected to, when allowed; else NULL */
+  enum securer_net_verdict verdict;
+  const char *reason;            /* securer_net_verdict_text, or why an allowed one failed */
+};
+
 struct securer_spawn_opts {
   const struct securer_policy *policy;
   char *const *argv;             /* argv[0] is resolved inside the sandbox */
@@ -56,6 +66,12 @@ struct securer_spawn_opts {
    * must not call back into the sandbox.  May be NULL. */
   void (*on_syscall) (void *ctx, const struct securer_syscall_event *ev);
   void *on_syscall_ctx;
+
+  /* Called for every destination the proxy of a `network allow` policy
+   * decided on (from dispatch).  It must not call back into the sandbox.
+   * May be NULL. */
+  void (*on_net) (void *ctx, const struct securer_net_event *ev);
+  void *on_net_ctx;
 
   /* Generate the seccomp filter afresh instead of taking it from the cache
    * of compiled filters (docs/security.md, "Cache of compiled filters");

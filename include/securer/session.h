@@ -315,6 +315,9 @@ struct securer_result {
   /* Pages not kept: over max_plots or max_plot_bytes, or too large to
    * send in one message. */
   uint64_t plots_dropped;
+  /* network allow: destinations the proxy refused during the execution,
+   * [{"host", "port", "reason", "count"}…] (json_t array), or NULL. */
+  json_t *network_denied;
 };
 void securer_result_clear (struct securer_result *r);
 

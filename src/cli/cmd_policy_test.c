@@ -39,13 +39,17 @@ cmd_policy_test_help (FILE *out)
            "  exec /usr/bin/Rscript -> denied\n"
            "  env HOME=/tmp\n"
            "  env TERM -> kept\n"
+           "  net cran.r-project.org:443 -> allowed\n"
+           "  net 169.254.169.254:80 -> denied\n"
            "\n"
            "'network MODE' and 'limit NAME VALUE' lines, written as in a policy, expect\n"
            "that setting of POLICY.  'path PATH -> writable|read-only|masked|absent' and\n"
            "'exec PATH -> allowed|denied' expect what the sandbox will make of PATH, read\n"
            "from POLICY's mounts, symlinks, masks, exec list and Landlock rules (the host\n"
            "is not looked at); 'env NAME=VALUE' and 'env NAME -> set|kept|absent' expect\n"
-           "the sandbox's environment.\n"
+           "the sandbox's environment.  'net HOST[:PORT] -> allowed|denied' expects what\n"
+           "POLICY's 'network allow'/'deny' lines make of a connection the command asks\n"
+           "for by that name or address (port 443 when none is given).\n"
            "\n"
            "A call is [ABI] SYSCALL [ARG...]: ABI is x86_64 (default), i386 or x32; an ARG\n"
            "is a number, a constant, A|B, A<<N, or '*' for every value; arguments not\n"
@@ -204,6 +208,21 @@ judge_view (const struct securer_policy *p, const struct securer_expectation *x,
 }
 
 static void
+judge_net (const struct securer_policy *p, const struct securer_expectation *x, struct result *res)
+{
+  const char *why = NULL;
+  bool allowed = securer_expect_net_allowed (p, x, &why);
+  res->passed = allowed == (x->want == 1);
+  res->expected = dup_or_null (x->want == 1 ? "allowed" : "denied");
+  res->actual = dup_or_null (allowed ? "allowed" : "denied");
+  if (why != NULL && strncmp (why, "denied: ", 8) == 0)
+    why += 8;
+  if (!res->passed && asprintf (&res->message, "expected `%s`, got %s (%s)", x->text, res->actual ? res->actual : "?",
+                                why ? why : "?") < 0)
+    res->message = NULL;
+}
+
+static void
 judge (const struct securer_seccomp_prog *prog, const struct securer_policy *p,
        const struct securer_expectation *x, struct result *res)
 {
@@ -213,13 +232,14 @@ judge (const struct securer_seccomp_prog *prog, const struct securer_policy *p,
     case SECURER_EXPECT_CALL: judge_call (prog, p, x, res); break;
     case SECURER_EXPECT_NETWORK:
     case SECURER_EXPECT_LIMIT: judge_setting (p, x, res); break;
+    case SECURER_EXPECT_NET: judge_net (p, x, res); break;
     default: judge_view (p, x, res); break;
     }
   if (!res->passed && res->message == NULL)
     res->message = dup_or_null ("out of memory");
 }
 
-static const char *const kind_names[] = { "call", "network", "limit", "path", "exec", "env" };
+static const char *const kind_names[] = { "call", "network", "limit", "path", "exec", "env", "net" };
 
 static json_t *
 result_json (const char *file, const struct securer_expectation *x, const struct result *res)

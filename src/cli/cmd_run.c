@@ -276,8 +276,8 @@ apply_overrides (const struct run_args *a, struct securer_policy *p, securer_err
         m = SECURER_NET_HOST;
       else
         return securer_error_set (err, EINVAL, "--network wants none or loopback, not '%s'", a->network);
-      /* none < loopback < host: what the command can reach. */
-      if (m > p->network)
+      /* none < loopback < allow < host: what the command can reach. */
+      if (securer_net_mode_rank (m) > securer_net_mode_rank (p->network))
         return securer_error_set (err, EPERM, "--network %s is wider than the policy's network: an override "
                                   "may only narrow it", a->network);
       if (m != SECURER_NET_HOST)

@@ -84,6 +84,11 @@ cmd_serve_help (FILE *out)
            "                         process of its own under resource limits, WITHOUT the\n"
            "                         sandbox (trusted code only); without this option such\n"
            "                         a request, or such a --policy, is refused\n"
+           "      --allow-network    accept \"network\": [HOST[:PORT], ...] in open requests:\n"
+           "                         the session reaches those hosts (and nothing else)\n"
+           "                         through the server's filtering proxy, as with the\n"
+           "                         policy line 'network allow'; without this option\n"
+           "                         such a request is refused\n"
            "      --max-message N    per-line limit in bytes, both ways (default 1048576)\n"
            "      --max-reply N      largest execute reply in bytes (default 16777216):\n"
            "                         output lines are left out first, then a value that\n"
@@ -183,6 +188,7 @@ struct server {
   const char *policy_dir, *audit_dir;
   bool sanitize;
   bool allow_unsandboxed;          /* --allow-unsandboxed: policies that are no sandbox are served */
+  bool allow_network;              /* --allow-network: open requests may name hosts to reach */
   const char *default_name;        /* --policy, or "r" */
   char **allowed;                  /* --allow-policy names (NULL-terminated), or NULL */
   bool allow_any;                  /* --allow-policy any */
@@ -692,7 +698,9 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
       audit_log = audit_name;
     }
   json_t *limits = json_object_get (req, "limits");
-  bool own_limits = limits != NULL && !json_is_null (limits);
+  json_t *network = json_object_get (req, "network");
+  bool own_net = network != NULL && !json_is_null (network);
+  bool own_limits = (limits != NULL && !json_is_null (limits)) || own_net;
   const json_t *workdir = json_object_get (req, "workdir");
   bool own_workdir = workdir != NULL && !json_is_null (workdir);
   struct serve_workdir wd = { .fd = -1 };
@@ -715,6 +723,7 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
           && securer_error_set (err, EINVAL, "\"workdir\" must be a path") < 0)
       || (sandboxed && pname == NULL && (own_limits || own_workdir) && default_policy_copy (&policy, err) < 0)
       || (own_limits && serve_limits_apply (policy, limits, err) < 0)
+      || (own_net && serve_network_apply (policy, network, srv.allow_network, err) < 0)
       || (own_workdir && serve_workdir_apply (policy, json_string_value (workdir), &wd, err) < 0))
     {
       if (wd.fd >= 0)
@@ -1728,6 +1737,8 @@ serve_main (int argc, char **argv)
         srv.allow_unsandboxed = true;
       else if (strcmp (a, "--allow-workdir") == 0)
         srv.allow_workdir = true;
+      else if (strcmp (a, "--allow-network") == 0)
+        srv.allow_network = true;
       else if (strcmp (a, "--log") == 0)
         {
           if ((log_level = serve_log_level_parse (argv[++i])) < 0)

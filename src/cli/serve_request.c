@@ -204,3 +204,38 @@ serve_limits_apply (struct securer_policy *p, const json_t *limits, securer_err_
   }
   return 0;
 }
+
+int
+serve_network_apply (struct securer_policy *p, const json_t *network, bool allowed, securer_err_t *err)
+{
+  if (network == NULL || json_is_null (network))
+    return 0;
+  /* Checked before the operator's permission: a malformed request says
+   * what is wrong with it whoever serves it. */
+  if (!json_is_array (network) || json_array_size (network) == 0 || json_array_size (network) > 256)
+    return securer_error_set (err, EINVAL, "\"network\" must be an array of 1 to 256 host names "
+                              "(HOST, HOST:PORT, *.DOMAIN or an address)");
+  size_t n = json_array_size (network);
+  const char **words = calloc (n, sizeof *words);
+  if (words == NULL)
+    return securer_error_set (err, ENOMEM, "\"network\"");
+  for (size_t i = 0; i < n; i++)
+    {
+      const json_t *w = json_array_get (network, i);
+      if (!json_is_string (w) || strlen (json_string_value (w)) != json_string_length (w))
+        {
+          free (words);
+          return securer_error_set (err, EINVAL, "\"network\"[%zu] must be a string", i);
+        }
+      words[i] = json_string_value (w);
+    }
+  int rc;
+  if (!allowed)
+    rc = securer_error_set (err, EPERM, "\"network\" needs the server to be started with --allow-network");
+  else
+    rc = securer_policy_add_net_rules (p, words, n, false, err);
+  free (words);
+  if (rc < 0)
+    securer_error_prefix (err, "\"network\"");
+  return rc;
+}

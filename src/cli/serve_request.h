@@ -34,6 +34,10 @@ void serve_request_clear (struct serve_request *r);
  * replacing the policy's soft and hard limit.  A value above the policy's
  * hard limit is refused (EPERM).  Absent or null: nothing. */
 int serve_limits_apply (struct securer_policy *p, const json_t *limits, securer_err_t *err);
+/* The "network" of an open request: an array of `network allow` words
+ * (HOST[:PORT], *.DOMAIN, addresses), refused unless allowed (the
+ * operator's --allow-network). */
+int serve_network_apply (struct securer_policy *p, const json_t *network, bool allowed, securer_err_t *err);
 
 /* The "sandbox" member of an open or pool_open request: absent or true,
  * the OS sandbox (*sandboxed true); false, the shipped r-unsandboxed

@@ -3,6 +3,7 @@
  * docs/oci.md describes what is supported and what is refused. */
 #include <config.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -408,9 +409,16 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
   struct oci_layer *layer = NULL;
   int fifo = -1, console = -1;
   int rc = -1;
-  int report[2] = { -1, -1 };
-  if (oci_spec_load (a->bundle ? a->bundle : ".", &s, err) < 0 || oci_spec_seccomp_policy (s, &sc, err) < 0)
+  int report[2] = { -1, -1 }, netsock[2] = { -1, -1 }, pidfd = -1;
+  struct securer_policy *netpol = NULL;
+  if (oci_spec_load (a->bundle ? a->bundle : ".", &s, err) < 0 || oci_spec_seccomp_policy (s, &sc, err) < 0
+      || oci_network_policy (s, &netpol, err) < 0 || oci_network_env (s, err) < 0)
     goto out;
+  if (netpol != NULL && socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, netsock) < 0)
+    {
+      securer_error_set (err, errno, "socketpair for network-allow");
+      goto out;
+    }
   warn_spec (s);
   if (s->report_denials)
     {
@@ -464,13 +472,18 @@ do_create (const char *id, struct create_args *a, bool wait_start, struct oci_st
     }
   struct oci_launch l = { .id = id, .spec = s, .cg = st->cg, .console_fd = console, .fifo_fd = fifo,
                           .seccomp = prog, .seccomp_last_syscall = s->seccomp_last_syscall,
-                          .layer = layer, .notify_fd = report[1],
+                          .layer = layer, .notify_fd = report[1], .proxy_fd = netsock[1],
                           .keep_keyring = a->no_new_keyring };
   if (oci_launch_container (&l, st->cg, id, &st->pid, &st->start_time, err) < 0)
     goto fail;
   if (oci_state_save (st, err) < 0 || write_pid_file (a->pid_file, st->pid, err) < 0
       || (s->report_denials
-          && oci_reporter_start (prog, report[0], s->report_denials, id, err) < 0))
+          && oci_reporter_start (prog, report[0], s->report_denials, id, err) < 0)
+      || (netpol != NULL
+          && ((pidfd = (int) syscall (SYS_pidfd_open, st->pid, 0)) < 0
+                ? securer_error_set (err, errno, "network-allow: pidfd of the container")
+                : oci_netproxy_start (netpol, netsock[0], pidfd, err))
+               < 0))
     {
       kill (st->pid, SIGKILL);
       goto fail;
@@ -486,8 +499,15 @@ out:
   if (dir)
     remove_state_dir (dir);
   for (int k = 0; k < 2; k++)
-    if (report[k] >= 0)
-      close (report[k]);
+    {
+      if (report[k] >= 0)
+        close (report[k]);
+      if (netsock[k] >= 0)
+        close (netsock[k]);
+    }
+  if (pidfd >= 0)
+    close (pidfd);
+  securer_policy_free (netpol);
   if (fifo >= 0)
     close (fifo);
   if (console >= 0)
@@ -1168,6 +1188,198 @@ cmd_resume (int argc, char **argv)
   return pause_resume (argc, argv, false);
 }
 
+/* ---- update -------------------------------------------------------------- */
+/* A size as runc reads one: bytes, or a number with k, m, g, t or p
+ * (binary multiples; "kb", "kib" too), or -1 for unlimited. */
+static bool
+parse_size (const char *text, int64_t *out)
+{
+  if (strcmp (text, "-1") == 0)
+    {
+      *out = -1;
+      return true;
+    }
+  if (!isdigit ((unsigned char) text[0]))
+    return false;
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull (text, &end, 10);
+  if (errno)
+    return false;
+  int shift = 0;
+  const char *u = end, *units = "kmgtp", *p;
+  if (*u == ' ')
+    u++;
+  if (*u && (p = strchr (units, tolower ((unsigned char) *u))) != NULL)
+    {
+      shift = 10 * (int) (p - units + 1);
+      u++;
+      if (tolower ((unsigned char) *u) == 'i')
+        u++;
+    }
+  if (tolower ((unsigned char) *u) == 'b')
+    u++;
+  if (*u || n > ((unsigned long long) INT64_MAX >> shift))
+    return false;
+  *out = (int64_t) (n << shift);
+  return true;
+}
+
+static bool
+parse_int (const char *text, bool is_unsigned, int64_t *out)
+{
+  char *end;
+  errno = 0;
+  long long n = strtoll (text, &end, 10);
+  if (errno || end == text || *end || (is_unsigned && n < 0))
+    return false;
+  *out = n;
+  return true;
+}
+
+/* runc's update flags, each the LinuxResources field it sets. */
+enum upd_kind { UPD_SIZE, UPD_INT, UPD_UINT, UPD_STR };
+static const struct {
+  const char *flag, *section, *key;
+  enum upd_kind kind;
+} upd_flags[] = {
+  { "memory", "memory", "limit", UPD_SIZE },
+  { "memory-swap", "memory", "swap", UPD_SIZE },
+  { "memory-reservation", "memory", "reservation", UPD_SIZE },
+  { "kernel-memory", "memory", "kernel", UPD_SIZE },
+  { "kernel-memory-tcp", "memory", "kernelTCP", UPD_SIZE },
+  { "cpu-quota", "cpu", "quota", UPD_INT },
+  { "cpu-period", "cpu", "period", UPD_UINT },
+  { "cpu-share", "cpu", "shares", UPD_UINT },
+  { "cpu-shares", "cpu", "shares", UPD_UINT },
+  { "cpu-rt-period", "cpu", "realtimePeriod", UPD_UINT },
+  { "cpu-rt-runtime", "cpu", "realtimeRuntime", UPD_INT },
+  { "cpuset-cpus", "cpu", "cpus", UPD_STR },
+  { "cpuset-mems", "cpu", "mems", UPD_STR },
+  { "pids-limit", "pids", "limit", UPD_INT },
+  { "blkio-weight", "blockIO", "weight", UPD_UINT },
+};
+#define N_UPD (sizeof upd_flags / sizeof upd_flags[0])
+
+/* The flags given, as the LinuxResources object they amount to. */
+static json_t *
+flags_resources (const char *const *vals, securer_err_t *err)
+{
+  json_t *r = json_object ();
+  for (size_t k = 0; k < N_UPD; k++)
+    {
+      const char *v = vals[k];
+      if (v == NULL)
+        continue;
+      int64_t n = 0;
+      json_t *jv;
+      bool ok = true;
+      switch (upd_flags[k].kind)
+        {
+        case UPD_SIZE: ok = parse_size (v, &n); break;
+        case UPD_INT: ok = parse_int (v, false, &n); break;
+        case UPD_UINT: ok = parse_int (v, true, &n); break;
+        case UPD_STR: break;
+        }
+      if (!ok)
+        {
+          securer_error_set (err, 0, "--%s: \"%s\" is not %s", upd_flags[k].flag, v,
+                             upd_flags[k].kind == UPD_SIZE ? "a size (bytes, or with k, m, g, t or p; -1: unlimited)"
+                             : upd_flags[k].kind == UPD_UINT ? "a non-negative integer"
+                                                             : "an integer");
+          json_decref (r);
+          return NULL;
+        }
+      jv = upd_flags[k].kind == UPD_STR ? json_string (v) : json_integer (n);
+      json_t *sec = json_object_get (r, upd_flags[k].section);
+      if (sec == NULL)
+        json_object_set_new (r, upd_flags[k].section, sec = json_object ());
+      json_object_set_new (sec, upd_flags[k].key, jv);
+    }
+  return r;
+}
+
+static json_t *
+read_resources_file (const char *path, securer_err_t *err)
+{
+  json_error_t je;
+  json_t *j = strcmp (path, "-") == 0 ? json_loadf (stdin, 0, &je) : json_load_file (path, 0, &je);
+  if (j == NULL)
+    securer_error_set (err, 0, "--resources %s:%d: %s", strcmp (path, "-") == 0 ? "(stdin)" : path,
+                       je.line, je.text);
+  return j;
+}
+
+/* runc update: a running, created or paused container's cgroup limits
+ * changed in place (the kubelet's UpdateContainerResources).  Device rules
+ * are the container's from create: engines send them again unchanged,
+ * which is accepted; a change is refused. */
+static int
+cmd_update (int argc, char **argv)
+{
+  const char *resources = NULL, *vals[N_UPD] = { NULL }, *l3 = NULL, *mbw = NULL;
+  struct opt opts[N_UPD + 4];
+  size_t o = 0;
+  opts[o++] = (struct opt) OPT_ARG ("resources", 'r', &resources);
+  opts[o++] = (struct opt) OPT_ARG ("l3-cache-schema", 0, &l3);
+  opts[o++] = (struct opt) OPT_ARG ("mem-bw-schema", 0, &mbw);
+  for (size_t k = 0; k < N_UPD; k++)
+    opts[o++] = (struct opt) OPT_ARG (upd_flags[k].flag, 0, &vals[k]);
+  opts[o] = (struct opt) OPT_END;
+  int i = 1;
+  if (parse_opts ("update", argc, argv, &i, opts) != 0)
+    return 1;
+  if (i != argc - 1)
+    return usage_error ("update", "expects exactly one container id");
+  if (l3 || mbw)
+    return usage_error ("update", "--%s: linux.intelRdt is not supported by securer-runc",
+                        l3 ? "l3-cache-schema" : "mem-bw-schema");
+  bool any_flag = false;
+  for (size_t k = 0; k < N_UPD; k++)
+    any_flag = any_flag || vals[k];
+  if (resources && any_flag)
+    return usage_error ("update", "--resources and the resource flags cannot be combined");
+  securer_err_t err = NULL;
+  struct oci_state *st = load_state (argv[i], &err);
+  if (st == NULL)
+    return fail (&err);
+  struct oci_spec *res = NULL, *saved = NULL;
+  json_t *j = NULL;
+  enum oci_status status = oci_state_status (st);
+  if (status == OCI_STOPPED || status == OCI_CREATING)
+    {
+      securer_error_set (&err, 0, "container \"%s\" is not running (%s)", st->id, oci_status_name (status));
+      goto out;
+    }
+  j = resources ? read_resources_file (resources, &err) : flags_resources (vals, &err);
+  if (j == NULL || oci_resources_parse (j, &res, &err) < 0)
+    goto out;
+  for (size_t w = 0; w < res->n_warnings; w++)
+    logmsg ("warning", "%s", res->warnings[w]);
+  if (res->n_devrules)
+    {
+      if (load_saved_spec (st, &saved, &err) < 0)
+        goto out;
+      if (!oci_devrules_equal (saved, res))
+        {
+          securer_error_set (&err, 0, "linux.resources.devices: the device rules are the "
+                                      "container's from create; update cannot change them");
+          goto out;
+        }
+      res->n_devrules = 0;
+    }
+  oci_cgroup_update (st->cg, res, &err);
+out:
+  json_decref (j);
+  oci_spec_free (res);
+  oci_spec_free (saved);
+  oci_state_free (st);
+  /* runc's status for a failed update, whatever the step. */
+  if (err)
+    securer_error_set_status (&err, 1);
+  return err ? fail (&err) : 0;
+}
+
 static int
 cmd_ps (int argc, char **argv)
 {
@@ -1245,13 +1457,15 @@ cmd_features (int argc, char **argv)
                           "capabilities", "cgroup", "v1", 1, "v2", 1, "systemd", 0, "systemdUser", 0,
                           "seccomp", seccomp, "apparmor", "enabled", 0, "selinux", "enabled", 0,
                           "intelRdt", "enabled", 0);
-  json_t *j = json_pack ("{s:s, s:s, s:[s,s,s,s,s,s], s:o, s:o, s:{s:s, s:s, s:s}}", "ociVersionMin", "1.0.0",
+  json_t *j = json_pack ("{s:s, s:s, s:[s,s,s,s,s,s], s:o, s:o, s:{s:s, s:s, s:s, s:s}}", "ociVersionMin", "1.0.0",
                          "ociVersionMax", "1.0.2", "hooks", "prestart", "createRuntime",
                          "createContainer", "startContainer", "poststart", "poststop", "mountOptions", mo, "linux", lx, "annotations",
                          "run.securer.version", securer_version (), "run.securer.policy",
                          "a securer policy (name or path) layered on top (docs/oci.md)",
                          "run.securer.report-denials",
-                         "a path: kill verdicts of linux.seccomp reported there as JSON lines");
+                         "a path: kill verdicts of linux.seccomp reported there as JSON lines",
+                         "run.securer.network-allow",
+                         "HOST[:PORT] words: the container reaches those hosts, and nothing else, through a proxy");
   /* The capability list is the kernel's, not a fixed one. */
   json_t *caps = json_object_get (json_object_get (j, "linux"), "capabilities");
   for (int c = 0; c <= 63; c++)
@@ -1360,6 +1574,11 @@ usage (FILE *out)
            "  list [--format table|json] [-q]\n"
            "  pause ID / resume ID      freeze / thaw every process of the container\n"
            "  ps [--format table|json] ID   the container's processes (host pids)\n"
+           "  update [-r FILE|-] ID     change a running container's cgroup limits: FILE (- for\n"
+           "         stdin) holds an OCI LinuxResources object, or runc's flags --memory,\n"
+           "         --memory-swap, --memory-reservation (bytes, or with k m g t p; -1 for\n"
+           "         unlimited), --cpu-quota, --cpu-period, --cpu-share(s), --cpuset-cpus,\n"
+           "         --cpuset-mems, --pids-limit\n"
            "  features                  JSON of what this runtime supports\n"
            "  spec [--bundle DIR]       write a default config.json\n"
            "\n"
@@ -1415,7 +1634,7 @@ main (int argc, char **argv)
     { "create", cmd_create }, { "start", cmd_start }, { "run", cmd_run }, { "state", cmd_state },
     { "kill", cmd_kill }, { "delete", cmd_delete }, { "list", cmd_list }, { "exec", cmd_exec },
     { "features", cmd_features }, { "spec", cmd_spec }, { "pause", cmd_pause },
-    { "resume", cmd_resume }, { "ps", cmd_ps },
+    { "resume", cmd_resume }, { "ps", cmd_ps }, { "update", cmd_update },
   };
   for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
     if (strcmp (argv[i], cmds[k].name) == 0)

@@ -7,6 +7,14 @@
  *   open PATH          open PATH read-only                 -> open=OK|ENAME
  *   exec PATH          fork + execve PATH                  -> exec=OK|ENAME
  *   connect IP PORT    TCP connect                         -> connect=OK|ENAME
+ *   udp IP PORT        UDP socket + sendto (a DNS query's way) -> udp=OK|ENAME
+ *   tunnel VIA HOST PORT N
+ *                      through the proxy of `network allow` on 127.0.0.1:3128
+ *                      (VIA connect: HTTP CONNECT; socks: SOCKS5 with the name),
+ *                      N bytes of every value 0..255 out and back from an echo
+ *                      server                              -> tunnel=OK|EXXX|reply:TEXT
+ *   hold N SEC         N connections to the proxy, held SEC seconds
+ *                                                          -> hold=K (connected)
  *   kill PID SIG       kill(2)                             -> kill=OK|ENAME
  *   setuid UID         setuid(2)                           -> setuid=OK|ENAME
  *   sleep SEC          sleep
@@ -37,6 +45,127 @@
 #include <unistd.h>
 
 extern char **environ;
+
+static void result (const char *what, int ok, int err);
+
+/* A connected socket to the proxy of `network allow`, or -1. */
+static int
+proxy_socket (void)
+{
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons (3128) };
+  inet_pton (AF_INET, "127.0.0.1", &sa.sin_addr);
+  int s = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s >= 0 && connect (s, (struct sockaddr *) &sa, sizeof sa) < 0)
+    {
+      int e = errno;
+      close (s);
+      errno = e;
+      return -1;
+    }
+  return s;
+}
+
+static int
+write_all (int fd, const void *buf, size_t n)
+{
+  const char *p = buf;
+  while (n > 0)
+    {
+      ssize_t w = write (fd, p, n);
+      if (w <= 0)
+        return -1;
+      p += w;
+      n -= (size_t) w;
+    }
+  return 0;
+}
+
+static int
+read_exact (int fd, void *buf, size_t n)
+{
+  char *p = buf;
+  while (n > 0)
+    {
+      ssize_t r = read (fd, p, n);
+      if (r <= 0)
+        return -1;
+      p += r;
+      n -= (size_t) r;
+    }
+  return 0;
+}
+
+static void
+tunnel (const char *via, const char *host, const char *port, size_t n)
+{
+  int s = proxy_socket ();
+  if (s < 0)
+    {
+      result ("tunnel", 0, errno);
+      return;
+    }
+  char head[600];
+  if (strcmp (via, "socks") == 0)
+    {
+      unsigned char g[3] = { 5, 1, 0 }, r[2];
+      size_t hl = strlen (host);
+      unsigned char req[300] = { 5, 1, 0, 3, (unsigned char) hl };
+      memcpy (req + 5, host, hl);
+      int pn = atoi (port);
+      req[5 + hl] = (unsigned char) (pn >> 8);
+      req[6 + hl] = (unsigned char) pn;
+      unsigned char rep[10];
+      if (write_all (s, g, 3) < 0 || read_exact (s, r, 2) < 0 || write_all (s, req, 7 + hl) < 0
+          || read_exact (s, rep, 10) < 0)
+        {
+          printf ("tunnel=reply:socks-eof\n");
+          close (s);
+          return;
+        }
+      if (rep[1] != 0)
+        {
+          printf ("tunnel=reply:socks-%u\n", rep[1]);
+          close (s);
+          return;
+        }
+    }
+  else
+    {
+      int hn = snprintf (head, sizeof head, "CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n\r\n", host, port, host, port);
+      if (write_all (s, head, (size_t) hn) < 0)
+        {
+          result ("tunnel", 0, errno);
+          close (s);
+          return;
+        }
+      /* The reply's head, byte by byte up to the empty line. */
+      size_t got = 0;
+      while (got + 1 < sizeof head && read (s, head + got, 1) == 1)
+        {
+          got++;
+          if (got >= 4 && memcmp (head + got - 4, "\r\n\r\n", 4) == 0)
+            break;
+        }
+      head[got] = '\0';
+      if (strncmp (head, "HTTP/1.1 200", 12) != 0)
+        {
+          char *eol = strpbrk (head, "\r\n");
+          if (eol)
+            *eol = '\0';
+          printf ("tunnel=reply:%s\n", head);
+          close (s);
+          return;
+        }
+    }
+  unsigned char *out = malloc (n), *back = malloc (n);
+  for (size_t k = 0; k < n; k++)
+    out[k] = (unsigned char) (k * 7 + k / 256);
+  int ok = write_all (s, out, n) == 0 && read_exact (s, back, n) == 0 && memcmp (out, back, n) == 0;
+  result ("tunnel", ok, errno ? errno : EIO);
+  free (out);
+  free (back);
+  close (s);
+}
 
 static const char *
 ename (int e)
@@ -314,6 +443,37 @@ main (int argc, char **argv)
           if (s >= 0)
             close (s);
           result ("connect", ok, e);
+          i += 2;
+        }
+      else if (strcmp (c, "udp") == 0 && a1 && a2)
+        {
+          struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) atoi (a2)) };
+          inet_pton (AF_INET, a1, &sa.sin_addr);
+          int s = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+          int ok = s >= 0 && sendto (s, "q", 1, 0, (struct sockaddr *) &sa, sizeof sa) == 1;
+          int e = errno;
+          if (s >= 0)
+            close (s);
+          result ("udp", ok, e);
+          i += 2;
+        }
+      else if (strcmp (c, "tunnel") == 0 && a1 && a2 && i + 4 < argc)
+        {
+          tunnel (a1, a2, argv[i + 3], (size_t) atol (argv[i + 4]));
+          i += 4;
+        }
+      else if (strcmp (c, "hold") == 0 && a1 && a2)
+        {
+          int n = atoi (a1), k = 0;
+          for (int j = 0; j < n; j++)
+            {
+              int s = proxy_socket ();
+              if (s >= 0)
+                k++;  /* left open until exit */
+            }
+          printf ("hold=%d\n", k);
+          fflush (stdout);
+          sleep ((unsigned) atoi (a2));
           i += 2;
         }
       else if (strcmp (c, "kill") == 0 && a1 && a2)

@@ -70,6 +70,20 @@ proc_running () {
   [ "$(echo "$st" | cut -d' ' -f20)" = "$2" ] && [ "$(echo "$st" | cut -d' ' -f1)" != Z ]
 }
 
+# cgroup_file PID CONTROLLER FILE-V1 FILE-V2: the path of a control file of
+# the process's cgroup, from a v1 hierarchy of that controller when the host
+# has one, else from the unified hierarchy.
+cgroup_file () {
+  v1=$(awk -F: -v c="$2" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' "/proc/$1/cgroup")
+  if [ -n "$v1" ] && [ -d "/sys/fs/cgroup/$2" ]; then
+    echo "/sys/fs/cgroup/$2$v1/$3"
+    return
+  fi
+  v2=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup")
+  mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+  echo "$mnt$v2/$4"
+}
+
 ok () { echo "ok - $1"; }
 not_ok () {
   echo "not ok - $1"

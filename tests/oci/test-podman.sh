@@ -78,6 +78,15 @@ check "podman run -d: running" running "$(P inspect -f '{{.State.Status}}' "$cid
 out=$(P exec "$cid" sh -c 'cat /proc/1/comm; exit 7' 2>&1); rc=$?
 check "podman exec: exit status passed through" 7 "$rc"
 check_contains "podman exec: inside the container" sleep "$out"
+# podman update hands the runtime the new LinuxResources (update -r).
+P update --memory 96m --cpu-quota 50000 "$cid" >"$WORK/update.log" 2>&1; rc=$?
+check "podman update: exit status" 0 "$rc"
+[ "$rc" = 0 ] || sed "s/^/# /" "$WORK/update.log"
+pid=$(P inspect -f '{{.State.Pid}}' "$cid")
+check "podman update --memory: the container's cgroup" 100663296 \
+  "$(cat "$(cgroup_file "$pid" memory memory.limit_in_bytes memory.max)" 2>&1)"
+qf=$(cgroup_file "$pid" cpu cpu.cfs_quota_us cpu.max)
+check "podman update --cpu-quota: the container's cgroup" 50000 "$(cut -d' ' -f1 "$qf" 2>&1)"
 P pause "$cid" >/dev/null
 check "podman pause" paused "$(P inspect -f '{{.State.Status}}' "$cid")"
 P unpause "$cid" >/dev/null

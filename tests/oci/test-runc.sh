@@ -275,6 +275,38 @@ check "report-denials: a symlink at the log's path is refused" 1 "$?"
 check_contains "report-denials: the refusal named" "report-denials: open $WORK/denials-link.log" "$(cat "$WORK/b13.out")"
 sleep 0.2
 check "report-denials: the link's target untouched" victim "$(cat "$WORK/victim13")"
+# ---- run.securer.network-allow: the proxy beside the container ----------
+# A server on the host's loopback, named web.test for the proxy (a hosts
+# file: no DNS); the container reaches it by name, and nothing else.
+mkdir -p "$WORK/www" && echo hello-from-web >"$WORK/www/hello.txt"
+webport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 --directory "$WORK/www" "$webport" >/dev/null 2>&1 &
+webpid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$webport/hello.txt" && break; sleep 0.1; done
+printf '127.0.0.1 web.test other.test\n' >"$WORK/hosts14"
+make_bundle "$WORK/b14" \
+  "c['annotations'] = {'run.securer.network-allow': 'web.test:$webport, 127.0.0.1:$webport'}" \
+  "c['process']['args'] = ['sh', '-c', 'wget -q -O - http://web.test:$webport/hello.txt; echo rc=\$?; wget -q -O - http://other.test:$webport/hello.txt 2>&1; echo rc2=\$?; env | grep ^http_proxy']"
+out=$(SECURER_NET_HOSTS="$WORK/hosts14" R run --bundle "$WORK/b14" netallow 2>&1)
+check_contains "network-allow: the allowed name is reached through the proxy" "hello-from-web" "$out"
+check_contains "network-allow: ... and the request succeeds" "rc=0" "$out"
+check_contains "network-allow: another name is refused by the proxy" "403 Forbidden" "$out"
+check_contains "network-allow: the environment names the proxy" "http_proxy=http://127.0.0.1:3128" "$out"
+for _ in $(seq 100); do pgrep -f "run --bundle $WORK/b14" >/dev/null || break; sleep 0.05; done
+pgrep -f "run --bundle $WORK/b14" >/dev/null && not_ok "network-allow: the proxy outlived the container" \
+  || ok "network-allow: the proxy ended with the container"
+kill "$webpid" 2>/dev/null
+make_bundle "$WORK/b14" \
+  "c['annotations'] = {'run.securer.network-allow': 'web.test'}" \
+  "c['linux']['namespaces'] = [n for n in c['linux']['namespaces'] if n['type'] != 'network']"
+R run --bundle "$WORK/b14" netallow2 >"$WORK/b14.out" 2>&1
+check "network-allow: refused without a network namespace of the container's own" 1 "$?"
+check_contains "network-allow: the refusal named" "annotations.run.securer.network-allow: the container needs a network namespace" "$(cat "$WORK/b14.out")"
+make_bundle "$WORK/b14" "c['annotations'] = {'run.securer.network-allow': 'web.test:0'}"
+R run --bundle "$WORK/b14" netallow3 >"$WORK/b14.out" 2>&1
+check "network-allow: a bad entry refused" 1 "$?"
+check_contains "network-allow: the bad entry named" "network allow entry 'web.test:0': a port is a number from 1 to 65535" "$(cat "$WORK/b14.out")"
+
 # ---- what an operator reads: securer policy show --oci-config ------------
 SECURER=${SECURER_BIN:-$SECURER_BUILDDIR/securer}
 out=$("$SECURER" policy show --oci-config "$WORK/b3/config.json" 2>&1)
@@ -700,6 +732,117 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 else
   echo "SKIP: keyring: no static C compiler to build its probe"
 fi
+
+# ---- update: a running container's cgroup limits changed in place --------
+# (the kubelet's UpdateContainerResources); values read back from the
+# cgroup, on v1 or v2 whichever holds the controller.
+make_bundle "$WORK/b29" 'c["root"]["readonly"] = False' 'c["process"]["args"] = ["sleep", "1000"]' \
+  'c["linux"]["cgroupsPath"] = "/securer-runc-test/upd"' \
+  'c["linux"]["resources"]["memory"] = {"limit": 67108864}' 'c["linux"]["resources"]["pids"] = {"limit": 50}'
+R run -d --bundle "$WORK/b29" upd
+pid=$(R state upd | json_field pid)
+cgf () { cat "$(cgroup_file "$pid" "$@")" 2>&1; }
+mem_v1=$(cgroup_file "$pid" memory memory.limit_in_bytes memory.max)
+case $mem_v1 in */memory.limit_in_bytes) V1MEM=1 ;; *) V1MEM= ;; esac
+swapflag=
+if [ -e "$(cgroup_file "$pid" memory memory.memsw.limit_in_bytes memory.swap.max)" ]; then
+  swapflag="--memory-swap 192m"
+fi
+cpusetflags=
+if [ -e "$(cgroup_file "$pid" cpuset cpuset.cpus cpuset.cpus)" ]; then
+  cpusetflags="--cpuset-cpus 0 --cpuset-mems 0"
+fi
+# shellcheck disable=SC2086 # the optional flags are words
+out=$(R update --memory 96m $swapflag --cpu-quota 50000 --cpu-period 200000 --cpu-share 512 \
+  $cpusetflags --pids-limit 77 upd 2>&1); rc=$?
+check "update (runc's flags): exit status" 0 "$rc"
+[ "$rc" = 0 ] || echo "# $out"
+check "update --memory 96m: the limit" 100663296 "$(cgf memory memory.limit_in_bytes memory.max)"
+if [ -n "$swapflag" ]; then
+  if [ -n "$V1MEM" ]; then
+    check "update --memory-swap 192m: memory+swap (v1)" 201326592 "$(cgf memory memory.memsw.limit_in_bytes memory.swap.max)"
+  else
+    check "update --memory-swap 192m: swap alone (v2)" 100663296 "$(cgf memory memory.memsw.limit_in_bytes memory.swap.max)"
+  fi
+else
+  echo "# update --memory-swap: no swap accounting in this memory controller, not tested"
+fi
+qf=$(cgroup_file "$pid" cpu cpu.cfs_quota_us cpu.max)
+case $qf in
+  */cpu.max) check "update --cpu-quota/--cpu-period: cpu.max" "50000 200000" "$(cat "$qf")"
+    # runc's conversion of shares to a weight: 1 + (512 - 2) * 9999 / 262142.
+    check "update --cpu-share 512: the weight" 20 "$(cgf cpu cpu.shares cpu.weight)" ;;
+  *) check "update --cpu-quota: cfs_quota_us" 50000 "$(cat "$qf")"
+    check "update --cpu-period: cfs_period_us" 200000 "$(cgf cpu cpu.cfs_period_us cpu.max)"
+    check "update --cpu-share 512: the shares" 512 "$(cgf cpu cpu.shares cpu.weight)" ;;
+esac
+if [ -n "$cpusetflags" ]; then
+  check "update --cpuset-cpus" 0 "$(cgf cpuset cpuset.cpus cpuset.cpus)"
+  check "update --cpuset-mems" 0 "$(cgf cpuset cpuset.mems cpuset.mems)"
+else
+  echo "# update --cpuset-cpus: no cpuset controller for the container, not tested"
+fi
+check "update --pids-limit" 77 "$(cgf pids pids.max pids.max)"
+echo '{"memory": {"limit": 33554432}, "pids": {"limit": 88}}' | R update -r - upd
+check "update -r - (LinuxResources on stdin): exit status" 0 "$?"
+check "update -r -: the memory limit" 33554432 "$(cgf memory memory.limit_in_bytes memory.max)"
+check "update -r -: the pids limit" 88 "$(cgf pids pids.max pids.max)"
+R exec upd dd if=/dev/zero of=/dev/null bs=64M count=1 >/dev/null 2>&1
+check "update: the lowered limit holds (a 64 MiB allocation is killed)" 137 "$?"
+echo '{"pids": {"limit": -1}}' >"$WORK/res.json"
+R update --resources "$WORK/res.json" upd
+check "update --resources FILE: exit status" 0 "$?"
+check "update --resources FILE: pids unlimited" max "$(cgf pids pids.max pids.max)"
+# The device rules are the container's own: sent again as they are (as
+# containerd does), accepted; changed, refused.
+python3 -c 'import json, sys; print(json.dumps({"devices": json.load(open(sys.argv[1]))["linux"]["resources"]["devices"], "pids": {"limit": 99}}))' \
+  "$WORK/b29/config.json" | R update -r - upd
+check "update: the device rules sent unchanged are accepted" 0 "$?"
+check "update: ... and the rest applied" 99 "$(cgf pids pids.max pids.max)"
+upd_refused () {
+  name=$1 field=$2
+  shift 2
+  out=$("$@" 2>&1); rc=$?
+  [ "$rc" != 0 ] && ok "update refused: $name (exit $rc)" || not_ok "update refused: $name was accepted"
+  check_contains "update refused: $name names $field" "$field" "$out"
+}
+upd_refused "--memory abc" "--memory: \"abc\" is not a size" R update --memory abc upd
+upd_refused "--cpu-share -5" "--cpu-share: \"-5\"" R update --cpu-share -5 upd
+upd_refused "--pids-limit x" "--pids-limit" R update --pids-limit x upd
+upd_refused "a negative cpu.shares" "linux.resources.cpu.shares: -5 is negative" \
+  sh -c "echo '{\"cpu\": {\"shares\": -5}}' | $RUNC --root $ROOT update -r - upd"
+upd_refused "blockIO" "linux.resources.blockIO" sh -c "echo '{\"blockIO\": {\"weight\": 10}}' | $RUNC --root $ROOT update -r - upd"
+upd_refused "an unknown key" "linux.resources.memory.bogus" sh -c "echo '{\"memory\": {\"bogus\": 1}}' | $RUNC --root $ROOT update -r - upd"
+upd_refused "a string for a number" "linux.resources.memory.limit: not an integer" \
+  sh -c "echo '{\"memory\": {\"limit\": \"1g\"}}' | $RUNC --root $ROOT update -r - upd"
+upd_refused "not JSON" "--resources (stdin)" sh -c "echo '{' | $RUNC --root $ROOT update -r - upd"
+upd_refused "changed device rules" "linux.resources.devices" \
+  sh -c "echo '{\"devices\": [{\"allow\": true, \"access\": \"rwm\"}]}' | $RUNC --root $ROOT update -r - upd"
+upd_refused "a CPU the host lacks" "linux.resources.cpu.cpus" R update --cpuset-cpus 4095 upd
+upd_refused "--resources with a flag" "cannot be combined" R update -r "$WORK/res.json" --memory 1g upd
+upd_refused "--l3-cache-schema" "linux.intelRdt" R update --l3-cache-schema L3:0=f upd
+upd_refused "--blkio-weight" "linux.resources.blockIO" R update --blkio-weight 10 upd
+check "update refused: nothing changed by the refusals" 99 "$(cgf pids pids.max pids.max)"
+check "update refused: the memory limit as it was" 33554432 "$(cgf memory memory.limit_in_bytes memory.max)"
+R pause upd
+R update --pids-limit 55 upd
+check "update of a paused container: exit status" 0 "$?"
+check "update of a paused container: applied" 55 "$(cgf pids pids.max pids.max)"
+check "update of a paused container: still paused" paused "$(R state upd | json_field status)"
+R resume upd
+R delete --force upd
+# As runc: a created container may be updated, a stopped one not.
+make_bundle "$WORK/b29" 'c["process"]["args"] = ["true"]' 'c["linux"]["cgroupsPath"] = "/securer-runc-test/upd2"'
+R create --bundle "$WORK/b29" upd2 >/dev/null 2>&1
+pid=$(R state upd2 | json_field pid)
+R update --pids-limit 33 upd2
+check "update of a created container: exit status" 0 "$?"
+check "update of a created container: applied" 33 "$(cgf pids pids.max pids.max)"
+R start upd2
+for _ in $(seq 100); do [ "$(R state upd2 | json_field status)" = stopped ] && break; sleep 0.05; done
+upd_refused "a stopped container" "is not running (stopped)" R update --pids-limit 44 upd2
+R delete upd2
+upd_refused "a container that does not exist" "does not exist" R update --pids-limit 44 nosuch
 
 # ---- fail closed: what securer cannot do is refused, the field named -----
 refused () {

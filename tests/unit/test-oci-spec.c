@@ -107,6 +107,64 @@ Test (oci_spec, unknown_and_unsupported_fields_are_named)
   refused ("", ", \"uidMappings\": [{\"containerID\": 0, \"hostID\": 1000, \"size\": 1}]", "linux.uidMappings");
 }
 
+/* update's LinuxResources: what is left out stays unset (unchanged), and
+ * the same refusals as at create. */
+Test (oci_spec, resources_alone_for_update)
+{
+  securer_err_t err = NULL;
+  struct oci_spec *r = NULL;
+  json_t *j = json_loads ("{\"memory\": {\"limit\": 1048576}, \"cpu\": {\"cpus\": \"0-1\"}}", 0, NULL);
+  cr_assert_eq (oci_resources_parse (j, &r, &err), 0, "%s", err ? securer_error_message (err) : "");
+  json_decref (j);
+  cr_assert_eq (r->mem_limit, 1048576);
+  cr_assert_eq (r->mem_swap, -2);
+  cr_assert_eq (r->mem_reservation, -2);
+  cr_assert_eq (r->mem_swappiness, -1);
+  cr_assert_eq (r->pids_limit, 0);
+  cr_assert_eq (r->cpu_shares, 0);
+  cr_assert_str_eq (r->cpuset_cpus, "0-1");
+  oci_spec_free (r);
+  static const char *const bad[][2] = {
+    { "{\"cpu\": {\"shares\": -5}}", "linux.resources.cpu.shares: -5 is negative" },
+    { "{\"cpu\": {\"period\": -1}}", "linux.resources.cpu.period" },
+    { "{\"hugepageLimits\": [{\"pageSize\": \"2MB\", \"limit\": 1}]}", "linux.resources.hugepageLimits" },
+    { "{\"pids\": {\"max\": 1}}", "linux.resources.pids.max" },
+    { "[]", "linux.resources: not an object" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      j = json_loads (bad[i][0], JSON_DECODE_ANY, NULL);
+      cr_assert_not_null (j);
+      cr_assert_eq (oci_resources_parse (j, &r, &err), -1, "accepted: %s", bad[i][0]);
+      cr_assert (strstr (securer_error_message (err), bad[i][1]), "\"%s\" not named in: %s", bad[i][1],
+                 securer_error_message (err));
+      json_decref (j);
+      securer_error_free (&err);
+    }
+}
+
+Test (oci_spec, device_rules_compared)
+{
+  securer_err_t err = NULL;
+  struct oci_spec *a, *b, *c;
+  json_t *ja = json_loads ("{\"devices\": [{\"allow\": false, \"access\": \"rwm\"},"
+                           " {\"allow\": true, \"type\": \"c\", \"major\": 1, \"minor\": 3, \"access\": \"rw\"}]}",
+                           0, NULL);
+  json_t *jc = json_loads ("{\"devices\": [{\"allow\": false, \"access\": \"rwm\"},"
+                           " {\"allow\": true, \"type\": \"c\", \"major\": 1, \"minor\": 5, \"access\": \"rw\"}]}",
+                           0, NULL);
+  cr_assert_eq (oci_resources_parse (ja, &a, &err), 0);
+  cr_assert_eq (oci_resources_parse (ja, &b, &err), 0);
+  cr_assert_eq (oci_resources_parse (jc, &c, &err), 0);
+  cr_assert (oci_devrules_equal (a, b));
+  cr_assert (!oci_devrules_equal (a, c));
+  json_decref (ja);
+  json_decref (jc);
+  oci_spec_free (a);
+  oci_spec_free (b);
+  oci_spec_free (c);
+}
+
 Test (oci_spec, mount_options_become_flags_and_data)
 {
   struct oci_spec *s = NULL;

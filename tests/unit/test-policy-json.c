@@ -96,7 +96,7 @@ static const struct json_case jcases[] = {
   { "unmasked on a bind", "\"optional\": true", "\"optional\": true, \"unmasked\": true",
     "e.json: error: $.mounts[1].unmasked: only a proc mount can be unmasked\n" },
   { "bad enum", "\"network\": \"host\"", "\"network\": \"hots\"",
-    "e.json: error: $.network: expected 'none', 'loopback' or 'host' (did you mean 'host'?)\n" },
+    "e.json: error: $.network: expected 'none', 'loopback', 'host' or 'allow' (did you mean 'host'?)\n" },
   { "relative dest", "\"dest\": \"/x\"", "\"dest\": \"x\"",
     "e.json: error: $.mounts[1].dest: expected an absolute path\n" },
   { "wrong type", "\"uid\": 0", "\"uid\": \"0\"",

@@ -8,6 +8,10 @@
 
 #include "linux/launch.h"
 
+#define STR_(x) #x
+#define STR(x) STR_ (x)
+#define PROXY_PORT_TEXT STR (SECURER_NET_PROXY_PORT)
+
 static const char *
 lookup (char *const *env, const char *name, size_t nlen)
 {
@@ -48,7 +52,18 @@ securer_linux_build_env (const struct securer_policy *p, char *const *caller_env
   size_t n_extra = 0;
   for (; extra != NULL && extra[n_extra] != NULL; n_extra++)
     ;
-  size_t cap = p->n_env_keep + p->n_env_set + n_extra + 1, n = 0;
+  /* The proxy of `network allow`, in the names programs look for; last,
+   * so that a caller's own proxy settings (unreachable inside) do not
+   * win.  HTTP_PROXY in capitals is left out: CGI programs take it from a
+   * request header ("httpoxy"), so curl ignores it and so does this. */
+  static const char *const proxy_env[] = {
+    "http_proxy=http://127.0.0.1:" PROXY_PORT_TEXT, "https_proxy=http://127.0.0.1:" PROXY_PORT_TEXT,
+    "HTTPS_PROXY=http://127.0.0.1:" PROXY_PORT_TEXT, "all_proxy=socks5h://127.0.0.1:" PROXY_PORT_TEXT,
+    "ALL_PROXY=socks5h://127.0.0.1:" PROXY_PORT_TEXT, "no_proxy=localhost,127.0.0.1,::1",
+    "NO_PROXY=localhost,127.0.0.1,::1",
+  };
+  size_t n_proxy = p->network == SECURER_NET_ALLOW ? sizeof proxy_env / sizeof *proxy_env : 0;
+  size_t cap = p->n_env_keep + p->n_env_set + n_extra + n_proxy + 1, n = 0;
   char **env = calloc (cap, sizeof *env);
   if (env == NULL)
     goto oom;
@@ -79,6 +94,13 @@ securer_linux_build_env (const struct securer_policy *p, char *const *caller_env
           return NULL;
         }
       char *e = strdup (extra[i]);
+      if (e == NULL)
+        goto oom;
+      put (env, &n, e);
+    }
+  for (size_t i = 0; i < n_proxy; i++)
+    {
+      char *e = strdup (proxy_env[i]);
       if (e == NULL)
         goto oom;
       put (env, &n, e);

@@ -327,6 +327,16 @@ securer_landlock_plan_build (const struct securer_policy *p, struct securer_land
         return -1;
       }
 
+  /* network allow: the proxy's port is the one way out; any other TCP
+   * connect, to loopback services the command starts included, stays
+   * what it is without a list (denied where TCP is handled). */
+  if (p->network == SECURER_NET_ALLOW
+      && plan_add_port (plan, SECURER_NET_PROXY_PORT, SECURER_LL_ACCESS_NET_CONNECT_TCP, err) < 0)
+    {
+      securer_landlock_plan_clear (plan);
+      return -1;
+    }
+
   if (p->landlock.scope_abstract_unix)
     plan->want_scoped |= SECURER_LL_SCOPE_ABSTRACT_UNIX_SOCKET;
   if (p->landlock.scope_signal)

@@ -29,6 +29,7 @@ enum sync_msg_type {
   SYNC_SESSION_HELLO,  /* a template's fork -> parent: place me (pid by credentials) in the cgroup */
   SYNC_SESSION_INIT,   /* a template session's pid 1 -> parent: its pid, by credentials */
   SYNC_JOIN,        /* parent -> a template's fork, before GO: a v1 cgroup's "tasks" to write "0" to */
+  SYNC_PROXY_FD,    /* payload -> parent: the proxy's listening socket (network allow), SCM_RIGHTS */
 };
 
 #define SYNC_TEXT_MAX 2048
@@ -250,6 +251,9 @@ struct securer_sandbox {
   bool prog_borrowed;               /* prog belongs to the template */
   bool status_early;                /* finished on securer-init's report (return_before_teardown) */
   bool teardown_pending;            /* finished, and pid 1 not reaped yet */
+  struct securer_netproxy *proxy;   /* network allow: the proxy serving it, or NULL */
+  void (*on_net) (void *ctx, const struct securer_net_event *ev);
+  void *on_net_ctx;
 };
 
 uint64_t launch_now_ns (void);

@@ -1,6 +1,6 @@
 # linux — sources, data and tests of this area.
 libsecurer_core_la_SOURCES += src/lib/linux/mount.c
-libsecurer_core_la_SOURCES += src/lib/linux/net.c
+libsecurer_core_la_SOURCES += src/lib/linux/net.c src/lib/linux/netproxy.h src/lib/linux/netproxy.c
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-rootfs
 TESTS += tests/unit/test-rootfs
@@ -104,4 +104,16 @@ check_PROGRAMS += tests/helpers/zygote-template
 tests_helpers_zygote_template_SOURCES = tests/helpers/zygote-template.c tests/helpers/zygote-wire.h
 tests_helpers_zygote_template_CFLAGS = $(AM_CFLAGS)
 tests_helpers_zygote_template_LDADD = libsecurer-core.la
+endif
+
+# network allow: the proxy, driven from real sandboxes in a test namespace.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-netrule tests/integration/test-netproxy
+TESTS += tests/unit/test-netrule tests/integration/test-netproxy
+tests_unit_test_netrule_SOURCES = tests/unit/test-netrule.c
+tests_unit_test_netrule_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_netrule_LDADD = $(TEST_LIBS)
+tests_integration_test_netproxy_SOURCES = tests/integration/test-netproxy.c tests/integration/run-util.h
+tests_integration_test_netproxy_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_netproxy_LDADD = $(TEST_LIBS) -lpthread
 endif

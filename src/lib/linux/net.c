@@ -49,7 +49,7 @@ read_ack (const void *buf, size_t len, unsigned seq, unsigned portid)
 int
 securer_linux_setup_network (const struct securer_policy *p, securer_err_t *err)
 {
-  if (p->network != SECURER_NET_LOOPBACK)
+  if (p->network != SECURER_NET_LOOPBACK && p->network != SECURER_NET_ALLOW)
     return 0;
 
   char buf[8192]; /* MNL_SOCKET_BUFFER_SIZE upper bound, without a VLA */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
@@ -30,6 +31,7 @@
 
 #include "linux/landlock-internal.h"
 #include "linux/launch.h"
+#include "linux/netproxy.h"
 #include "raw-syscall.h"
 #include "linux/zygote.h"
 #include "seccomp/seccomp.h"
@@ -153,6 +155,31 @@ restore_cpus (struct launch_plan *lp)
     }
 }
 
+/* network allow: the proxy's port on the sandbox's loopback, listened on
+ * here (inside the namespace: a socket belongs to the namespace it was
+ * made in, wherever it is used from) and handed to the supervisor, which
+ * serves it from outside.  Before Landlock, which forbids binding; the
+ * payload's own copy is closed with every other descriptor before exec. */
+static void
+offer_proxy_listener (struct launch_plan *lp)
+{
+  securer_err_t err = NULL;
+  int fd = securer_netproxy_listen (&err);
+  if (fd < 0)
+    payload_fail (lp, SECURER_EXIT_SETUP, &err);
+  struct sync_msg m;
+  memset (&m, 0, sizeof m);
+  m.type = SYNC_PROXY_FD;
+  if (sync_send (lp->setup_sock, &m, fd) < 0)
+    {
+      /* ETOOMANYREFS: descriptors in flight are counted per host user;
+       * without the proxy there is no network the policy allows. */
+      securer_error_set (&err, errno, "network allow: hand the proxy's socket to the supervisor");
+      payload_fail (lp, SECURER_EXIT_SETUP, &err);
+    }
+  close (fd);
+}
+
 void
 securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
 {
@@ -209,6 +236,8 @@ securer_payload_confine (struct launch_plan *lp, pid_t init_pid)
             }
           close (pfd);
         }
+      if (p->network == SECURER_NET_ALLOW)
+        offer_proxy_listener (lp);
     }
   if ((lp->tpl && lp->tpl->count ? securer_zygote_keep_setid_caps (&err) : securer_linux_drop_caps (&err)) < 0)
     payload_fail (lp, SECURER_EXIT_SETUP, &err);
@@ -519,6 +548,7 @@ launch_sandbox_destroy (struct securer_sandbox *sb)
   if (sb->prog != NULL && !sb->prog_borrowed)
     securer_seccomp_free (sb->prog);
   securer_landlock_report_clear (&sb->ll);
+  securer_netproxy_free (sb->proxy);
   free (sb->detail);
   securer_status_clear (&sb->final);
   free (sb);
@@ -654,6 +684,14 @@ launch_await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, se
           securer_error_set_status (err, m.status > 0 ? m.status : SECURER_EXIT_SETUP);
           return -1;
         case SYNC_READY:
+          if (sb->p->network == SECURER_NET_ALLOW && sb->proxy == NULL)
+            {
+              /* Fail closed: the policy's network is the proxy. */
+              if (fd >= 0)
+                close (fd);
+              return securer_error_set (err, EPROTO, "network allow: the sandbox did not hand over the proxy's "
+                                        "socket");
+            }
           sb->payload_pid = from;
           sb->ll_known = true;
           sb->ll.abi = m.ll_abi;
@@ -667,6 +705,15 @@ launch_await_exec (struct securer_sandbox *sb, int sock, uint64_t timeout_ms, se
         case SYNC_NOTIFY_OFFER:
           if (answer_listener_offer (sb, sock, m.status) < 0)
             return securer_error_set (err, errno, "answer the payload's seccomp listener offer");
+          break;
+        case SYNC_PROXY_FD:
+          if (fd >= 0 && sb->proxy == NULL && sb->p->network == SECURER_NET_ALLOW)
+            {
+              int lfd = fd;
+              fd = -1;
+              if (securer_netproxy_new (sb->p, lfd, sb->on_net, sb->on_net_ctx, &sb->proxy, err) < 0)
+                return -1;
+            }
           break;
         case SYNC_NOTIFY_FD:
           if (fd >= 0 && sb->notify_fd < 0)
@@ -722,6 +769,8 @@ launch_start_supervision (struct securer_sandbox *sb, uint64_t timeout_ms, secur
     return -1;
   int oom = securer_cgroup_oom_fd (sb->cg);
   if (oom >= 0 && epoll_add (sb->epfd, oom, err) < 0)
+    return -1;
+  if (sb->proxy != NULL && epoll_add (sb->epfd, securer_netproxy_fd (sb->proxy), err) < 0)
     return -1;
   return 0;
 }
@@ -914,6 +963,8 @@ securer_launch_spawn (const struct securer_spawn_opts *opts, const struct launch
   sb->p = p;
   sb->on_syscall = opts->on_syscall;
   sb->on_syscall_ctx = opts->on_syscall_ctx;
+  sb->on_net = opts->on_net;
+  sb->on_net_ctx = opts->on_net_ctx;
   sb->pidfd = sb->epfd = sb->timerfd = sb->notify_fd = sb->status_sock = -1;
   sb->host_ids.fd = -1;
 
@@ -1360,6 +1411,8 @@ securer_sandbox_dispatch (struct securer_sandbox *sb, struct securer_status *st,
             }
           else if (fd == sb->pidfd)
             exited = true;
+          else if (sb->proxy != NULL && fd == securer_netproxy_fd (sb->proxy))
+            securer_netproxy_dispatch (sb->proxy);
           else if (fd == sb->status_sock && sb->status_early && take_early_report (sb) == 1)
             break;
           else if (fd == securer_cgroup_oom_fd (sb->cg))

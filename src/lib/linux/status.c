@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "linux/launch.h"
+#include "linux/netproxy.h"
 #include "seccomp/prog.h"
 #include "sha256.h"
 
@@ -56,8 +57,21 @@ enforced_more (const struct securer_sandbox *sb, json_t *enf)
       }
   json_object_set_new (enf, "rlimits", rl);
   static const char *const nets[] = { [SECURER_NET_NONE] = "none", [SECURER_NET_LOOPBACK] = "loopback",
-                                      [SECURER_NET_HOST] = "host" };
-  json_object_set_new (enf, "network", json_string (p->network <= SECURER_NET_HOST ? nets[p->network] : "?"));
+                                      [SECURER_NET_HOST] = "host", [SECURER_NET_ALLOW] = "allow" };
+  json_object_set_new (enf, "network", json_string (p->network <= SECURER_NET_ALLOW ? nets[p->network] : "?"));
+  if (p->network == SECURER_NET_ALLOW)
+    {
+      json_t *allow = json_array (), *deny = json_array ();
+      for (size_t i = 0; i < p->n_net_rules; i++)
+        {
+          char *w = securer_net_rule_format (&p->net_rules[i]);
+          if (w != NULL)
+            json_array_append_new (p->net_rules[i].deny ? deny : allow, json_string (w));
+          free (w);
+        }
+      json_object_set_new (enf, "network_rules", json_pack ("{s:o, s:o, s:i}", "allow", allow, "deny", deny,
+                                                             "proxy_port", SECURER_NET_PROXY_PORT));
+    }
   json_object_set_new (enf, "host_uid", json_integer ((json_int_t) sb->host_uid));
   if (sb->prog != NULL)
     {
@@ -146,6 +160,8 @@ securer_sandbox_status_json (const struct securer_sandbox *sb, const struct secu
   json_object_set_new (o, "sys_us", json_integer ((json_int_t) st->sys_us));
   json_object_set_new (o, "max_rss_kb", json_integer ((json_int_t) st->max_rss_kb));
   json_object_set_new (o, "kill_reason", str_or_null (reason_name (st)));
+  if (sb->proxy != NULL)
+    json_object_set_new (o, "network", securer_netproxy_report (sb->proxy));
   json_object_set_new (o, "detail", str_or_null (st->detail));
 
   if (sb != NULL)

@@ -66,6 +66,12 @@ securer_template_supported (const struct securer_policy *p, securer_err_t *err)
   if (p->host_uid >= 0 || p->host_gid >= 0)
     return securer_error_set (err, EINVAL, "a session from a template runs as %s, not as the fixed host id "
                                            "the policy names", geteuid () == 0 ? "a leased host id" : "the caller");
+  /* The template's sessions share its network namespace, and the proxy's
+   * listener is made by a cold launch only: each network allow session
+   * starts cold, in a namespace of its own. */
+  if (p->network == SECURER_NET_ALLOW)
+    return securer_error_set (err, EINVAL, "a session of a 'network allow' policy starts cold: the proxy's "
+                                           "listener belongs to a network namespace of its own");
   return 0;
 }
 

@@ -271,6 +271,37 @@ apply_devices (const struct oci_cgroup *cg, const struct oci_spec *s, securer_er
   return rc < 0 ? securer_error_prefix (err, "linux.resources.devices") : 0;
 }
 
+/* A control file's integer value; -1 for "max", unlimited or unreadable. */
+static int64_t
+read_i64 (const char *dir, const char *file)
+{
+  char *v = read_trim (dir, file);
+  char *end = NULL;
+  long long n = v ? strtoll (v, &end, 10) : -1;
+  bool ok = v && end != v && *end == '\0';
+  free (v);
+  return ok ? n : -1;
+}
+
+static int
+apply_swap (const char *d, bool v2, const struct oci_spec *s, securer_err_t *err)
+{
+  /* v1 counts memory+swap; v2 counts swap alone, so the limit (the one
+   * given, else the group's) is taken off. */
+  int64_t sw = s->mem_swap;
+  if (v2 && sw > 0)
+    {
+      int64_t limit = s->mem_limit != -2 ? s->mem_limit : read_i64 (d, "memory.max");
+      if (limit < 0)
+        return refuse (err, "linux.resources.memory.swap",
+                       "on cgroup v2 a swap limit needs a memory limit");
+      sw = sw > limit ? sw - limit : 0;
+    }
+  if (w_i64 (d, v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes", sw, err) < 0)
+    return securer_error_prefix (err, "linux.resources.memory.swap");
+  return 0;
+}
+
 static int
 apply_resources (const struct oci_cgroup *cg, const struct oci_spec *s, securer_err_t *err)
 {
@@ -290,21 +321,24 @@ apply_resources (const struct oci_cgroup *cg, const struct oci_spec *s, securer_
     {
       if ((d = dir_for (cg, "memory", &v2)) == NULL)
         return refuse (err, "linux.resources.memory", "no memory controller");
+      /* v1 keeps memsw.limit >= limit at every step: when the limit rises
+       * past the old memory+swap limit (an update), memsw goes first. */
+      bool swap_first = false;
+      if (!v2 && s->mem_swap != -2 && s->mem_limit != -2)
+        {
+          int64_t old_sw = read_i64 (d, "memory.memsw.limit_in_bytes");
+          swap_first = s->mem_limit < 0 || (old_sw >= 0 && s->mem_limit > old_sw);
+        }
+      if (swap_first && apply_swap (d, v2, s, err) < 0)
+        return -1;
       if (s->mem_limit != -2
           && w_i64 (d, v2 ? "memory.max" : "memory.limit_in_bytes", s->mem_limit, err) < 0)
         return securer_error_prefix (err, "linux.resources.memory.limit");
       if (s->mem_reservation != -2
           && w_i64 (d, v2 ? "memory.low" : "memory.soft_limit_in_bytes", s->mem_reservation, err) < 0)
         return securer_error_prefix (err, "linux.resources.memory.reservation");
-      if (s->mem_swap != -2)
-        {
-          /* v1 counts memory+swap; v2 counts swap alone. */
-          int64_t sw = s->mem_swap;
-          if (v2 && sw > 0 && s->mem_limit > 0)
-            sw = sw > s->mem_limit ? sw - s->mem_limit : 0;
-          if (w_i64 (d, v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes", sw, err) < 0)
-            return securer_error_prefix (err, "linux.resources.memory.swap");
-        }
+      if (!swap_first && s->mem_swap != -2 && apply_swap (d, v2, s, err) < 0)
+        return -1;
       /* v1 only: v2 has neither knob (its OOM killer is per cgroup,
        * memory.oom.group, which is something else). */
       if (v2 && s->mem_swappiness >= 0)
@@ -329,12 +363,20 @@ apply_resources (const struct oci_cgroup *cg, const struct oci_spec *s, securer_
         }
       if (v2 && (s->cpu_quota || s->cpu_period))
         {
-          char b[64];
-          uint64_t period = s->cpu_period ? s->cpu_period : 100000;
+          /* cpu.max holds both: the one not given keeps its value. */
+          char b[64], quota[32] = "max";
+          unsigned long long period = 100000;
+          char *cur = read_trim (d, "cpu.max");
+          if (cur)
+            sscanf (cur, "%31s %llu", quota, &period);
+          free (cur);
+          if (s->cpu_period)
+            period = s->cpu_period;
           if (s->cpu_quota > 0)
-            snprintf (b, sizeof b, "%lld %llu", (long long) s->cpu_quota, (unsigned long long) period);
-          else
-            snprintf (b, sizeof b, "max %llu", (unsigned long long) period);
+            snprintf (quota, sizeof quota, "%lld", (long long) s->cpu_quota);
+          else if (s->cpu_quota < 0)
+            snprintf (quota, sizeof quota, "max");
+          snprintf (b, sizeof b, "%s %llu", quota, period);
           if (write_to (d, "cpu.max", b, err) < 0)
             return securer_error_prefix (err, "linux.resources.cpu.quota");
         }
@@ -356,6 +398,14 @@ apply_resources (const struct oci_cgroup *cg, const struct oci_spec *s, securer_
         return securer_error_prefix (err, "linux.resources.cpu.mems");
     }
   return 0;
+}
+
+int
+oci_cgroup_update (const struct oci_cgroup *cg, const struct oci_spec *res, securer_err_t *err)
+{
+  if (res->n_devrules)
+    return refuse (err, "linux.resources.devices", "not changed by update");
+  return apply_resources (cg, res, err);
 }
 
 /* cgroupsPath as a path below each hierarchy's root.  With the systemd

@@ -218,7 +218,13 @@ container_child (const struct oci_launch *l, int fds[OCI_NS_COUNT], int go, int 
       struct securer_policy lo = { .network = SECURER_NET_LOOPBACK };
       if (securer_linux_setup_network (&lo, &err) < 0)
         goto fail;
+      /* run.securer.network-allow: the proxy's port, in this namespace,
+       * served by the runtime's proxy process from outside. */
+      if (l->proxy_fd >= 0 && oci_netproxy_listen (l->proxy_fd, &err) < 0)
+        goto fail;
     }
+  if (l->proxy_fd >= 0)
+    close (l->proxy_fd);
   oci_container_init (l, ready_cb, &report, &err);
 fail:
   if (err == NULL)

@@ -138,11 +138,32 @@ struct oci_spec {
   /* run.securer.* annotations */
   char *securer_policy;    /* run.securer.policy: a policy layered on top */
   char *report_denials;    /* run.securer.report-denials: JSON-lines log path */
+  char *network_allow;     /* run.securer.network-allow: `network allow` words */
   /* What is accepted without effect, as runc does (the kernel dropped
    * it): one line each, for create to print. */
   char **warnings;
   size_t n_warnings;
 };
+
+/* run.securer.network-allow: the policy the proxy decides with (a net
+ * namespace, the annotation's words), checked against the spec: the
+ * container needs a network namespace of its own. */
+int oci_network_policy (const struct oci_spec *s, struct securer_policy **out, securer_err_t *err);
+/* The proxy's environment added to process.env (http_proxy, ...). */
+int oci_network_env (struct oci_spec *s, securer_err_t *err);
+/* Starts the proxy beside the container: detached (own session, stdio on
+ * /dev/null), it takes the listening socket the container's init sends
+ * on sock, serves it, and ends when the process pidfd refers to does. */
+int oci_netproxy_start (const struct securer_policy *p, int sock, int pidfd, securer_err_t *err);
+/* A process beside the container, detached from the runtime (double
+ * fork, own session, stdio on /dev/null, every descriptor closed but
+ * keep_a and keep_b) that neither the runtime's caller nor the engine
+ * waits for: returns 0 in it, 1 in the caller once it is on its own, -1
+ * on failure. */
+int oci_detach (int keep_a, int keep_b, securer_err_t *err);
+/* Container side: listens on the proxy's port in the current network
+ * namespace and sends the socket on sock. */
+int oci_netproxy_listen (int sock, securer_err_t *err);
 
 /* Reads BUNDLE/config.json.  Fields that securer cannot honour are refused
  * with their name (status 125). */
@@ -155,6 +176,12 @@ int oci_spec_load_file (const char *config_path, struct oci_spec **out, securer_
  * create changes nothing of a container. */
 int oci_spec_load_saved (const char *config_path, const char *bundle, struct oci_spec **out,
                          securer_err_t *err);
+/* Reads a LinuxResources object alone (what `update` is given) into a spec
+ * of its own in which only the resource fields and warnings are set; a
+ * field left out stays unset, and so unchanged by oci_cgroup_update. */
+int oci_resources_parse (json_t *r, struct oci_spec **out, securer_err_t *err);
+/* Whether two specs have the same linux.resources.devices rules. */
+bool oci_devrules_equal (const struct oci_spec *a, const struct oci_spec *b);
 /* Reads a process object alone (runc exec --process FILE) into *proc. */
 int oci_process_parse (json_t *j, const char *where, struct oci_process *proc, securer_err_t *err);
 void oci_process_clear (struct oci_process *p);
@@ -207,6 +234,9 @@ pid_t *oci_cgroup_pids (const struct oci_cgroup *cg, size_t *n);
  * v2 cgroup.freeze. */
 int oci_cgroup_freeze (const struct oci_cgroup *cg, bool freeze, securer_err_t *err);
 bool oci_cgroup_frozen (const struct oci_cgroup *cg);
+/* Writes the resources set in res (from oci_resources_parse) to a running
+ * container's cgroup; devices are not among them (see cmd_update). */
+int oci_cgroup_update (const struct oci_cgroup *cg, const struct oci_spec *res, securer_err_t *err);
 /* Removes the directories (waiting briefly for exiting processes). */
 int oci_cgroup_destroy (struct oci_cgroup *cg, securer_err_t *err);
 void oci_cgroup_free (struct oci_cgroup *cg);
@@ -244,6 +274,7 @@ struct oci_launch {
   int seccomp_last_syscall;  /* oci_spec's: ENOSYS past it, or -1 */
   const struct oci_layer *layer;  /* run.securer.policy, or NULL */
   int notify_fd;           /* report-denials: where the listener goes, or -1 */
+  int proxy_fd;            /* network-allow: where the proxy's listening socket goes, or -1 */
   bool keep_keyring;       /* --no-new-keyring: stay in the caller's session keyring */
 };
 /* Sets up mounts, devices, hostname, sysctls and the process, and waits on

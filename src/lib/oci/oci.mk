@@ -9,6 +9,7 @@ libsecurer_core_la_SOURCES += \
 	src/lib/oci/policy.c \
 	src/lib/oci/layer.c \
 	src/lib/oci/report.c \
+	src/lib/oci/netproxy.c \
 	src/lib/oci/devices.c \
 	src/lib/oci/selfexe.c
 
@@ -18,13 +19,15 @@ securer_runc_LDADD = libsecurer-core.la
 securer_runc_LDFLAGS = $(AM_LDFLAGS) -static-libtool-libs
 dist_man_MANS += docs/man/securer-runc.8
 
-# securer-runc driven directly (as containerd's shim does) and under podman;
-# each skips itself with the reason when not root, without busybox-static,
-# or (podman) when podman cannot run containers here even with runc.
+# securer-runc driven directly (as containerd's shim does), under podman and
+# under a private containerd (ctr); each skips itself with the reason when
+# not root, without busybox-static, or when the engine is missing or cannot
+# run containers here even with runc.
 if ENABLE_TESTS
-TESTS += tests/oci/test-runc.sh tests/oci/test-podman.sh
+TESTS += tests/oci/test-runc.sh tests/oci/test-podman.sh tests/oci/test-containerd.sh
 endif
-EXTRA_DIST += tests/oci/lib.sh tests/oci/test-runc.sh tests/oci/test-podman.sh
+EXTRA_DIST += tests/oci/lib.sh tests/oci/test-runc.sh tests/oci/test-podman.sh tests/oci/test-containerd.sh \
+	tests/oci/cri.py
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-oci-spec
 TESTS += tests/unit/test-oci-spec

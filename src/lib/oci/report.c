@@ -103,12 +103,19 @@ oci_reporter_start (const struct securer_seccomp_prog *prog, int sock, const cha
                                 "not a symlink)",
                                 log_path);
     }
+  int r = oci_detach (sock, logfd, err);
+  if (r == 0)
+    reporter (prog, sock, logfd, id);
+  close (logfd);
+  return r < 0 ? securer_error_prefix (err, "start the denial reporter") : 0;
+}
+
+int
+oci_detach (int keep_a, int keep_b, securer_err_t *err)
+{
   pid_t pid = fork ();
   if (pid < 0)
-    {
-      close (logfd);
-      return securer_error_set (err, errno, "fork the denial reporter");
-    }
+    return securer_error_set (err, errno, "fork");
   if (pid == 0)
     {
       setsid ();
@@ -117,14 +124,13 @@ oci_reporter_start (const struct securer_seccomp_prog *prog, int sock, const cha
       int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
       for (int fd = 0; fd < 3 && null >= 0; fd++)
         dup2 (null, fd);
-      /* Only what it needs: the socket, the log, stdio. */
-      int keep_lo = sock < logfd ? sock : logfd, keep_hi = sock < logfd ? logfd : sock;
-      syscall (SYS_close_range, 3, keep_lo - 1, 0);
-      syscall (SYS_close_range, keep_lo + 1, keep_hi - 1, 0);
-      syscall (SYS_close_range, keep_hi + 1, ~0u, 0);
-      reporter (prog, sock, logfd, id);
+      /* Only what it needs: the two descriptors and stdio. */
+      int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+      syscall (SYS_close_range, 3, lo - 1, 0);
+      syscall (SYS_close_range, lo + 1, hi - 1, 0);
+      syscall (SYS_close_range, hi + 1, ~0u, 0);
+      return 0;
     }
-  close (logfd);
   waitpid (pid, NULL, 0);
-  return 0;
+  return 1;
 }

@@ -610,8 +610,13 @@ parse_resources (struct oci_spec *s, json_t *r, securer_err_t *err)
           || get_str (cpu, "cpus", w, false, &s->cpuset_cpus, err) < 0
           || get_str (cpu, "mems", w, false, &s->cpuset_mems, err) < 0)
         return -1;
-      s->cpu_shares = shares > 0 ? (uint64_t) shares : 0;
-      s->cpu_period = period > 0 ? (uint64_t) period : 0;
+      /* Unsigned in the spec: a negative value is a mistake, not "unset". */
+      if (shares < 0)
+        return refuse (err, "%s.shares: %lld is negative", w, (long long) shares);
+      if (period < 0)
+        return refuse (err, "%s.period: %lld is negative", w, (long long) period);
+      s->cpu_shares = (uint64_t) shares;
+      s->cpu_period = (uint64_t) period;
       static const char *const cnot[] = { "realtimeRuntime", "realtimePeriod", "idle", NULL };
       for (size_t i = 0; cnot[i]; i++)
         {
@@ -887,8 +892,6 @@ parse_linux (struct oci_spec *s, json_t *l, securer_err_t *err)
           s->sysctl_values[s->n_sysctl++] = strdup (json_string_value (v));
         }
     }
-  s->mem_limit = s->mem_reservation = s->mem_swap = -2;
-  s->mem_swappiness = -1;
   json_t *res = json_object_get (l, "resources");
   if (res && parse_resources (s, res, err) < 0)
     return -1;
@@ -955,6 +958,12 @@ parse_annotations (struct oci_spec *s, json_t *a, securer_err_t *err)
           if (json_object_get (json_object_get (s->json, "linux"), "seccomp") == NULL)
             return refuse (err, "annotations.%s: the spec has no linux.seccomp to report from", k);
           s->report_denials = strdup (val);
+        }
+      else if (strcmp (k, "run.securer.network-allow") == 0)
+        {
+          if (val[strspn (val, " \t,")] == '\0')
+            return refuse (err, "annotations.%s: no destination (HOST[:PORT] words, as in 'network allow')", k);
+          s->network_allow = strdup (val);
         }
       else
         return refuse (err, "annotations.%s: unknown securer annotation (see docs/oci.md)", k);
@@ -1035,6 +1044,48 @@ parse_spec (struct oci_spec *s, securer_err_t *err)
 }
 
 /* config_path read into *out; bundle NULL: config_path's directory. */
+static struct oci_spec *
+spec_new (json_t *j)
+{
+  struct oci_spec *s = calloc (1, sizeof *s);
+  s->json = j;
+  s->seccomp_last_syscall = -1;
+  s->mem_limit = s->mem_reservation = s->mem_swap = -2;
+  s->mem_swappiness = -1;
+  return s;
+}
+
+int
+oci_resources_parse (json_t *r, struct oci_spec **out, securer_err_t *err)
+{
+  *out = NULL;
+  if (!json_is_object (r))
+    return refuse (err, "linux.resources: not an object");
+  struct oci_spec *s = spec_new (json_incref (r));
+  if (parse_resources (s, r, err) < 0)
+    {
+      oci_spec_free (s);
+      return -1;
+    }
+  *out = s;
+  return 0;
+}
+
+bool
+oci_devrules_equal (const struct oci_spec *a, const struct oci_spec *b)
+{
+  if (a->n_devrules != b->n_devrules)
+    return false;
+  for (size_t i = 0; i < a->n_devrules; i++)
+    {
+      const struct oci_devrule *x = &a->devrules[i], *y = &b->devrules[i];
+      if (x->allow != y->allow || x->type != y->type || x->major != y->major
+          || x->minor != y->minor || strcmp (x->access, y->access) != 0)
+        return false;
+    }
+  return true;
+}
+
 static int
 load_spec (const char *config_path, const char *bundle, struct oci_spec **out, securer_err_t *err)
 {
@@ -1047,9 +1098,7 @@ load_spec (const char *config_path, const char *bundle, struct oci_spec **out, s
       securer_error_set_status (err, SETUP);
       return -1;
     }
-  struct oci_spec *s = calloc (1, sizeof *s);
-  s->json = j;
-  s->seccomp_last_syscall = -1;
+  struct oci_spec *s = spec_new (j);
   char *dir = strdup (config_path);
   char *slash = strrchr (dir, '/');
   if (slash)
@@ -1265,5 +1314,6 @@ oci_spec_free (struct oci_spec *s)
     }
   free (s->securer_policy);
   free (s->report_denials);
+  free (s->network_allow);
   free (s);
 }

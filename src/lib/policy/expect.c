@@ -5,6 +5,9 @@
  * reported as file:line:col with a suggestion, as in a policy. */
 #include <config.h>
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
 #include <errno.h>
 #include <linux/audit.h>
 #include <seccomp.h>
@@ -518,6 +521,52 @@ parse_path (struct sink *s, const struct line *ln, struct securer_expectation *x
   return x->path != NULL;
 }
 
+/* net HOST[:PORT] -> allowed|denied: a destination, decided as the proxy
+ * decides one the command asks for by that name or address. */
+static bool
+parse_net (struct sink *s, const struct line *ln, struct securer_expectation *x)
+{
+  static const char shape[] = "net HOST:PORT -> allowed|denied";
+  if (ln->n < 2)
+    {
+      report (s, &ln->tok[0], NULL, "expected '%s'", shape);
+      return false;
+    }
+  struct securer_net_rule r;
+  const char *why = NULL;
+  bool ok = securer_net_rule_parse (ln->tok[1].text, false, &r, &why) == 0;
+  if (ok && (r.kind == SECURER_NET_RULE_SUFFIX || r.port_lo != r.port_hi
+             || (r.kind == SECURER_NET_RULE_ADDR && r.prefix != (r.family == AF_INET ? 32 : 128))))
+    why = "one host name or address and at most one port";
+  if (!ok || why != NULL)
+    {
+      report (s, &ln->tok[1], NULL, "expected a destination (%s), got '%s'",
+              why ? why : "a host name or address", ln->tok[1].text);
+      if (ok)
+        securer_net_rule_clear (&r);
+      return false;
+    }
+  if (!parse_outcome (s, ln, shape, exec_words, 2, &x->want))
+    {
+      securer_net_rule_clear (&r);
+      return false;
+    }
+  x->limit = r.port_lo != 0 ? r.port_lo : 443;
+  if (r.kind == SECURER_NET_RULE_ADDR)
+    {
+      char a[INET6_ADDRSTRLEN] = "";
+      inet_ntop (r.family, r.addr, a, sizeof a);
+      x->path = strdup (a);
+    }
+  else
+    {
+      x->path = r.host;
+      r.host = NULL;
+    }
+  securer_net_rule_clear (&r);
+  return x->path != NULL;
+}
+
 /* env NAME=VALUE | env NAME -> set|kept|absent */
 static bool
 parse_env (struct sink *s, const struct line *ln, struct securer_expectation *x)
@@ -628,10 +677,34 @@ securer_expect_check_view (const struct securer_expectation *x, const struct sec
 }
 
 bool
+securer_expect_net_allowed (const struct securer_policy *p, const struct securer_expectation *x,
+                            const char **why)
+{
+  if (p->network == SECURER_NET_HOST)
+    {
+      if (why)
+        *why = "network host: the command has the host's network";
+      return true;
+    }
+  if (p->network != SECURER_NET_ALLOW)
+    {
+      if (why)
+        *why = p->network == SECURER_NET_NONE ? "network none" : "network loopback";
+      return false;
+    }
+  enum securer_net_verdict v = securer_net_decide_name (p, x->path, (uint16_t) x->limit, NULL);
+  if (why)
+    *why = securer_net_verdict_text (v);
+  return v == SECURER_NET_ALLOWED;
+}
+
+bool
 securer_expect_setting_holds (const struct securer_expectation *x, const struct securer_policy *p)
 {
   if (x->kind == SECURER_EXPECT_NETWORK)
     return p->network == x->network;
+  if (x->kind == SECURER_EXPECT_NET)
+    return securer_expect_net_allowed (p, x, NULL) == (x->want == 1);
   if (x->kind != SECURER_EXPECT_LIMIT)
     return false;
   if (x->limit == -2)
@@ -663,7 +736,7 @@ securer_expect_parse (const char *name, const char *text, size_t len,
       static const struct { const char *word; enum securer_expect_kind kind; } settings[] = {
         { "network", SECURER_EXPECT_NETWORK }, { "limit", SECURER_EXPECT_LIMIT },
         { "path", SECURER_EXPECT_PATH },       { "exec", SECURER_EXPECT_EXEC },
-        { "env", SECURER_EXPECT_ENV },
+        { "env", SECURER_EXPECT_ENV },         { "net", SECURER_EXPECT_NET },
       };
       size_t k = 0;
       while (k < sizeof settings / sizeof *settings && strcmp (first, settings[k].word) != 0)
@@ -678,6 +751,7 @@ securer_expect_parse (const char *name, const char *text, size_t len,
           bool ok = x.kind == SECURER_EXPECT_NETWORK ? parse_network (&s, &ln, &x)
                     : x.kind == SECURER_EXPECT_LIMIT ? parse_limit (&s, text, len, &ln, &x)
                     : x.kind == SECURER_EXPECT_ENV   ? parse_env (&s, &ln, &x)
+                    : x.kind == SECURER_EXPECT_NET   ? parse_net (&s, &ln, &x)
                                                      : parse_path (&s, &ln, &x);
           if (ok && (x.text = join (&ln)) != NULL
               && grow ((void **) &out->items, &cap, out->n, sizeof *out->items) == 0)

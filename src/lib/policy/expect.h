@@ -10,7 +10,8 @@
  * VALUE` lines, written as in a policy, expect that setting; `path PATH ->
  * writable|read-only|masked|absent`, `exec PATH -> allowed|denied`, `env
  * NAME=VALUE` and `env NAME -> set|kept|absent` what the sandbox will have
- * (paths as linux/view.h reads them from the policy). */
+ * (paths as linux/view.h reads them from the policy); `net HOST[:PORT] ->
+ * allowed|denied` what `network allow` gives (port 443 when none). */
 #ifndef SECURER_POLICY_EXPECT_H
 #define SECURER_POLICY_EXPECT_H
 
@@ -37,6 +38,7 @@ enum securer_expect_kind {
   SECURER_EXPECT_PATH,     /* path PATH -> writable|read-only|masked|absent */
   SECURER_EXPECT_EXEC,     /* exec PATH -> allowed|denied */
   SECURER_EXPECT_ENV,      /* env NAME=VALUE, env NAME -> set|kept|absent */
+  SECURER_EXPECT_NET,      /* net HOST:PORT -> allowed|denied (path: HOST, limit: PORT) */
 };
 
 enum securer_env_state { SECURER_ENV_ABSENT = 0, SECURER_ENV_KEPT, SECURER_ENV_SET };
@@ -66,10 +68,14 @@ struct securer_expectations {
  * (file:line:col, with suggestions).  Returns -1 when there was one. */
 int securer_expect_parse (const char *name, const char *text, size_t len,
                           struct securer_expectations *out, struct securer_diags *diags);
-/* Whether p meets a NETWORK or LIMIT expectation (a CALL one is checked
+/* Whether p meets a NETWORK, LIMIT or NET expectation (a CALL one is checked
  * against the filter, with securer_call_samples; PATH, EXEC and ENV ones
  * with securer_expect_check_view). */
 bool securer_expect_setting_holds (const struct securer_expectation *x, const struct securer_policy *p);
+/* NET: whether p lets the command reach x's destination; *why (may be
+ * NULL) says why, in a few words. */
+bool securer_expect_net_allowed (const struct securer_policy *p, const struct securer_expectation *x,
+                                 const char **why);
 
 /* Checks a PATH, EXEC or ENV expectation: returns 1 when it holds, 0 when
  * not, -1 on error.  *actual is what p gives, in the words of the

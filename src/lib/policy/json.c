@@ -117,6 +117,16 @@ securer_policy_to_json_text (const struct securer_policy *p, unsigned flags)
   json_object_set_new (root, "host_gid", jhost (p->host_gid));
   json_object_set_new (root, "cwd", jstr (p->cwd));
   json_object_set_new (root, "network", jstr (policy_net_name (p->network)));
+  json_t *nrules = json_array ();
+  for (size_t i = 0; nrules && i < p->n_net_rules; i++)
+    {
+      char *w = securer_net_rule_format (&p->net_rules[i]);
+      json_t *o = w ? json_pack ("{s:s,s:s}", "action", p->net_rules[i].deny ? "deny" : "allow", "dest", w) : NULL;
+      free (w);
+      if (o != NULL)
+        json_array_append_new (nrules, o);
+    }
+  json_object_set_new (root, "net_rules", nrules);
 
   json_t *mounts = json_array ();
   for (size_t i = 0; i < p->n_mounts; i++)
@@ -1046,6 +1056,50 @@ report_json (void *ctx, int what, const char *msg)
   jerr (j, where[what] ? where[what] : "$", NULL, "%s", msg);
 }
 
+static void
+read_net_rules (struct jr *j, json_t *root, struct securer_policy *p)
+{
+  json_t *rules = json_object_get (root, "net_rules");
+  if (rules == NULL)
+    return;
+  if (!json_is_array (rules) || json_array_size (rules) > POLICY_MAX_ITEMS)
+    {
+      jerr (j, "$.net_rules", NULL, "expected an array of at most %d network rules", POLICY_MAX_ITEMS);
+      return;
+    }
+  size_t n = json_array_size (rules);
+  p->net_rules = xcalloc_array (n, sizeof *p->net_rules);
+  if (p->net_rules == NULL)
+    return;
+  for (size_t i = 0; i < n; i++)
+    {
+      struct jpath rp = jp_idx ("$.net_rules", i);
+      json_t *o = json_array_get (rules, i);
+      static const char *const keys[] = { "action", "dest" };
+      static const char *const actions[] = { "allow", "deny" };
+      int action = 0;
+      char *dest = NULL;
+      if (!json_is_object (o))
+        {
+          jerr (j, rp.s, NULL, "expected an object with action and dest, got %s", jtype (o));
+          continue;
+        }
+      if (!jkeys (j, rp.s, o, keys, 2, NULL) || !get_enum (j, rp.s, o, "action", actions, 2, &action)
+          || !get_str (j, rp.s, o, "dest", false, &dest))
+        {
+          free (dest);
+          continue;
+        }
+      const char *why;
+      struct jpath dp = jp_key (rp.s, "dest");
+      if (securer_net_rule_parse (dest, action == 1, &p->net_rules[p->n_net_rules], &why) < 0)
+        jerr (j, dp.s, NULL, "invalid network rule '%s': %s", dest, why);
+      else
+        p->n_net_rules++;
+      free (dest);
+    }
+}
+
 int
 policy_from_json (const char *name, const char *text, size_t len, struct securer_policy **out,
                   struct securer_diags *diags)
@@ -1066,7 +1120,7 @@ policy_from_json (const char *name, const char *text, size_t len, struct securer
     "exec", "landlock", "seccomp", "session",
   };
   struct securer_policy *p = calloc (1, sizeof *p);
-  if (p == NULL || !jkeys (&j, "$", root, keys, sizeof keys / sizeof *keys, NULL))
+  if (p == NULL || !jkeys (&j, "$", root, keys, sizeof keys / sizeof *keys, "net_rules"))
     goto done;
 
   uint64_t version = 0;
@@ -1103,9 +1157,10 @@ policy_from_json (const char *name, const char *text, size_t len, struct securer
   if (get_str (&j, "$", root, "cwd", false, &p->cwd) && (why = check_abs_path (p->cwd)) != NULL)
     jerr (&j, "$.cwd", NULL, "expected %s", why);
   int net = 0;
-  static const char *const nets[] = { "none", "loopback", "host" };
-  get_enum (&j, "$", root, "network", nets, 3, &net);
+  static const char *const nets[] = { "none", "loopback", "host", "allow" };
+  get_enum (&j, "$", root, "network", nets, 4, &net);
   p->network = net;
+  read_net_rules (&j, root, p);
 
   json_t *mounts = json_object_get (root, "mounts");
   if (mounts != NULL && (!json_is_array (mounts) || json_array_size (mounts) > POLICY_MAX_ITEMS))

@@ -655,33 +655,113 @@ d_cwd (struct ctx *c)
   p->cwd = s;
 }
 
+/* The mode line's location, and a warning when this file said another. */
 static void
-d_network (struct ctx *c)
+set_network_mode (struct ctx *c, enum securer_net_mode m)
 {
-  static const char *const cands[] = { "none", "loopback", "host" };
-  const struct token *t = expect (c, "none, loopback or host");
-  if (t == NULL)
-    return;
-  enum securer_net_mode m;
-  if (t->quoted || policy_net_lookup (t->text, &m) < 0)
-    {
-      error_suggest (c, t, cands, 3, "unknown network mode '%s': expected none, loopback or host",
-                     t->text);
-      return;
-    }
-  if (!expect_end (c))
-    return;
   const char *pf;
   unsigned pl, pc;
-  enum securer_net_mode old = builder_policy (c->ps->b)->network;
+  struct securer_policy *p = builder_policy (c->ps->b);
+  enum securer_net_mode old = p->network;
   /* Two lines of one file that disagree are a mistake (an include
    * overridden is layering); only the second one is applied. */
   if (builder_marked (c->ps->b, SET_NETWORK, &pf, &pl, &pc) && pf && c->file && strcmp (pf, c->file) == 0
       && old != m)
     diag_add (c->ps->diags, SECURER_DIAG_WARNING, c->file, c->ln->line, c->ln->col, NULL,
               "network %s replaces network %s at %s:%u:%u", policy_net_name (m), policy_net_name (old), pf, pl, pc);
-  builder_policy (c->ps->b)->network = m;
+  if (m != SECURER_NET_ALLOW)
+    {
+      /* A mode replaces an allowlist; deny rules stay (they only narrow). */
+      size_t k = 0;
+      for (size_t i = 0; i < p->n_net_rules; i++)
+        if (p->net_rules[i].deny)
+          p->net_rules[k++] = p->net_rules[i];
+        else
+          securer_net_rule_clear (&p->net_rules[i]);
+      p->n_net_rules = k;
+    }
+  p->network = m;
   builder_mark (c->ps->b, SET_NETWORK, c->file, c->ln->line, c->ln->col);
+}
+
+/* network allow|deny WORD… */
+static void
+d_network_rules (struct ctx *c, bool deny)
+{
+  struct securer_policy *p = builder_policy (c->ps->b);
+  if (peek (c) == NULL)
+    {
+      expect (c, "host names, *.DOMAIN wildcards or addresses, each with an optional :PORT");
+      return;
+    }
+  const struct token *t;
+  bool ok = true;
+  while ((t = peek (c)) != NULL)
+    {
+      c->i++;
+      struct securer_net_rule r;
+      const char *why;
+      if (securer_net_rule_parse (t->text, deny, &r, &why) < 0)
+        {
+          error_at (c, t, NULL, "invalid network %s entry '%s': %s", deny ? "deny" : "allow", t->text, why);
+          ok = false;
+          continue;
+        }
+      bool dup = false;
+      for (size_t i = 0; i < p->n_net_rules && !dup; i++)
+        {
+          const struct securer_net_rule *o = &p->net_rules[i];
+          dup = o->deny == r.deny && o->kind == r.kind && o->port_lo == r.port_lo && o->port_hi == r.port_hi
+                && (r.kind == SECURER_NET_RULE_ADDR
+                      ? o->family == r.family && o->prefix == r.prefix && memcmp (o->addr, r.addr, 16) == 0
+                      : strcmp (o->host, r.host) == 0);
+        }
+      if (dup)
+        {
+          securer_net_rule_clear (&r);
+          continue;
+        }
+      if (p->n_net_rules >= POLICY_MAX_ITEMS)
+        {
+          securer_net_rule_clear (&r);
+          error_at (c, t, NULL, "too many network rules (at most %d)", POLICY_MAX_ITEMS);
+          return;
+        }
+      struct securer_net_rule *n = realloc (p->net_rules, (p->n_net_rules + 1) * sizeof *n);
+      if (n == NULL)
+        {
+          securer_net_rule_clear (&r);
+          return;
+        }
+      p->net_rules = n;
+      p->net_rules[p->n_net_rules++] = r;
+    }
+  if (ok && !deny && p->network != SECURER_NET_ALLOW)
+    set_network_mode (c, SECURER_NET_ALLOW);
+}
+
+static void
+d_network (struct ctx *c)
+{
+  static const char *const cands[] = { "none", "loopback", "host", "allow", "deny" };
+  const struct token *t = expect (c, "none, loopback, host, allow or deny");
+  if (t == NULL)
+    return;
+  if (is_kw (t, "allow") || is_kw (t, "deny"))
+    {
+      d_network_rules (c, is_kw (t, "deny"));
+      return;
+    }
+  enum securer_net_mode m;
+  if (t->quoted || policy_net_lookup (t->text, &m) < 0 || m == SECURER_NET_ALLOW)
+    {
+      error_suggest (c, t, cands, 5, "unknown network mode '%s': expected none, loopback, host, allow or deny",
+                     t->text);
+      return;
+    }
+  if (!expect_end (c))
+    return;
+  set_network_mode (c, m);
 }
 
 /* session template auto|on|off */

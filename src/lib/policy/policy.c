@@ -151,18 +151,18 @@ policy_enforce_lookup (const char *s, enum securer_enforce *e)
   return -1;
 }
 
-static const char *const net_names[] = { "none", "loopback", "host" };
+static const char *const net_names[] = { "none", "loopback", "host", "allow" };
 
 const char *
 policy_net_name (enum securer_net_mode m)
 {
-  return (unsigned) m < 3 ? net_names[m] : NULL;
+  return (unsigned) m < 4 ? net_names[m] : NULL;
 }
 
 int
 policy_net_lookup (const char *s, enum securer_net_mode *m)
 {
-  for (unsigned i = 0; i < 3; i++)
+  for (unsigned i = 0; i < 4; i++)
     if (strcmp (s, net_names[i]) == 0)
       {
         *m = i;
@@ -239,6 +239,9 @@ securer_policy_free (struct securer_policy *p)
   free (p->mounts);
   strv_free_n (p->masks, p->n_masks);
   free (p->cwd);
+  for (size_t i = 0; i < p->n_net_rules; i++)
+    securer_net_rule_clear (&p->net_rules[i]);
+  free (p->net_rules);
   strv_free_n (p->env_keep, p->n_env_keep);
   for (size_t i = 0; i < p->n_env_set; i++)
     {

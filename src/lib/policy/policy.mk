@@ -9,6 +9,7 @@ libsecurer_core_la_SOURCES += \
 	src/lib/policy/json.c \
 	src/lib/policy/text.c \
 	src/lib/policy/policy.c \
+	src/lib/policy/netrule.c \
 	src/lib/policy/expect.h \
 	src/lib/policy/expect.c \
 	src/lib/policy/derive.h \

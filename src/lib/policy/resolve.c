@@ -102,10 +102,10 @@ policy_check_consistency (const struct securer_policy *p,
   int n = 0;
   if (p->network != SECURER_NET_HOST && !(p->namespaces & SECURER_NS_NET))
     {
-      report (ctx, SET_NAMESPACES,
-              p->network == SECURER_NET_NONE
-                ? "network 'none' needs the net namespace (add 'net' to namespaces, or say 'network host')"
-                : "network 'loopback' needs the net namespace (add 'net' to namespaces, or say 'network host')");
+      char msg[128];
+      snprintf (msg, sizeof msg, "network '%s' needs the net namespace (add 'net' to namespaces, or say 'network host')",
+                policy_net_name (p->network) ? policy_net_name (p->network) : "?");
+      report (ctx, SET_NAMESPACES, msg);
       n++;
     }
   if (p->network == SECURER_NET_HOST && (p->namespaces & SECURER_NS_NET))
@@ -709,10 +709,49 @@ builder_finish_defaults (struct builder *b, const char *top_file)
               "rules, or 'seccomp off' to run without a filter)");
 }
 
+/* network allow: the command reaches the proxy over TCP on loopback, so
+ * it may make TCP sockets (of both families: clients try ::1 as well),
+ * whatever the socket rules it got from elsewhere; nothing else of the
+ * network.  After every line, so that an include read later cannot take
+ * it back; a line of the policy's own that denies them still does. */
+static int
+add_proxy_socket_rules (struct builder *b)
+{
+  const struct mark *m = &b->marks[SET_NETWORK];
+  struct securer_loc loc = { (char *) m->file, m->line, m->col };
+  static const struct securer_action allow = { .type = SECURER_ACT_ALLOW };
+  static const uint64_t families[] = { 2 /* AF_INET */, 10 /* AF_INET6 */ };
+  struct slot *s = slot_find (b, "socket", false);
+  for (size_t f = 0; f < 2; f++)
+    {
+      struct securer_arg_cond c[2] = {
+        { 0, SECURER_CMP_EQ, families[f], 0 },
+        /* SOCK_STREAM in the type's low bits; SOCK_CLOEXEC/NONBLOCK free. */
+        { 1, SECURER_CMP_MASKED_EQ, 1, 0xf },
+      };
+      bool have = false;
+      for (size_t i = 0; s != NULL && i < s->n && !have; i++)
+        {
+          const struct securer_syscall_rule *r = &b->rules[s->idx[i]];
+          have = !b->dead[s->idx[i]] && r->n_conds == 2 && action_eq (&r->action, &allow)
+                 && memcmp (r->conds, c, sizeof c) == 0;
+        }
+      if (!have && builder_add_rule (b, "socket", NULL, &allow, c, 2, &loc) < 0)
+        return -1;
+      s = slot_find (b, "socket", false);
+    }
+  return 0;
+}
+
 int
 builder_finish_rules (struct builder *b, const char *top_file)
 {
   struct securer_policy *p = b->p;
+  if (p->network == SECURER_NET_ALLOW && p->seccomp.enabled && add_proxy_socket_rules (b) < 0)
+    {
+      diag_add (b->diags, SECURER_DIAG_ERROR, top_file, 0, 0, NULL, "out of memory");
+      return -1;
+    }
 
   /* Collect the live rules; an unconditional rule equal to the default
    * action decides nothing (conditional rules before it were already

@@ -134,7 +134,17 @@ securer_policy_to_text (const struct securer_policy *p)
   print_host (f, p->host_gid);
   fputs ("cwd ", f);
   policy_put_word (f, p->cwd ? p->cwd : "/", false);
-  fprintf (f, "\nnetwork %s\n", policy_net_name (p->network) ? policy_net_name (p->network) : "?");
+  fputc ('\n', f);
+  if (p->network != SECURER_NET_ALLOW)
+    fprintf (f, "network %s\n", policy_net_name (p->network) ? policy_net_name (p->network) : "?");
+  for (int deny = 0; deny <= 1; deny++)
+    for (size_t i = 0; i < p->n_net_rules; i++)
+      if (p->net_rules[i].deny == (deny != 0))
+        {
+          char *w = securer_net_rule_format (&p->net_rules[i]);
+          fprintf (f, "network %s %s\n", deny ? "deny" : "allow", w ? w : "?");
+          free (w);
+        }
   fprintf (f, "session template %s\n\n",
            securer_session_template_name (p->session_template) ? securer_session_template_name (p->session_template) : "?");
 

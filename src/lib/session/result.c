@@ -41,6 +41,8 @@ base (const struct securer_result *r, enum securer_exec_status st, const char *e
   json_object_set_new (o, "elapsed", json_real (r->elapsed));
   json_object_set_new (o, "plots", json_array ());
   json_object_set_new (o, "plots_dropped", json_integer ((json_int_t) dropped_plots));
+  if (r->network_denied != NULL)
+    json_object_set_new (o, "network_denied", json_deep_copy (r->network_denied));
   return o;
 }
 

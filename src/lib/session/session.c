@@ -55,6 +55,7 @@ struct securer_session {
   struct securer_tools *tools;
   struct securer_audit *audit;
   json_t *audit_fields;            /* added to every audit line; may be NULL */
+  json_t *net_denied;              /* network allow: this execution's refusals (on_net) */
   unsigned max_executions;
   bool sanitize;
   securer_pre_execute_fn pre_execute;
@@ -147,6 +148,7 @@ securer_result_clear (struct securer_result *r)
   for (size_t i = 0; i < r->n_plots; i++)
     free (r->plots[i].data);
   free (r->plots);
+  json_decref (r->network_denied);
   memset (r, 0, sizeof *r);
 }
 
@@ -1060,6 +1062,69 @@ on_channel (void *data, uint32_t ev)
     }
 }
 
+/* network allow: every decision of the proxy goes to the audit log; the
+ * refusals of this execution to its result as well, one entry per
+ * destination and reason with a count. */
+#define NET_DENIED_MAX 64
+
+static void
+on_net (void *ctx, const struct securer_net_event *ev)
+{
+  struct securer_session *s = ctx;
+  bool allowed = ev->verdict == SECURER_NET_ALLOWED;
+  audit (s, "network", json_pack ("{s:s, s:i, s:s, s:b, s:s?, s:s}", "host", ev->host, "port", (int) ev->port,
+                                  "via", ev->via, "allowed", allowed && ev->addr != NULL, "addr", ev->addr,
+                                  "reason", ev->reason));
+  if (allowed)
+    return;
+  static const char *const reasons[] = {
+    [SECURER_NET_DENIED_NO_RULE] = "no-rule", [SECURER_NET_DENIED_RULE] = "deny-rule",
+    [SECURER_NET_DENIED_PRIVATE] = "private-address", [SECURER_NET_ALLOWED] = "allowed",
+  };
+  if (s->net_denied == NULL && (s->net_denied = json_array ()) == NULL)
+    return;
+  size_t i;
+  json_t *e;
+  json_array_foreach (s->net_denied, i, e)
+    if (json_integer_value (json_object_get (e, "port")) == ev->port
+        && strcmp (json_string_value (json_object_get (e, "host")), ev->host) == 0
+        && strcmp (json_string_value (json_object_get (e, "reason")), reasons[ev->verdict]) == 0)
+      {
+        json_object_set_new (e, "count", json_integer (json_integer_value (json_object_get (e, "count")) + 1));
+        return;
+      }
+  if (json_array_size (s->net_denied) < NET_DENIED_MAX)
+    json_array_append_new (s->net_denied, json_pack ("{s:s, s:i, s:s, s:i}", "host", ev->host, "port",
+                                                     (int) ev->port, "reason", reasons[ev->verdict], "count", 1));
+}
+
+/* "MESSAGE (the sandbox's network policy refused: a.example:443, b:80)" */
+static char *
+net_denied_suffix (const char *msg, json_t *denied)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (f == NULL)
+    return NULL;
+  fprintf (f, "%s (the sandbox's network policy refused: ", msg);
+  size_t i;
+  json_t *e;
+  json_array_foreach (denied, i, e)
+    {
+      if (i == 8)
+        {
+          fprintf (f, ", …");
+          break;
+        }
+      fprintf (f, "%s%s:%d", i ? ", " : "", json_string_value (json_object_get (e, "host")),
+               (int) json_integer_value (json_object_get (e, "port")));
+    }
+  fputc (')', f);
+  fclose (f);
+  return buf;
+}
+
 /* R exited (or the sandbox stopped it). */
 static void
 on_poll (void *data, uint32_t ev)
@@ -1267,6 +1332,7 @@ child_start (struct securer_session *s, securer_err_t *err)
   struct securer_spawn_opts so = {
     .policy = s->policy, .argv = argv, .extra_env = env, .stdin_fd = sp[1],
     .stdout_fd = out[1], .stderr_fd = er[1], .timeout_ms = 0, .verbose = s->verbose,
+    .on_net = on_net, .on_net_ctx = s,
   };
   int rc = 1;
   if (s->want_template)
@@ -1450,6 +1516,7 @@ securer_session_close (struct securer_session *s)
     securer_loop_free (s->loop);
   securer_audit_close (s->audit);
   json_decref (s->audit_fields);
+  json_decref (s->net_denied);
   /* After R is gone: the template's pid namespace holds it. */
   securer_session_template_release (s->tpl);
   securer_session_policy_put (s->pol);
@@ -1582,12 +1649,21 @@ finish (struct securer_session *s, enum securer_exec_status st, const char *msg)
     }
   s->res.status = st;
   s->res.elapsed = secs_since (s->t0);
+  json_decref (s->res.network_denied);
+  s->res.network_denied = s->net_denied;
+  s->net_denied = NULL;
   if (st != SECURER_EXEC_OK)
     {
       json_decref (s->res.value);
       s->res.value = NULL;
       const char *m = msg ? msg : securer_exec_status_name (st);
-      s->res.error = s->sanitize ? securer_sanitize_error (m) : strdup (m);
+      char *with_net = NULL;
+      /* "cannot open the connection" says nothing of why: the refused
+       * destinations do. */
+      if (st == SECURER_EXEC_ERROR && s->res.network_denied != NULL)
+        with_net = net_denied_suffix (m, s->res.network_denied);
+      s->res.error = s->sanitize ? securer_sanitize_error (with_net ? with_net : m) : strdup (with_net ? with_net : m);
+      free (with_net);
     }
   else if (s->job == JOB_EXEC && s->res.value == NULL)
     s->res.value = json_null ();
@@ -1713,6 +1789,8 @@ begin (struct securer_session *s, enum job job, const char *code,
   s->job = job;
   s->cur_id = ++s->next_id;
   s->t0 = securer_now_ns ();
+  json_decref (s->net_denied);
+  s->net_denied = NULL;
   s->done = done;
   s->done_data = done_data;
   char *msg = job == JOB_EXEC ? securer_proto_execute (s->cur_id, code, &s->xo)
