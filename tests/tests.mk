@@ -85,6 +85,12 @@ tests_unit_test_serve_request_SOURCES = tests/unit/test-serve-request.c src/cli/
 tests_unit_test_serve_request_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
 tests_unit_test_serve_request_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_serve_request_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/unit/test-serve-files
+TESTS += tests/unit/test-serve-files
+tests_unit_test_serve_files_SOURCES = tests/unit/test-serve-files.c src/cli/serve_files.c src/cli/serve_files.h
+tests_unit_test_serve_files_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/cli
+tests_unit_test_serve_files_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_serve_files_LDADD = $(TEST_LIBS)
 endif
 
 # The R package (r/): its testthat suite against this build's securer

@@ -170,6 +170,11 @@ char *securer_sandbox_status_json (const struct securer_sandbox *sb, const struc
  * was left out.  Known once securer_sandbox_spawn has returned.  malloc'd. */
 char *securer_sandbox_degraded (const struct securer_sandbox *sb);
 
+/* The CPUs the sandbox's processes may use: those of the caller's
+ * affinity mask, at most the policy's `cgroup cpu` (rounded up) when the
+ * cgroup holds it.  Known once securer_sandbox_spawn has returned. */
+unsigned securer_sandbox_cpus (const struct securer_sandbox *sb);
+
 /* Kills (if still running), reaps and frees. */
 void securer_sandbox_free (struct securer_sandbox *sb);
 

@@ -226,6 +226,18 @@ const char *securer_exec_status_name (enum securer_exec_status s);
 
 enum securer_stream { SECURER_STDOUT = 1, SECURER_STDERR = 2 };
 
+enum securer_plot_format {
+  SECURER_PLOT_PNG = 0,
+  SECURER_PLOT_SVG,
+  SECURER_PLOT_NONE,            /* no plots are captured */
+};
+const char *securer_plot_format_name (enum securer_plot_format f);
+/* -1 for a name that is no format ("png", "svg", "none"). */
+int securer_plot_format_parse (const char *name);
+
+#define SECURER_DEFAULT_MAX_PLOTS 50u
+#define SECURER_DEFAULT_MAX_PLOT_BYTES (8u * 1024u * 1024u)
+
 typedef void (*securer_output_fn) (void *userdata, enum securer_stream stream, const char *line);
 
 /* What the host keeps of one execution unless told otherwise.  Output past
@@ -248,6 +260,28 @@ struct securer_exec_opts {
   /* Bytes of output text kept (newlines not counted, after escaping):
    * 0: SECURER_DEFAULT_MAX_OUTPUT_BYTES; SIZE_MAX: no limit. */
   size_t max_output_bytes;
+  /* Pages drawn on R's default graphics device come back as images
+   * (struct securer_result's plots), without the code asking. */
+  enum securer_plot_format plot_format;  /* 0: PNG */
+  unsigned plot_width, plot_height;      /* pixels; 0: 480 each */
+  unsigned plot_res;                     /* pixels per inch; 0: 72 */
+  /* Pages kept per execution: 0: SECURER_DEFAULT_MAX_PLOTS; UINT_MAX: no
+   * limit.  Image bytes kept per execution (all pages together):
+   * 0: SECURER_DEFAULT_MAX_PLOT_BYTES; SIZE_MAX: no limit.  Pages past
+   * either, or larger than one message, are counted in plots_dropped. */
+  unsigned max_plots;
+  size_t max_plot_bytes;
+};
+
+/* One page drawn during an execution, as the image the sandboxed R
+ * rendered.  Data from the sandbox: the host checks that it is base64 of
+ * an image of its format, nothing more (an SVG is text R wrote: show it
+ * as an image, never inline it into a page as markup). */
+struct securer_plot {
+  enum securer_plot_format format;
+  unsigned width, height;       /* pixels (SVG: points at the resolution asked for) */
+  char *data;                   /* base64, NUL-terminated */
+  size_t bytes;                 /* the image's size, decoded */
 };
 
 struct securer_output_line {
@@ -276,6 +310,11 @@ struct securer_result {
   /* Processes the execution left running in the sandbox (everything but
    * R itself), killed when it ended. */
   unsigned processes_ended;
+  struct securer_plot *plots;   /* the pages drawn, in drawing order */
+  size_t n_plots;
+  /* Pages not kept: over max_plots or max_plot_bytes, or too large to
+   * send in one message. */
+  uint64_t plots_dropped;
   /* network allow: destinations the proxy refused during the execution,
    * [{"host", "port", "reason", "count"}…] (json_t array), or NULL. */
   json_t *network_denied;

@@ -126,3 +126,15 @@ warn_degraded <- function(text) {
   warning(cond)
   invisible(TRUE)
 }
+
+# serve's options for `max_result_size` (bytes of one message either way,
+# values and tool arguments included; NULL: serve's 1 MiB): the message
+# cap, and a reply cap that holds such a value beside the output.
+result_size_args <- function(x) {
+  if (is.null(x)) return(character())
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x != round(x) || x < 1024 || x > 2^30) {
+    stop("max_result_size must be a whole number of bytes from 1024 to 1073741824", call. = FALSE)
+  }
+  reply <- max(16 * 1024^2, 2 * x + 1024^2)
+  c("--max-message", format(x, scientific = FALSE), "--max-reply", format(reply, scientific = FALSE))
+}

@@ -11,8 +11,17 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #' @param size number of sessions (1 to 100).
     #' @param tools,sandbox,limits,verbose as for `SecureSession$new()`.
     #' @param reset_between_uses restart a session after each use.
+    #' @param plots,workdir,max_file_size,max_result_size as for
+    #'   `SecureSession$new()`: the sessions share the work directory.
     initialize = function(size = 4L, tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
-                          reset_between_uses = FALSE) {
+                          reset_between_uses = FALSE, plots = TRUE, workdir = NULL, max_file_size = 64 * 1024^2,
+                          max_result_size = NULL) {
+      size_args <- result_size_args(max_result_size)
+      private$plots <- check_plots(plots)
+      private$max_file_size <- check_max_file_size(max_file_size)
+      if (!is.null(workdir) && isFALSE(sandbox)) {
+        stop("workdir is mounted in the sandbox: sandbox = FALSE has none", call. = FALSE)
+      }
       if (!is.numeric(size) || length(size) != 1L || is.na(size) || size != round(size)) {
         stop("size must be a whole number of sessions", call. = FALSE)
       }
@@ -23,16 +32,25 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       private$reset <- isTRUE(reset_between_uses)
       private$owner <- Sys.getpid()
       private$handle <- new.env(parent = emptyenv())
-      reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
+      private$wd <- prepare_workdir(workdir)
+      private$handle$workdir <- if (isTRUE(private$wd$private)) private$wd$path
+      reg.finalizer(private$handle, function(h) {
+        if (!is.null(h$serve)) h$serve$close()
+        if (!is.null(h$workdir)) unlink(h$workdir, recursive = TRUE)
+      }, onexit = TRUE)
       private$policy <- session_policy(sandbox)
       sp <- serve_policy(private$policy, limits)
-      serve <- ServeProcess$new(c(if (isTRUE(verbose)) "--verbose", sp$serve_args), verbose, sp$dir)
+      serve <- ServeProcess$new(c(if (isTRUE(verbose)) "--verbose", sp$serve_args, size_args,
+                                  if (!is.null(private$wd)) c("--allow-workdir", "--max-file-bytes",
+                                                              format(private$max_file_size, scientific = FALSE))),
+                                verbose, sp$dir)
       private$serve <- serve
       private$handle$serve <- serve
       r <- serve$request(list(op = "\"pool_open\"", size = as.character(private$n),
                               reset_between_uses = if (private$reset) "true" else "false",
                               tools = tools_json(private$tool_list), policy = sp$name,
-                              sandbox = sp$sandbox, limits = sp$limits))
+                              sandbox = sp$sandbox, limits = sp$limits,
+                              workdir = if (!is.null(private$wd)) json_string1(private$wd$path)))
       if (!isTRUE(r$ok)) {
         self$close()
         securer_error(paste0("The session pool could not start: ", r$error))
@@ -49,28 +67,30 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #' @param timeout seconds, `NULL` for none.
     #' @param acquire_timeout seconds to wait for an idle session (`NULL`:
     #'   30; 0: fail at once).
-    #' @param validate,max_tool_calls,max_code_length,max_output_lines as
+    #' @param validate,max_tool_calls,max_code_length,max_output_lines,plots as
     #'   for `SecureSession$execute()`.
     execute = function(code, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
-                       max_code_length = 100000L, max_output_lines = NULL) {
+                       max_code_length = 100000L, max_output_lines = NULL, plots = FALSE) {
       result_value(self$run(code, timeout, acquire_timeout, validate, max_tool_calls, max_code_length,
-                            max_output_lines))
+                            max_output_lines, plots))
     },
 
     #' @description Run code on an idle session; returns a
     #'   [securer_result], as `SecureSession$run()` does.
     #' @param code,timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines
     #'   as for `$execute()`.
+    #' @param plots as for `SecureSession$run()`.
     run = function(code, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
-                   max_code_length = 100000L, max_output_lines = NULL) {
+                   max_code_length = 100000L, max_output_lines = NULL, plots = NULL) {
       private$check()
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
       if (private$busy > 0L && private$busy >= private$n) securer_error("All sessions are busy", "securer_busy")
       prep <- prepare_code(code, max_code_length, validate)
       if (!is.null(prep$refused)) return(prep$refused)
       serve <- private$serve
       id <- serve$next_request_id()
       text <- private$request(id, prep$code, timeout, acquire_timeout, max_code_length, max_tool_calls,
-                              max_output_lines)
+                              max_output_lines, plots)
       private$busy <- private$busy + 1L
       on.exit(private$busy <- private$busy - 1L, add = TRUE)
       tools <- private$tool_list
@@ -78,16 +98,40 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       reply_result(reply, timeout)
     },
 
+    #' @description Run code on an idle session in the background: returns
+    #'   a [securer_async] handle at once, whose `$wait()` gives the
+    #'   [securer_result] `$run()` would.  Handles of one pool run at once,
+    #'   as many as it has sessions; more wait in serve's queue (for at most
+    #'   `acquire_timeout`).
+    #' @param code,timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines,plots
+    #'   as for `$run()`.
+    run_async = function(code, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
+                         max_code_length = 100000L, max_output_lines = NULL, plots = NULL) {
+      private$check()
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
+      prep <- prepare_code(code, max_code_length, validate)
+      done <- function() private$busy <- private$busy - 1L
+      private$busy <- private$busy + 1L
+      if (!is.null(prep$refused)) return(new_async(NULL, 0L, timeout, NULL, done, prep$refused))
+      serve <- private$serve
+      id <- serve$next_request_id()
+      serve$send(private$request(id, prep$code, timeout, acquire_timeout, max_code_length, max_tool_calls,
+                                 max_output_lines, plots))
+      tools <- private$tool_list
+      new_async(serve, id, timeout, function(ev) handle_event(serve, tools, ev, NULL), done)
+    },
+
     #' @description Run each piece of code on the pool's sessions
     #'   concurrently (as many at once as there are sessions); returns a
     #'   list of [securer_result]s in the order of `codes`.  A piece that
     #'   fails is a result with its error; the others still run.
     #' @param codes a character vector or a list of code strings.
-    #' @param timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines
-    #'   as for `$execute()`, for each piece.
+    #' @param timeout,acquire_timeout,validate,max_tool_calls,max_code_length,max_output_lines,plots
+    #'   as for `$run()`, for each piece.
     map = function(codes, timeout = 30, acquire_timeout = NULL, validate = TRUE, max_tool_calls = NULL,
-                   max_code_length = 100000L, max_output_lines = NULL) {
+                   max_code_length = 100000L, max_output_lines = NULL, plots = NULL) {
       private$check()
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
       codes <- as.list(codes)
       results <- vector("list", length(codes))
       prepared <- lapply(codes, prepare_code, max_code_length = max_code_length, validate = validate)
@@ -107,7 +151,7 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
           i <- todo[[sent]]
           id <- serve$next_request_id()
           serve$send(private$request(id, prepared[[i]]$code, timeout, acquire_timeout, max_code_length,
-                                     max_tool_calls, max_output_lines))
+                                     max_tool_calls, max_output_lines, plots))
           ids <- c(ids, id)
           at <- c(at, i)
           private$busy <- private$busy + 1L
@@ -121,6 +165,25 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       }
       results
     },
+
+    #' @description Copy a host file into the sessions' work directory, as
+    #'   `SecureSession$upload()` does.
+    #' @param path,to as for `SecureSession$upload()`.
+    upload = function(path, to = basename(path)) {
+      private$files_check()
+      upload_file(private$serve, list(pool = json_string1(private$pid)), path, to, private$max_file_size)
+    },
+
+    #' @description Copy a file of the work directory to the host, as
+    #'   `SecureSession$download()` does.
+    #' @param from,path,overwrite as for `SecureSession$download()`.
+    download = function(from, path = basename(from), overwrite = FALSE) {
+      private$files_check()
+      download_file(private$serve, list(pool = json_string1(private$pid)), from, path, overwrite)
+    },
+
+    #' @description The host path of the work directory (`NULL`: none).
+    workdir = function() private$wd$path,
 
     #' @description Number of sessions.
     size = function() private$n,
@@ -147,6 +210,10 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       private$serve <- NULL
       private$handle$serve <- NULL
       private$pid <- NULL
+      if (!is.null(private$handle$workdir) && identical(private$owner, Sys.getpid())) {
+        unlink(private$handle$workdir, recursive = TRUE)
+        private$handle$workdir <- NULL
+      }
       invisible(self)
     },
 
@@ -169,16 +236,23 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     }
   ),
   private = list(serve = NULL, handle = NULL, pid = NULL, n = 0L, tool_list = list(), reset = FALSE, busy = 0L,
-                 policy = "r", sandboxed = NA, owner = NA_integer_,
+                 policy = "r", sandboxed = NA, owner = NA_integer_, plots = TRUE, wd = NULL, max_file_size = 0,
+    files_check = function() {
+      private$check()
+      if (is.null(private$wd)) {
+        securer_error("This pool has no work directory: create it with workdir = DIR (or TRUE for a private one)")
+      }
+    },
     check = function() {
       check_owner(private$owner, "SecureSessionPool")
       if (is.null(private$pid)) securer_error("Pool is closed")
     },
-    request = function(id, code, timeout, acquire_timeout, max_code_length, max_tool_calls, max_output_lines) {
+    request = function(id, code, timeout, acquire_timeout, max_code_length, max_tool_calls, max_output_lines,
+                       plots) {
       execute_request(id, paste0("\"pool\":", json_string1(private$pid)), code, timeout, max_code_length,
                       max_tool_calls, max_output_lines,
-                      extra = if (!is.null(acquire_timeout)) {
+                      extra = paste0(if (!is.null(acquire_timeout)) {
                         paste0(",\"acquire_timeout\":", format(as.numeric(acquire_timeout), scientific = FALSE))
-                      } else "")
+                      }, plots_request(plots)))
     })
 )

@@ -9,7 +9,7 @@ status_class <- c(timeout = "securer_timeout", tool_limit = "securer_tool_limit"
 
 new_result <- function(status, value = NULL, visible = FALSE, output = character(), streams = character(),
                        truncated = c(lines = 0, bytes = 0), warnings = character(), error = NULL,
-                       call = NULL, elapsed = 0, tool_calls = 0L) {
+                       call = NULL, elapsed = 0, tool_calls = 0L, plots = list(), plots_dropped = 0) {
   if (!is.null(error)) {
     error <- list(message = error, call = call,
                   class = c(unname(status_class[status][!is.na(status_class[status])]), "securer_error", "error",
@@ -18,7 +18,7 @@ new_result <- function(status, value = NULL, visible = FALSE, output = character
   structure(list(value = value, visible = visible, output = output,
                  stdout = output[streams == "stdout"], stderr = output[streams == "stderr"],
                  truncated = truncated, warnings = warnings, error = error, status = status,
-                 elapsed = elapsed, tool_calls = tool_calls),
+                 elapsed = elapsed, tool_calls = tool_calls, plots = plots, plots_dropped = plots_dropped),
             class = "securer_result")
 }
 
@@ -55,7 +55,101 @@ reply_result <- function(reply, timeout, raise = TRUE) {
              streams = strings(lapply(out, function(o) if (is.null(o$stream)) "stdout" else o$stream)),
              truncated = dropped, warnings = strings(res$warnings), error = error,
              call = if (!is.null(error) && is_string(res$error_call)) res$error_call,
-             elapsed = num(res$elapsed), tool_calls = as.integer(num(res$tool_calls)))
+             elapsed = num(res$elapsed), tool_calls = as.integer(num(res$tool_calls)),
+             plots = decode_plots(res$plots), plots_dropped = num(res$plots_dropped) + sum(!plots_ok(res$plots)))
+}
+
+# The pages of a reply as securer_plot objects: serve checked each, and
+# one that does not have the expected shape anyway is counted as dropped
+# (plots_ok()), never half-decoded.
+plot_ok <- function(p) {
+  is.list(p) && is_string(p$format) && p$format %in% c("png", "svg") && is.numeric(p$width) &&
+    length(p$width) == 1L && is.numeric(p$height) && length(p$height) == 1L && is_string(p$data)
+}
+plots_ok <- function(plots) if (is.list(plots)) vapply(plots, plot_ok, NA) else logical()
+
+decode_plots <- function(plots) {
+  ok <- plots_ok(plots)
+  lapply(plots[ok], function(p) {
+    structure(list(format = p$format, width = as.integer(p$width), height = as.integer(p$height),
+                   data = base64_decode(p$data)), class = "securer_plot")
+  })
+}
+
+#' Plots from the sandbox
+#'
+#' Every page drawn on the sandboxed R's default graphics device during an
+#' execution comes back in the result's `plots` (see [securer_result]), in
+#' drawing order: base graphics, grid and what builds on them.
+#' `plot_options()` chooses how they are rendered; `$run(plots =)` and
+#' `SecureSession$new(plots =)` take it (or `TRUE`, the defaults, or
+#' `FALSE`, none).
+#'
+#' A plot is a `securer_plot`: `list(format, width, height, data)`, `data`
+#' the image's bytes (a raw vector).  `save_plot()` writes them to a file.
+#' An SVG is text the sandboxed code had drawn: show it as an image (an
+#' `<img>` element), never insert it into a page as markup.
+#' @param format `"png"` or `"svg"`.
+#' @param width,height size in pixels (1 to 10000).
+#' @param res pixels per inch (1 to 10000): the scale of text and lines.
+#' @param max_plots,max_plot_bytes the most pages, and image bytes in all,
+#'   kept per execution (`NULL`: serve's, 50 pages and 8 MiB); pages past
+#'   them are counted in the result's `plots_dropped`.
+#' @return `plot_options()`: options for `plots =`.
+#' @export
+plot_options <- function(format = "png", width = 480L, height = 480L, res = 72L, max_plots = NULL,
+                         max_plot_bytes = NULL) {
+  if (!is_string(format) || !format %in% c("png", "svg")) stop("plot format must be \"png\" or \"svg\"", call. = FALSE)
+  whole <- function(x, what, hi) {
+    if (!is.numeric(x) || length(x) != 1L || is.na(x) || x != round(x) || x < 1 || x > hi) {
+      stop(sprintf("plot %s must be a whole number from 1 to %s", what, format(hi, big.mark = ",")), call. = FALSE)
+    }
+    as.integer(x)
+  }
+  structure(list(format = format, width = whole(width, "width", 10000), height = whole(height, "height", 10000),
+                 res = whole(res, "res", 10000),
+                 max_plots = if (!is.null(max_plots)) whole(max_plots, "max_plots", .Machine$integer.max),
+                 max_plot_bytes = if (!is.null(max_plot_bytes)) whole(max_plot_bytes, "max_plot_bytes", 2^40)),
+            class = "securer_plot_options")
+}
+
+# `plots` as given to $run() or $new(): TRUE, FALSE or plot_options().
+check_plots <- function(plots) {
+  if (isTRUE(plots)) return(plot_options())
+  if (isFALSE(plots) || inherits(plots, "securer_plot_options")) return(plots)
+  stop("plots must be TRUE, FALSE or plot_options(...)", call. = FALSE)
+}
+
+# The execute request's members for the plots (",…").
+plots_request <- function(plots) {
+  if (isFALSE(plots)) return(",\"plots\":false")
+  paste0(",\"plots\":{\"format\":\"", plots$format, "\",\"width\":", plots$width, ",\"height\":", plots$height,
+         ",\"res\":", plots$res, "}",
+         if (!is.null(plots$max_plots)) paste0(",\"max_plots\":", plots$max_plots),
+         if (!is.null(plots$max_plot_bytes)) paste0(",\"max_plot_bytes\":", format(plots$max_plot_bytes, scientific = FALSE)))
+}
+
+#' @rdname plot_options
+#' @param plot a `securer_plot`.
+#' @param path the file to write.
+#' @return `save_plot()`: `path`, invisibly.
+#' @export
+save_plot <- function(plot, path) {
+  if (!inherits(plot, "securer_plot")) stop("plot must be a securer_plot (an element of a result's plots)", call. = FALSE)
+  if (!is_string(path)) stop("path must be a file name", call. = FALSE)
+  writeBin(plot$data, path)
+  invisible(path)
+}
+
+#' @export
+format.securer_plot <- function(x, ...) {
+  sprintf("<securer_plot: %s %dx%d, %s bytes>", x$format, x$width, x$height, format(length(x$data)))
+}
+
+#' @export
+print.securer_plot <- function(x, ...) {
+  cat(format(x), "\n", sep = "")
+  invisible(x)
 }
 
 # Code as one string, or the result that refuses it before anything is
@@ -115,7 +209,11 @@ result_value <- function(res) {
 #'     ... before `securer_error`);}
 #'   \item{status}{`"ok"`, `"error"`, `"timeout"`, `"syntax"`,
 #'     `"tool_limit"`, `"rejected"`, `"crashed"`, `"too_large"`;}
-#'   \item{elapsed, tool_calls}{seconds in serve, tool calls made.}
+#'   \item{elapsed, tool_calls}{seconds in serve, tool calls made;}
+#'   \item{plots}{the pages drawn, in order: a list of `securer_plot`s
+#'     (see [plot_options()]);}
+#'   \item{plots_dropped}{pages not kept: over the limits on their number
+#'     or bytes, or larger than one message of serve's.}
 #' }
 #' `format()` gives the lines the R console would show (output, the value
 #' if visible, then the error and warnings, and a line saying how much
@@ -130,6 +228,12 @@ format.securer_result <- function(x, ...) {
   n <- x$truncated[["lines"]]
   if (n > 0) lines <- c(lines, sprintf("[output truncated: %s more line%s not kept]", format(n), if (n == 1) "" else "s"))
   if (is.null(x$error) && isTRUE(x$visible)) lines <- c(lines, utils::capture.output(print(x$value)))
+  for (k in seq_along(x$plots)) lines <- c(lines, sprintf("[plot %d: %s]", k, format(x$plots[[k]])))
+  d <- x$plots_dropped
+  if (isTRUE(d > 0)) {
+    lines <- c(lines, sprintf("[%s plot%s not kept: over the execution's limits on plots]", format(d),
+                              if (d == 1) "" else "s"))
+  }
   w <- x$warnings
   warn <- if (length(w) == 1L) c("Warning message:", w)
           else if (length(w)) c("Warning messages:", paste0(seq_along(w), ": ", w))

@@ -125,6 +125,31 @@ ServeProcess <- R6::R6Class("securer_serve",
       }
     },
 
+    # The reply to request `id` if it has come, else NULL: reads what
+    # serve has written within `ms` milliseconds (0: only what is there),
+    # handing events to on_event and keeping replies to other requests.
+    poll_reply = function(id, on_event = NULL, ms = 0L) {
+      key <- as.character(id)
+      msg <- private$kept[[key]]
+      if (!is.null(msg)) {
+        rm(list = key, envir = private$kept)
+        return(msg)
+      }
+      check_owner(self$owner, "SecureSession")
+      if (!length(private$lines)) private$fill(ms)
+      while (length(private$lines)) {
+        msg <- self$read_message()
+        if (!is.null(msg$event)) {
+          if (!is.null(on_event)) on_event(msg)
+          next
+        }
+        if (length(msg$id) == 1L && identical(as.character(msg$id), key)) return(msg)
+        if (length(msg$id) == 1L && length(private$kept) < 1000L) assign(as.character(msg$id), msg, envir = private$kept)
+      }
+      if (private$eof) stop("securer serve exited unexpectedly", call. = FALSE)
+      NULL
+    },
+
     next_request_id = function() {
       private$next_id <- private$next_id + 1L
       private$next_id

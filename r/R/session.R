@@ -55,10 +55,29 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param max_executions cap on `$execute()` calls.
     #' @param pre_execute_hook function(code) returning FALSE to block.
     #' @param sanitize_errors strip paths, pids and host names from errors.
+    #' @param plots how the pages the code draws come back in `$run()`'s
+    #'   result: `TRUE` (PNG, 480 x 480), [plot_options()], or `FALSE`.
+    #' @param workdir a host directory mounted read-write at `/work` in the
+    #'   sandbox, R's working directory there; `TRUE` for a private one,
+    #'   removed when the session closes; `NULL` for none.  `$upload()` and
+    #'   `$download()` move files in and out of it.
+    #' @param max_file_size the largest file `$upload()` and `$download()`
+    #'   move, in bytes.
+    #' @param max_result_size the largest message either way, in bytes: a
+    #'   value the code returns (or passes to a tool) and a tool's answer
+    #'   (`NULL`: serve's 1 MiB).
     initialize = function(tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
                           sandbox_strict = FALSE, audit_log = NULL, max_executions = NULL,
-                          pre_execute_hook = NULL, sanitize_errors = FALSE, .shared = FALSE) {
+                          pre_execute_hook = NULL, sanitize_errors = FALSE, plots = TRUE, workdir = NULL,
+                          max_file_size = 64 * 1024^2, max_result_size = NULL, .shared = FALSE) {
+      private$size_args <- result_size_args(max_result_size)
       private$tool_list <- normalize_tools(tools)
+      private$plots <- check_plots(plots)
+      private$max_file_size <- check_max_file_size(max_file_size)
+      if (!is.null(workdir) && isFALSE(sandbox)) {
+        stop("workdir is mounted in the sandbox: sandbox = FALSE has none", call. = FALSE)
+      }
+      private$wd <- prepare_workdir(workdir)
       if (!is.null(pre_execute_hook) && !is.function(pre_execute_hook)) {
         stop("pre_execute_hook must be a function", call. = FALSE)
       }
@@ -72,14 +91,45 @@ SecureSession <- R6::R6Class("SecureSession",
       # In the package's shared serve process (execute_r()) when nothing
       # about this session needs a serve of its own.
       private$shared <- isTRUE(.shared) && !isFALSE(sandbox) && is.null(audit_log) && !isTRUE(verbose) &&
-        is.null(serve_policy(private$policy, NULL)$dir)
+        is.null(serve_policy(private$policy, NULL)$dir) && is.null(private$wd) && !length(private$size_args)
       private$owner <- Sys.getpid()
       private$handle <- new.env(parent = emptyenv())
       # A forgotten session's serve process is closed at gc or exit.
-      reg.finalizer(private$handle, function(h) if (!is.null(h$serve)) h$serve$close(), onexit = TRUE)
+      private$handle$workdir <- if (isTRUE(private$wd$private)) private$wd$path
+      reg.finalizer(private$handle, function(h) {
+        if (!is.null(h$serve)) h$serve$close()
+        if (!is.null(h$workdir)) unlink(h$workdir, recursive = TRUE)
+      }, onexit = TRUE)
       private$start()
       invisible(self)
     },
+
+    #' @description Copy a host file into the work directory (see
+    #'   `workdir`), replacing what is there; a name the sandbox left there
+    #'   (a symbolic link too) is replaced, never followed.
+    #' @param path the host file.
+    #' @param to its name in the work directory, relative (`"data.csv"`,
+    #'   `"in/data.csv"` when `in` exists); no `..`, no symbolic link on the
+    #'   way.
+    #' @return `to`, invisibly.
+    upload = function(path, to = basename(path)) {
+      private$files_check()
+      upload_file(private$serve, list(session = json_string1(private$sid)), path, to, private$max_file_size)
+    },
+
+    #' @description Copy a file of the work directory to the host.
+    #' @param from its name in the work directory (as for `to` of
+    #'   `$upload()`); a symbolic link, a directory or a FIFO is refused.
+    #' @param path the host file to write.
+    #' @param overwrite replace `path` when it exists.
+    #' @return `path`, invisibly.
+    download = function(from, path = basename(from), overwrite = FALSE) {
+      private$files_check()
+      download_file(private$serve, list(session = json_string1(private$sid)), from, path, overwrite)
+    },
+
+    #' @description The host path of the work directory (`NULL`: none).
+    workdir = function() private$wd$path,
 
     #' @description Run code; returns its value, as R would (invisibly
     #'   when R would not print it).  An error in the code is raised as an
@@ -93,20 +143,25 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param max_tool_calls cap on tool calls in this execution.
     #' @param max_code_length longest code accepted, in characters.
     #' @param max_output_lines cap on the output lines kept.
+    #' @param plots `FALSE`: `$execute()` returns the value alone, so no
+    #'   page is rendered.  For `$run()`, `NULL` (the session's), `TRUE`,
+    #'   `FALSE` or [plot_options()]: how the pages drawn come back in its
+    #'   result.
     execute = function(code, timeout = 30, validate = TRUE, output_handler = NULL,
-                       max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL) {
+                       max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL, plots = FALSE) {
       result_value(self$run(code, timeout, validate, output_handler, max_tool_calls, max_code_length,
-                            max_output_lines))
+                            max_output_lines, plots))
     },
 
     #' @description Run code; returns a [securer_result]: the value, the
     #'   output by stream, warnings, the error (the code's errors, timeouts
     #'   and refusals are results, not R errors), elapsed time and status.
     #'   Arguments as for `$execute()`.
-    #' @param code,timeout,validate,output_handler,max_tool_calls,max_code_length,max_output_lines
+    #' @param code,timeout,validate,output_handler,max_tool_calls,max_code_length,max_output_lines,plots
     #'   as for `$execute()`.
     run = function(code, timeout = 30, validate = TRUE, output_handler = NULL,
-                   max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL) {
+                   max_tool_calls = NULL, max_code_length = 100000L, max_output_lines = NULL, plots = NULL) {
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
       check_owner(private$owner, "SecureSession")
       # Cheap checks only: a serve process that died is found out by the
       # request itself.
@@ -120,7 +175,7 @@ SecureSession <- R6::R6Class("SecureSession",
       serve <- private$serve
       id <- serve$next_request_id()
       text <- execute_request(id, private$sid_json, prep$code, timeout, max_code_length, max_tool_calls,
-                              max_output_lines, stream = !is.null(output_handler))
+                              max_output_lines, stream = !is.null(output_handler), extra = plots_request(plots))
       private$busy <- TRUE
       on.exit(private$busy <- FALSE, add = TRUE)
       tools <- private$tool_list
@@ -142,6 +197,33 @@ SecureSession <- R6::R6Class("SecureSession",
       reply_result(reply, timeout)
     },
 
+    #' @description Run code in the background: returns a
+    #'   [securer_async] handle at once, whose `$wait()` gives the
+    #'   [securer_result] `$run()` would.  The session is busy until then.
+    #' @param code,timeout,validate,max_tool_calls,max_code_length,max_output_lines,plots
+    #'   as for `$run()`.
+    run_async = function(code, timeout = 30, validate = TRUE, max_tool_calls = NULL, max_code_length = 100000L,
+                         max_output_lines = NULL, plots = NULL) {
+      check_owner(private$owner, "SecureSession")
+      if (is.null(private$serve) || is.null(private$sid)) securer_error("Session is not running.")
+      if (private$busy) {
+        securer_error("SecureSession does not support concurrent executions: wait for the running one to finish",
+                      "securer_busy")
+      }
+      plots <- if (is.null(plots)) private$plots else check_plots(plots)
+      prep <- prepare_code(code, max_code_length, validate, private$hook)
+      done <- function() private$busy <- FALSE
+      if (!is.null(prep$refused)) return(new_async(NULL, 0L, timeout, NULL, done, prep$refused))
+      serve <- private$serve
+      id <- serve$next_request_id()
+      serve$send(execute_request(id, private$sid_json, prep$code, timeout, max_code_length, max_tool_calls,
+                                 max_output_lines, extra = plots_request(plots)))
+      private$busy <- TRUE
+      private$executions <- private$executions + 1L
+      tools <- private$tool_list
+      new_async(serve, id, timeout, function(ev) handle_event(serve, tools, ev, NULL), done)
+    },
+
     #' @description Close the session (its serve process ends, unless it is
     #'   the package's shared one, which only closes this session).
     close = function() {
@@ -158,6 +240,10 @@ SecureSession <- R6::R6Class("SecureSession",
       private$serve <- NULL
       private$handle$serve <- NULL
       private$sid <- NULL
+      if (!is.null(private$handle$workdir) && identical(private$owner, Sys.getpid()) && !isTRUE(private$restarting)) {
+        unlink(private$handle$workdir, recursive = TRUE)
+        private$handle$workdir <- NULL
+      }
       invisible(self)
     },
 
@@ -205,7 +291,16 @@ SecureSession <- R6::R6Class("SecureSession",
   private = list(
     serve = NULL, sid = NULL, sid_json = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
     sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
-    sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE, owner = NA_integer_,
+    sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE, owner = NA_integer_, plots = TRUE,
+    wd = NULL, max_file_size = 0, restarting = FALSE, size_args = character(),
+
+    files_check = function() {
+      check_owner(private$owner, "SecureSession")
+      if (is.null(private$serve) || is.null(private$sid)) securer_error("Session is not running.")
+      if (is.null(private$wd)) {
+        securer_error("This session has no work directory: create it with workdir = DIR (or TRUE for a private one)")
+      }
+    },
 
     start = function() {
       args <- character()
@@ -213,6 +308,7 @@ SecureSession <- R6::R6Class("SecureSession",
       # The session's own serve, so its one audit file is the server's.
       if (!is.null(private$audit)) args <- c(args, "--audit-log", private$audit)
       if (isTRUE(private$verbose)) args <- c(args, "--verbose")
+      args <- c(args, private$size_args)
       if (private$shared) {
         # Shared by execute_r()'s one-shot sessions: from the second on,
         # each is a fork of the policy's template (the server's default).
@@ -222,12 +318,16 @@ SecureSession <- R6::R6Class("SecureSession",
         # outlive it, so R starts cold unless SECURER_SESSION_TEMPLATE says
         # otherwise (docs/sessions.md, "How a session starts").
         if (!nzchar(Sys.getenv("SECURER_SESSION_TEMPLATE"))) args <- c(args, "--cold")
+        if (!is.null(private$wd)) {
+          args <- c(args, "--allow-workdir", "--max-file-bytes", format(private$max_file_size, scientific = FALSE))
+        }
         serve <- ServeProcess$new(c(args, sp$serve_args), private$verbose, sp$dir)
         private$handle$serve <- serve
       }
       private$serve <- serve
       fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = sp$name,
                      sandbox = sp$sandbox, limits = sp$limits,
+                     workdir = if (!is.null(private$wd)) json_string1(private$wd$path),
                      max_executions = if (!is.null(private$max_executions)) as.character(as.integer(private$max_executions)),
                      sanitize_errors = if (private$sanitize) "true")
       r <- tryCatch(serve$request(fields), error = function(e) list(ok = FALSE, error = conditionMessage(e)))
@@ -243,6 +343,9 @@ SecureSession <- R6::R6Class("SecureSession",
     },
 
     restart_process = function() {
+      # The work directory outlives the serve process.
+      private$restarting <- TRUE
+      on.exit(private$restarting <- FALSE)
       self$close()
       private$start()
     }

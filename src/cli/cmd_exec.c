@@ -55,7 +55,8 @@ cmd_exec_help (FILE *out)
            "                          one session cold (a template pays off from the\n"
            "                          second session of a process; see docs/sessions.md)\n"
            "      --json              print one JSON object: status, value (tagged encoding),\n"
-           "                          output, warnings, error (see docs/protocol.md)\n"
+           "                          output, warnings, error, and the pages drawn as\n"
+           "                          PNG images in base64 (see docs/protocol.md)\n"
            "      --plain             with --json: the value as ordinary JSON (lossy)\n"
            "  -v, --verbose           report the sandbox set-up steps on stderr\n"
            "  -h, --help              show this help\n"
@@ -445,6 +446,8 @@ cmd_exec (int argc, char **argv)
     .max_output_lines = max_lines, .print = !json, .on_output = json ? NULL : print_line,
     .max_output_bytes = max_bytes,
     .output_data = &ttys,
+    /* A terminal cannot show the pages: rendered only for --json. */
+    .plot_format = json ? SECURER_PLOT_PNG : SECURER_PLOT_NONE,
   };
   struct securer_result res;
   rc = securer_session_execute (s, code, &xo, &res, &err);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "serve_files.h"
 #include "serve_host.h"
 #include "serve_request.h"
 #include "securer/session.h"
@@ -96,6 +97,15 @@ cmd_serve_help (FILE *out)
            "                         per-execution defaults and ceilings (10000 lines,\n"
            "                         1048576 bytes, 1000 calls); a request may ask for\n"
            "                         less, never more\n"
+           "      --max-plots N, --max-plot-bytes N\n"
+           "                         the same for the pages drawn in an execution that\n"
+           "                         come back as images (50 pages, 8388608 bytes)\n"
+           "      --allow-workdir    accept \"workdir\": DIR in open and pool_open, a directory\n"
+           "                         of the server's user mounted read-write at /work, R's\n"
+           "                         working directory, and upload/download of files in it;\n"
+           "                         as root the sandbox then writes as DIR's owner (never\n"
+           "                         root), so that its files belong to that user\n"
+           "      --max-file-bytes N largest file an upload or download moves (8388608)\n"
            "      --cold             start every sandboxed session cold, in a new sandbox,\n"
            "                         whatever its policy's 'session template' says\n"
            "      --template         start every sandboxed session from its policy's\n"
@@ -123,6 +133,7 @@ struct entry {
   bool unsandboxed;                /* its policy is not a sandbox (securer_policy_is_sandboxed) */
   uint64_t call_id;                /* the last tool call sent to the client */
   struct pool *pool;               /* member of this pool, or NULL */
+  struct serve_workdir wd;         /* its work directory (fd -1: none) */
   struct entry *next;
 };
 
@@ -184,7 +195,9 @@ struct server {
   unsigned max_sessions, max_client_sessions;
   unsigned n_sessions;             /* open now, pool members included */
   size_t max_reply, max_output_bytes;
-  unsigned max_output_lines, max_tool_calls;
+  unsigned max_output_lines, max_tool_calls, max_plots;
+  size_t max_plot_bytes, max_file_bytes;
+  bool allow_workdir;
   size_t max_message;
   bool verbose;
   enum securer_session_start start;  /* --cold / --template, for sandboxed sessions */
@@ -688,6 +701,9 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
   json_t *network = json_object_get (req, "network");
   bool own_net = network != NULL && !json_is_null (network);
   bool own_limits = (limits != NULL && !json_is_null (limits)) || own_net;
+  const json_t *workdir = json_object_get (req, "workdir");
+  bool own_workdir = workdir != NULL && !json_is_null (workdir);
+  struct serve_workdir wd = { .fd = -1 };
   bool sandboxed = true;
   /* Inline limits are set on a policy of this session's own. */
   if (serve_sandbox_flag (req, &sandboxed, err) < 0
@@ -696,10 +712,22 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
                                 "--allow-unsandboxed") < 0)
       || (!sandboxed && shipped_policy ("r-unsandboxed", &policy, err) < 0)
       || (pname != NULL && request_policy (pname, &policy, err) < 0)
-      || (sandboxed && pname == NULL && own_limits && default_policy_copy (&policy, err) < 0)
+      || (own_workdir && !srv.allow_workdir
+          && securer_error_set (err, EPERM, "\"workdir\" needs the server to be started with --allow-workdir "
+                                "(a request may then mount a directory of the server's user in the "
+                                "sandbox)") < 0)
+      || (own_workdir && !sandboxed
+          && securer_error_set (err, EINVAL, "\"workdir\" is mounted in the sandbox: \"sandbox\": false has "
+                                "none") < 0)
+      || (own_workdir && !json_is_string (workdir)
+          && securer_error_set (err, EINVAL, "\"workdir\" must be a path") < 0)
+      || (sandboxed && pname == NULL && (own_limits || own_workdir) && default_policy_copy (&policy, err) < 0)
       || (own_limits && serve_limits_apply (policy, limits, err) < 0)
-      || (own_net && serve_network_apply (policy, network, srv.allow_network, err) < 0))
+      || (own_net && serve_network_apply (policy, network, srv.allow_network, err) < 0)
+      || (own_workdir && serve_workdir_apply (policy, json_string_value (workdir), &wd, err) < 0))
     {
+      if (wd.fd >= 0)
+        close (wd.fd);
       securer_policy_free (policy);
       securer_tools_unref (tools);
       return NULL;
@@ -715,6 +743,8 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
       securer_error_set (err, EPERM, "policy '%s' does not sandbox the code (%s): opening it needs the "
                          "server to be started with --allow-unsandboxed",
                          used->name ? used->name : "policy", missing);
+      if (wd.fd >= 0)
+        close (wd.fd);
       securer_policy_free (policy);
       securer_tools_unref (tools);
       return NULL;
@@ -730,6 +760,8 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
       else
         securer_error_set (err, EAGAIN, "this client has %u sessions open, the most one client may "
                            "(--max-client-sessions)", c->n_sessions);
+      if (wd.fd >= 0)
+        close (wd.fd);
       securer_policy_free (policy);
       securer_tools_unref (tools);
       return NULL;
@@ -753,9 +785,12 @@ open_entry (struct client *c, const json_t *req, struct pool *pool, securer_err_
   securer_policy_free (policy);
   if (rc < 0)
     {
+      if (wd.fd >= 0)
+        close (wd.fd);
       free (e);
       return NULL;
     }
+  e->wd = wd;
   e->c = c;
   e->pool = pool;
   e->unsandboxed = !sandboxed;
@@ -788,6 +823,8 @@ close_entry (struct client *c, struct entry *e)
   c->n_sessions--;
   srv.n_sessions--;
   securer_session_close (e->s);
+  if (e->wd.fd >= 0)
+    close (e->wd.fd);
   json_decref (e->req_id);
   json_decref (e->start_id);
   free (e->id);
@@ -882,11 +919,13 @@ static void
 run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
 {
   const char *code = json_string_value (json_object_get (req, "code"));
-  size_t lines, bytes, calls;
+  size_t lines, bytes, calls, plots, plot_bytes;
   if (!request_cap (c, id, req, "max_output_lines", srv.max_output_lines, "--max-output-lines", &lines)
       || !request_cap (c, id, req, "max_output_bytes", srv.max_output_bytes, "--max-output-bytes",
                        &bytes)
-      || !request_cap (c, id, req, "max_tool_calls", srv.max_tool_calls, "--max-tool-calls", &calls))
+      || !request_cap (c, id, req, "max_tool_calls", srv.max_tool_calls, "--max-tool-calls", &calls)
+      || !request_cap (c, id, req, "max_plots", srv.max_plots, "--max-plots", &plots)
+      || !request_cap (c, id, req, "max_plot_bytes", srv.max_plot_bytes, "--max-plot-bytes", &plot_bytes))
     return;
   struct securer_exec_opts xo = {
     .timeout_ms = serve_timeout_ms (json_object_get (req, "timeout")),
@@ -897,7 +936,16 @@ run_execute (struct client *c, struct entry *e, json_t *id, const json_t *req)
     .print = json_is_true (json_object_get (req, "print")),
     .on_output = json_is_true (json_object_get (req, "stream")) ? on_output : NULL,
     .output_data = e,
+    .max_plots = (unsigned) plots,
+    .max_plot_bytes = plot_bytes,
   };
+  securer_err_t perr = NULL;
+  if (serve_plots_parse (json_object_get (req, "plots"), &xo, &perr) < 0)
+    {
+      reply_error (c, id, "execute: %s", securer_error_text (perr));
+      securer_error_free (&perr);
+      return;
+    }
   /* The pending request keeps its id and its value form: this one is
    * refused, with a result of its own. */
   if (e->req_id != NULL || securer_session_busy (e->s))
@@ -1106,6 +1154,78 @@ do_tool_result (struct client *c, json_t *id, const json_t *req)
   json_decref (tagged);
 }
 
+/* upload and download: files in the work directory of a session or of a
+ * pool (its members share it), never anywhere else. */
+static void
+do_file (struct client *c, json_t *id, const json_t *req, bool upload)
+{
+  const char *what = upload ? "upload" : "download";
+  const char *sid = json_string_value (json_object_get (req, "session"));
+  const char *pid = json_string_value (json_object_get (req, "pool"));
+  struct entry *e = sid ? find_entry (c, sid) : NULL;
+  struct pool *p = pid ? find_pool (c, pid) : NULL;
+  for (struct entry *x = c->entries; p && x && e == NULL; x = x->next)
+    if (x->pool == p)
+      e = x;
+  const char *name = json_string_value (json_object_get (req, "path"));
+  if (e == NULL || name == NULL)
+    return reply_error (c, id, "%s needs \"path\" and the \"session\" or \"pool\" of this client", what);
+  if (e->wd.fd < 0)
+    return reply_error (c, id, "%s: %s has no work directory (it is given by \"workdir\" when it opens)", what,
+                        sid ? "the session" : "the pool");
+  securer_err_t err = NULL;
+  if (upload)
+    {
+      const json_t *data = json_object_get (req, "data");
+      size_t n = 0;
+      if (!json_is_string (data)
+          || securer_base64_check (json_string_value (data), json_string_length (data), &n, NULL, 0) < 0)
+        return reply_error (c, id, "upload: \"data\" must be the file's bytes in base64");
+      if (n > srv.max_file_bytes)
+        return reply_error (c, id, "upload: the file is %zu bytes, more than the %zu a file may be "
+                            "(--max-file-bytes)", n, srv.max_file_bytes);
+      unsigned char *buf = malloc (n + 1);
+      if (buf == NULL)
+        return reply_error (c, id, "upload: out of memory");
+      securer_base64_check (json_string_value (data), json_string_length (data), &n, buf, n);
+      int rc = serve_file_write (&e->wd, name, buf, n, json_is_true (json_object_get (req, "append")),
+                                 srv.max_file_bytes, &err);
+      free (buf);
+      if (rc < 0)
+        reply_error (c, id, "upload: %s%s", securer_error_text (err),
+                     securer_error_errno (err) == EFBIG ? " (--max-file-bytes)" : "");
+      else
+        reply_ok (c, id, json_pack ("{s:s, s:I}", "path", name, "bytes", (json_int_t) n));
+      securer_error_free (&err);
+      return;
+    }
+  /* A reply holds a part of the file in base64 (4 bytes for 3), within
+   * --max-reply; "offset" asks for the next. */
+  size_t chunk = srv.max_reply > 4096 ? (srv.max_reply - 4096) / 4 * 3 : 0;
+  const json_t *off = json_object_get (req, "offset");
+  if (off != NULL && (!json_is_integer (off) || json_integer_value (off) < 0))
+    return reply_error (c, id, "download: \"offset\" must be a whole number of bytes");
+  char *data;
+  size_t n;
+  uint64_t size;
+  if (serve_file_read (&e->wd, name, off ? (uint64_t) json_integer_value (off) : 0, chunk, srv.max_file_bytes,
+                       &data, &n, &size, &err) < 0)
+    {
+      reply_error (c, id, "download: %s%s", securer_error_text (err),
+                   securer_error_errno (err) == EFBIG ? " (--max-file-bytes)" : "");
+      securer_error_free (&err);
+      return;
+    }
+  size_t blen;
+  char *b64 = securer_base64_encode (data, n, &blen);
+  free (data);
+  if (b64 == NULL)
+    return reply_error (c, id, "download: out of memory");
+  reply_ok (c, id, json_pack ("{s:s, s:I, s:I, s:s%}", "path", name, "bytes", (json_int_t) n, "size",
+                              (json_int_t) size, "data", b64, blen));
+  free (b64);
+}
+
 static void
 handle_request (struct client *c, const char *line, size_t len)
 {
@@ -1157,6 +1277,8 @@ handle_request (struct client *c, const char *line, size_t len)
     do_execute (c, id, req);
   else if (strcmp (op, "tool_result") == 0)
     do_tool_result (c, id, req);
+  else if (strcmp (op, "upload") == 0 || strcmp (op, "download") == 0)
+    do_file (c, id, req, op[0] == 'u');
   else if (strcmp (op, "validate") == 0)
     {
       struct entry *e = find_entry (c, json_string_value (json_object_get (req, "session")));
@@ -1573,10 +1695,15 @@ serve_main (int argc, char **argv)
   srv.max_output_lines = SECURER_DEFAULT_MAX_OUTPUT_LINES;
   srv.max_output_bytes = SECURER_DEFAULT_MAX_OUTPUT_BYTES;
   srv.max_tool_calls = SECURER_DEFAULT_MAX_TOOL_CALLS;
+  srv.max_plots = SECURER_DEFAULT_MAX_PLOTS;
+  srv.max_plot_bytes = SECURER_DEFAULT_MAX_PLOT_BYTES;
+  srv.max_file_bytes = 8u * 1024u * 1024u;
   static const char *const with_value[] = { "--listen", "-p", "--policy", "--max-message",
                                             "--policy-dir", "--audit-dir", "--max-reply",
                                             "--max-output-lines", "--max-output-bytes",
-                                            "--max-tool-calls", "--allow-policy", "--max-sessions",
+                                            "--max-tool-calls", "--max-plots", "--max-plot-bytes",
+                                            "--max-file-bytes",
+                                            "--allow-policy", "--max-sessions",
                                             "--max-client-sessions", "--log", "--socket-group",
                                             "--socket-mode", "--audit-log", "--token-file", NULL };
   int rc;
@@ -1608,6 +1735,8 @@ serve_main (int argc, char **argv)
         srv.sanitize = true;
       else if (strcmp (a, "--allow-unsandboxed") == 0)
         srv.allow_unsandboxed = true;
+      else if (strcmp (a, "--allow-workdir") == 0)
+        srv.allow_workdir = true;
       else if (strcmp (a, "--allow-network") == 0)
         srv.allow_network = true;
       else if (strcmp (a, "--log") == 0)
@@ -1664,13 +1793,15 @@ serve_main (int argc, char **argv)
           *(a[6] == 's' ? &srv.max_sessions : &srv.max_client_sessions) = (unsigned) n;
         }
       else if (strcmp (a, "--max-reply") == 0 || strcmp (a, "--max-output-lines") == 0
-               || strcmp (a, "--max-output-bytes") == 0 || strcmp (a, "--max-tool-calls") == 0)
+               || strcmp (a, "--max-output-bytes") == 0 || strcmp (a, "--max-tool-calls") == 0
+               || strcmp (a, "--max-plots") == 0 || strcmp (a, "--max-plot-bytes") == 0
+               || strcmp (a, "--max-file-bytes") == 0)
         {
           char *end;
           unsigned long long n = strtoull (argv[++i], &end, 10);
           unsigned long long lo = strcmp (a, "--max-reply") == 0 ? 65536 : 1;
-          unsigned long long hi = strcmp (a, "--max-output-lines") == 0
-                                      || strcmp (a, "--max-tool-calls") == 0 ? UINT_MAX : 1ull << 40;
+          unsigned long long hi = strcmp (a, "--max-output-lines") == 0 || strcmp (a, "--max-tool-calls") == 0
+                                      || strcmp (a, "--max-plots") == 0 ? UINT_MAX : 1ull << 40;
           if (val[0] == '-' || *end || n < lo || n > hi)
             {
               fprintf (stderr, "securer serve: %s must be %llu..%llu\n", a, lo, hi);
@@ -1682,6 +1813,12 @@ serve_main (int argc, char **argv)
             srv.max_output_bytes = (size_t) n;
           else if (strcmp (a, "--max-output-lines") == 0)
             srv.max_output_lines = (unsigned) n;
+          else if (strcmp (a, "--max-plots") == 0)
+            srv.max_plots = (unsigned) n;
+          else if (strcmp (a, "--max-plot-bytes") == 0)
+            srv.max_plot_bytes = (size_t) n;
+          else if (strcmp (a, "--max-file-bytes") == 0)
+            srv.max_file_bytes = (size_t) n;
           else
             srv.max_tool_calls = (unsigned) n;
         }

@@ -118,6 +118,44 @@ serve_timeout_ms (const json_t *timeout)
   return ms < 18446744073709551616.0 ? (uint64_t) ms : UINT64_MAX;
 }
 
+int
+serve_plots_parse (const json_t *plots, struct securer_exec_opts *xo, securer_err_t *err)
+{
+  if (plots == NULL || json_is_true (plots))
+    return 0;
+  if (json_is_false (plots))
+    {
+      xo->plot_format = SECURER_PLOT_NONE;
+      return 0;
+    }
+  if (!json_is_object (plots))
+    return securer_error_set (err, EINVAL, "\"plots\" must be true, false or an object of format, width, "
+                              "height, res");
+  const char *k;
+  json_t *v;
+  json_object_foreach ((json_t *) plots, k, v)
+  {
+    if (strcmp (k, "format") == 0)
+      {
+        int f = securer_plot_format_parse (json_string_value (v));
+        if (f < 0)
+          return securer_error_set (err, EINVAL, "plots: \"format\" must be \"png\", \"svg\" or \"none\"");
+        xo->plot_format = (enum securer_plot_format) f;
+        continue;
+      }
+    unsigned *field = strcmp (k, "width") == 0 ? &xo->plot_width
+                      : strcmp (k, "height") == 0 ? &xo->plot_height
+                      : strcmp (k, "res") == 0 ? &xo->plot_res : NULL;
+    if (field == NULL)
+      return securer_error_set (err, EINVAL, "plots: unknown key '%s' (known: format, width, height, res)", k);
+    /* The session's bounds: a side of 10000 pixels is a 400 MB bitmap. */
+    if (!json_is_integer (v) || json_integer_value (v) < 1 || json_integer_value (v) > 10000)
+      return securer_error_set (err, EINVAL, "plots: \"%s\" must be a whole number 1..10000", k);
+    *field = (unsigned) json_integer_value (v);
+  }
+  return 0;
+}
+
 /* The names a host uses (those of the R package's limits), and the
  * resource each sets. */
 static const struct {

@@ -49,6 +49,12 @@ int serve_sandbox_flag (const json_t *req, bool *sandboxed, securer_err_t *err);
  * timeout) when it is null or too long to count. */
 uint64_t serve_timeout_ms (const json_t *timeout);
 
+/* The "plots" member of an execute request into xo: absent or true, PNG
+ * pages of the defaults; false, none; an object of "format" ("png",
+ * "svg"), "width", "height" (pixels) and "res" (pixels per inch), each
+ * optional. */
+int serve_plots_parse (const json_t *plots, struct securer_exec_opts *xo, securer_err_t *err);
+
 /* A registry for the "tools" member of an open request (absent or null:
  * no tools); NULL with *err set when a declaration is malformed. */
 struct securer_tools *serve_tools_from_json (const json_t *arr, securer_err_t *err);

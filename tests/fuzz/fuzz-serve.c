@@ -28,7 +28,7 @@ on_line (const char *line, size_t len)
           struct securer_tools *t = serve_tools_from_json (json_object_get (r.req, "tools"), &err);
           if (t != NULL)
             {
-              char *hello = securer_proto_hello (t, FUZZ_MAX_MESSAGE);
+              char *hello = securer_proto_hello (t, FUZZ_MAX_MESSAGE, 1);
               if (hello == NULL)
                 abort ();
               free (hello);
@@ -36,7 +36,13 @@ on_line (const char *line, size_t len)
             }
         }
       else if (strcmp (r.op, "execute") == 0)
-        serve_timeout_ms (json_object_get (r.req, "timeout"));
+        {
+          serve_timeout_ms (json_object_get (r.req, "timeout"));
+          struct securer_exec_opts xo = { 0 };
+          if (serve_plots_parse (json_object_get (r.req, "plots"), &xo, &err) == 0
+              && (xo.plot_width > 10000 || xo.plot_height > 10000 || xo.plot_res > 10000))
+            abort ();
+        }
       else if (strcmp (r.op, "tool_result") == 0)
         {
           json_t *tagged = securer_value_from_plain (json_object_get (r.req, "value"), &err);

@@ -1738,3 +1738,159 @@ Test (serve, socket_group_members_connect_and_strangers_do_not, .timeout = 90)
   snprintf (req, sizeof req, "rm -rf %s", dir);
   cr_assert_eq (system (req), 0);
 }
+
+/* Pages drawn come back in the reply after the text, within the
+ * server's caps, which a request may lower and not raise; a reply too
+ * small for them counts them instead. */
+Test (serve, plots_come_back_within_the_servers_caps, .timeout = 90)
+{
+  struct conn c;
+  struct replies rs = { 0 };
+  char *argv[] = { "securer", "serve", "--max-plots", "2", "--max-reply", "65536", NULL };
+  start_serve (&c, argv);
+  char *sid = open_session_id (&c, &rs, 1, NULL);
+  json_t *r = execute_with (&c, &rs, 2, sid, "\"code\":\"cat('drawn\\\\n'); for (i in 1:3) plot(i)\"");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  json_t *res = json_object_get (r, "result");
+  json_t *plots = json_object_get (res, "plots");
+  cr_assert_eq (json_array_size (plots), 2);
+  cr_assert_eq (json_integer_value (json_object_get (res, "plots_dropped")), 1);
+  cr_assert_str_eq (json_string_value (json_object_get (json_array_get (plots, 0), "format")), "png");
+  cr_assert_eq (json_integer_value (json_object_get (json_array_get (plots, 0), "width")), 480);
+  cr_assert (strncmp (json_string_value (json_object_get (json_array_get (plots, 0), "data")), "iVBORw0KGgo", 11) == 0);
+  cr_assert_eq (json_array_size (json_object_get (res, "output")), 1);
+  r = execute_with (&c, &rs, 3, sid, "\"code\":\"plot(1)\",\"max_plots\":3");
+  const char *e = json_string_value (json_object_get (r, "error"));
+  cr_assert (e && strstr (e, "\"max_plots\" 3 exceeds the server's limit of 2 (--max-plots)"), "%s", e);
+  r = execute_with (&c, &rs, 4, sid, "\"code\":\"plot(1)\",\"plots\":{\"format\":\"svg\",\"width\":200,\"height\":150}");
+  plots = json_object_get (json_object_get (r, "result"), "plots");
+  cr_assert_eq (json_array_size (plots), 1);
+  cr_assert_str_eq (json_string_value (json_object_get (json_array_get (plots, 0), "format")), "svg");
+  cr_assert_eq (json_integer_value (json_object_get (json_array_get (plots, 0), "height")), 150);
+  r = execute_with (&c, &rs, 5, sid, "\"code\":\"plot(1)\",\"plots\":{\"format\":\"gif\"}");
+  e = json_string_value (json_object_get (r, "error"));
+  cr_assert (e && strstr (e, "execute: plots: \"format\" must be"), "%s", e);
+  /* Two large pages do not fit a reply of 64 KiB: counted, the text kept. */
+  r = execute_with (&c, &rs, 6, sid, "\"code\":\"cat('still here\\\\n'); for (i in 1:2) image(matrix(runif(250000), 500))\","
+                                     "\"plots\":{\"width\":1000,\"height\":1000}");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  res = json_object_get (r, "result");
+  cr_assert_lt (json_array_size (json_object_get (res, "plots")), 2);
+  cr_assert_eq (json_array_size (json_object_get (res, "plots")) + json_integer_value (json_object_get (res, "plots_dropped")), 2);
+  cr_assert_str_eq (json_string_value (json_object_get (json_array_get (json_object_get (res, "output"), 0), "line")),
+                    "still here");
+  r = execute_with (&c, &rs, 7, sid, "\"code\":\"1 + 1\"");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  end_serve (&c, &rs);
+  free (sid);
+}
+
+/* A work directory: mounted at /work, R's working directory, shared by
+ * two sessions at once; upload and download stay beneath it and never
+ * follow a link the sandbox planted; as root the sandbox writes as the
+ * directory's owner. */
+Test (serve, work_directories_and_their_files, .timeout = 120)
+{
+  char base[] = "/tmp/securer-serve-wd-XXXXXX", dir[64], victim[80], path[128];
+  cr_assert_not_null (mkdtemp (base));
+  chmod (base, 0711);
+  snprintf (dir, sizeof dir, "%s/w", base);
+  cr_assert_eq (mkdir (dir, 0755), 0);
+  uid_t owner = geteuid () == 0 ? 65534 : geteuid ();
+  if (geteuid () == 0)
+    cr_assert_eq (chown (dir, owner, owner), 0);
+  snprintf (victim, sizeof victim, "%s/victim", base);
+  FILE *f = fopen (victim, "w");
+  fputs ("host secret", f);
+  fclose (f);
+  struct conn c;
+  struct replies rs = { 0 };
+  char req[512];
+  char *plain[] = { "securer", "serve", NULL };
+  start_serve (&c, plain);
+  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":1,\"workdir\":\"%s\"}", dir);
+  send_line (&c, req);
+  const char *e = json_string_value (json_object_get (reply_to (&c, &rs, 1), "error"));
+  cr_assert (e && strstr (e, "--allow-workdir"), "%s", e);
+  end_serve (&c, &rs);
+
+  char *allowing[] = { "securer", "serve", "--allow-workdir", "--max-file-bytes", "100000", NULL };
+  start_serve (&c, allowing);
+  snprintf (req, sizeof req, ",\"workdir\":\"%s\"", dir);
+  char *a = open_session_id (&c, &rs, 1, req);
+  char *b = open_session_id (&c, &rs, 2, req);
+  /* "hello\n" */
+  snprintf (req, sizeof req, "{\"op\":\"upload\",\"id\":3,\"session\":\"%s\",\"path\":\"in.txt\",\"data\":\"aGVsbG8K\"}", a);
+  send_line (&c, req);
+  cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 3), "ok")));
+  json_t *r = execute_with (&c, &rs, 4, b, "\"plain\":true,\"code\":\"writeLines(toupper(readLines('in.txt')), 'out.txt'); "
+                                            "file.symlink('/etc/passwd', 'pw'); getwd()\"");
+  cr_assert_str_eq (json_string_value (json_object_get (json_object_get (r, "result"), "value")), "/work", "%s",
+                    result_error (r));
+  snprintf (req, sizeof req, "{\"op\":\"download\",\"id\":5,\"session\":\"%s\",\"path\":\"out.txt\"}", a);
+  send_line (&c, req);
+  r = reply_to (&c, &rs, 5);
+  cr_assert_str_eq (json_string_value (json_object_get (r, "data")), "SEVMTE8K", "%s",
+                    json_string_value (json_object_get (r, "error")));  /* "HELLO\n" */
+  cr_assert_eq (json_integer_value (json_object_get (r, "size")), 6);
+  /* Written by the sandbox, owned by the directory's owner. */
+  struct stat st;
+  snprintf (path, sizeof path, "%s/out.txt", dir);
+  cr_assert_eq (stat (path, &st), 0);
+  cr_assert_eq (st.st_uid, owner);
+  static const struct {
+    const char *op, *path, *msg;
+  } bad[] = {
+    { "download", "pw", "symbolic link" },
+    { "download", "../victim", "'..'" },
+    { "download", "/etc/passwd", "not an absolute path" },
+    { "upload", "../victim", "'..'" },
+    { "download", "none", "does not exist" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      snprintf (req, sizeof req, "{\"op\":\"%s\",\"id\":%zu,\"session\":\"%s\",\"path\":\"%s\",\"data\":\"eA==\"}",
+                bad[i].op, 10 + i, a, bad[i].path);
+      send_line (&c, req);
+      e = json_string_value (json_object_get (reply_to (&c, &rs, (int) (10 + i)), "error"));
+      cr_assert (e && strstr (e, bad[i].msg), "%s %s: %s", bad[i].op, bad[i].path, e);
+    }
+  /* An upload onto the planted link replaces the link, not its target. */
+  /* Relative: inside the sandbox it leads nowhere, on the host to victim. */
+  r = execute_with (&c, &rs, 20, a, "\"code\":\"invisible(file.symlink('../victim', 'planted'))\"");
+  cr_assert_str_eq (result_status (r), "ok", "%s", result_error (r));
+  snprintf (req, sizeof req, "{\"op\":\"upload\",\"id\":21,\"session\":\"%s\",\"path\":\"planted\",\"data\":\"eA==\"}", a);
+  send_line (&c, req);
+  cr_assert (json_is_true (json_object_get (reply_to (&c, &rs, 21), "ok")));
+  f = fopen (victim, "r");
+  char got[32] = "";
+  cr_assert_not_null (fgets (got, sizeof got, f));
+  fclose (f);
+  cr_assert_str_eq (got, "host secret");
+  snprintf (path, sizeof path, "%s/planted", dir);
+  cr_assert_eq (lstat (path, &st), 0);
+  cr_assert (S_ISREG (st.st_mode) && st.st_size == 1);
+  /* Bounded: a file over --max-file-bytes neither goes in nor comes out. */
+  r = execute_with (&c, &rs, 22, b, "\"code\":\"writeBin(raw(200000), 'big')\"");
+  snprintf (req, sizeof req, "{\"op\":\"download\",\"id\":23,\"session\":\"%s\",\"path\":\"big\"}", a);
+  send_line (&c, req);
+  e = json_string_value (json_object_get (reply_to (&c, &rs, 23), "error"));
+  cr_assert (e && strstr (e, "200000 bytes, more than the 100000") && strstr (e, "--max-file-bytes"), "%s", e);
+  /* Files need a work directory; one others may write is refused. */
+  char *none = open_session_id (&c, &rs, 24, NULL);
+  snprintf (req, sizeof req, "{\"op\":\"download\",\"id\":25,\"session\":\"%s\",\"path\":\"out.txt\"}", none);
+  send_line (&c, req);
+  e = json_string_value (json_object_get (reply_to (&c, &rs, 25), "error"));
+  cr_assert (e && strstr (e, "has no work directory"), "%s", e);
+  chmod (dir, 0777);
+  snprintf (req, sizeof req, "{\"op\":\"open\",\"id\":26,\"workdir\":\"%s\"}", dir);
+  send_line (&c, req);
+  e = json_string_value (json_object_get (reply_to (&c, &rs, 26), "error"));
+  cr_assert (e && strstr (e, "group or others may write it"), "%s", e);
+  end_serve (&c, &rs);
+  free (a);
+  free (b);
+  free (none);
+  snprintf (req, sizeof req, "rm -rf '%s'", base);
+  cr_assert_eq (system (req), 0);
+}

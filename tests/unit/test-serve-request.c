@@ -102,3 +102,48 @@ Test (serve_request, sandbox_flag)
       json_decref (req);
     }
 }
+
+static int
+plots_of (const char *text, struct securer_exec_opts *xo, securer_err_t *err)
+{
+  json_t *j = text ? json_loads (text, JSON_DECODE_ANY, NULL) : NULL;
+  memset (xo, 0, sizeof *xo);
+  int rc = serve_plots_parse (j, xo, err);
+  json_decref (j);
+  return rc;
+}
+
+Test (serve_request, plots)
+{
+  struct securer_exec_opts xo;
+  securer_err_t err = NULL;
+  /* Absent or true: PNG of the session's defaults (zeros). */
+  cr_assert_eq (plots_of (NULL, &xo, &err), 0);
+  cr_assert_eq (xo.plot_format, SECURER_PLOT_PNG);
+  cr_assert_eq (plots_of ("true", &xo, &err), 0);
+  cr_assert_eq (xo.plot_width, 0);
+  cr_assert_eq (plots_of ("false", &xo, &err), 0);
+  cr_assert_eq (xo.plot_format, SECURER_PLOT_NONE);
+  cr_assert_eq (plots_of ("{\"format\":\"svg\",\"width\":640,\"height\":360,\"res\":144}", &xo, &err), 0);
+  cr_assert_eq (xo.plot_format, SECURER_PLOT_SVG);
+  cr_assert_eq (xo.plot_width, 640);
+  cr_assert_eq (xo.plot_height, 360);
+  cr_assert_eq (xo.plot_res, 144);
+  static const struct {
+    const char *req, *msg;
+  } bad[] = {
+    { "\"png\"", "must be true, false or an object" },
+    { "{\"format\":\"pdf\"}", "\"format\" must be" },
+    { "{\"width\":0}", "\"width\" must be a whole number 1..10000" },
+    { "{\"height\":10001}", "\"height\" must be a whole number 1..10000" },
+    { "{\"res\":1.5}", "\"res\" must be a whole number" },
+    { "{\"dpi\":72}", "unknown key 'dpi'" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      cr_assert_eq (plots_of (bad[i].req, &xo, &err), -1, "accepted %s", bad[i].req);
+      cr_assert (strstr (securer_error_message (err), bad[i].msg) != NULL, "%s: %s", bad[i].req,
+                 securer_error_message (err));
+      securer_error_free (&err);
+    }
+}

@@ -112,7 +112,8 @@ Test (protocol, host_messages_keep_doubles_exact)
   msg = securer_proto_tool_result (9, NULL, "Unknown tool: x");
   cr_assert (strstr (msg, "\"error\":\"Unknown tool: x\"") != NULL);
   free (msg);
-  cr_assert_null (securer_proto_execute (1, "\xff\xfe", false), "invalid UTF-8 must not be sent");
+  struct securer_exec_opts xo = { .plot_format = SECURER_PLOT_NONE };
+  cr_assert_null (securer_proto_execute (1, "\xff\xfe", &xo), "invalid UTF-8 must not be sent");
 }
 
 static json_t *
@@ -122,6 +123,27 @@ load (const char *s)
   json_t *j = json_loads (s, JSON_DECODE_ANY, &je);
   cr_assert_not_null (j, "%s: %s", s, je.text);
   return j;
+}
+
+/* Each of good validates; each of bad is refused as invalid (EINVAL). */
+static void
+expect_values (const char *const *good, const char *const *bad)
+{
+  securer_err_t err = NULL;
+  for (; *good; good++)
+    {
+      json_t *j = load (*good);
+      cr_assert_eq (securer_value_validate (j, &err), 0, "%s: %s", *good, err ? securer_error_message (err) : "");
+      json_decref (j);
+    }
+  for (; *bad; bad++)
+    {
+      json_t *j = load (*bad);
+      cr_assert_eq (securer_value_validate (j, &err), -1, "accepted %s", *bad);
+      cr_assert_eq (securer_error_errno (err), EINVAL);
+      securer_error_free (&err);
+      json_decref (j);
+    }
 }
 
 Test (value, validation)
@@ -150,21 +172,7 @@ Test (value, validation)
     "{\"t\":\"dbl\",\"v\":[1],\"evil\":true}", "{\"t\":\"list\",\"v\":[1]}", "{\"t\":\"xyz\",\"v\":[]}",
     NULL,
   };
-  securer_err_t err = NULL;
-  for (const char **g = good; *g; g++)
-    {
-      json_t *j = load (*g);
-      cr_assert_eq (securer_value_validate (j, &err), 0, "%s: %s", *g, err ? securer_error_message (err) : "");
-      json_decref (j);
-    }
-  for (const char **b = bad; *b; b++)
-    {
-      json_t *j = load (*b);
-      cr_assert_eq (securer_value_validate (j, &err), -1, "accepted %s", *b);
-      cr_assert_eq (securer_error_errno (err), EINVAL);
-      securer_error_free (&err);
-      json_decref (j);
-    }
+  expect_values (good, bad);
 }
 
 Test (value, depth_is_limited)
@@ -470,11 +478,162 @@ Test (tools, registry_validates_names_and_duplicates)
   json_decref (wrongtype);
   json_decref (unknown);
 
-  char *hello = securer_proto_hello (t, 1024);
+  char *hello = securer_proto_hello (t, 1024, 3);
   json_t *h = load (hello);
   cr_assert_str_eq (json_string_value (json_object_get (json_array_get (json_object_get (h, "tools"), 0), "name")), "add");
   cr_assert_eq (json_integer_value (json_object_get (h, "max_message")), 1024);
+  cr_assert_eq (json_integer_value (json_object_get (h, "cpus")), 3);
   json_decref (h);
   free (hello);
   securer_tools_unref (t);
+}
+
+/* ---- raw vectors and plots ------------------------------------------------ */
+
+Test (value, raw_vectors_are_canonical_base64)
+{
+  const char *good[] = {
+    "{\"t\":\"raw\",\"v\":\"\"}",
+    "{\"t\":\"raw\",\"v\":\"AQID\"}",
+    "{\"t\":\"raw\",\"v\":\"AQ==\",\"n\":[\"a\"]}",
+    "{\"t\":\"raw\",\"v\":\"AQI=\",\"dim\":[2,1],\"attr\":{\"note\":{\"t\":\"chr\",\"v\":[\"x\"]}}}",
+    "{\"t\":\"raw\",\"v\":\"/+8=\"}",
+    NULL,
+  };
+  const char *bad[] = {
+    "{\"t\":\"raw\",\"v\":[1,2]}",            /* bytes travel as one string */
+    "{\"t\":\"raw\",\"v\":\"AQ\"}",           /* unpadded */
+    "{\"t\":\"raw\",\"v\":\"AR==\"}",         /* unused bits set: a second spelling of 01 */
+    "{\"t\":\"raw\",\"v\":\"AQI\\nAw==\"}",   /* a line break */
+    "{\"t\":\"raw\",\"v\":\"A=QI\"}",         /* padding inside */
+    "{\"t\":\"raw\",\"v\":\"AQ-_\"}",         /* the URL alphabet */
+    "{\"t\":\"raw\",\"v\":\"AQID\",\"n\":[\"a\"]}",
+    "{\"t\":\"raw\",\"v\":\"AQID\",\"dim\":[2,2]}",
+    "{\"t\":\"raw\",\"v\":\"AQID\",\"levels\":[\"a\"]}",
+    NULL,
+  };
+  expect_values (good, bad);
+  securer_err_t err = NULL;
+  /* Plain JSON has no bytes: the base64 text, whose size is counted. */
+  json_t *v = load ("{\"t\":\"raw\",\"v\":\"AQID\",\"n\":[\"a\",\"b\",\"c\"]}");
+  json_t *p = securer_value_to_plain_max (v, 64, &err);
+  cr_assert_str_eq (json_string_value (p), "AQID");
+  json_decref (p);
+  cr_assert_null (securer_value_to_plain_max (v, 5, &err), "a 6-byte string fits in 5");
+  securer_error_free (&err);
+  json_decref (v);
+  size_t n;
+  unsigned char head[2];
+  cr_assert_eq (securer_base64_check ("/+8=", 4, &n, head, sizeof head), 0);
+  cr_assert_eq (n, 2);
+  cr_assert (head[0] == 0xff && head[1] == 0xef);
+}
+
+/* The first bytes of a PNG (signature and the start of IHDR), in base64. */
+#define PNG_B64 "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"
+
+Test (protocol, plot_messages)
+{
+  struct proto_msg m;
+  securer_err_t err = NULL;
+  cr_assert_eq (parse ("{\"type\":\"plot\",\"id\":4,\"format\":\"png\",\"width\":480,\"height\":320,\"data\":\""
+                       PNG_B64 "\"}", &m, &err), 0, "%s", err ? securer_error_message (err) : "");
+  cr_assert_eq (m.type, PROTO_PLOT);
+  cr_assert_eq (m.id, 4);
+  cr_assert_eq (m.plot_format, SECURER_PLOT_PNG);
+  cr_assert_eq (m.plot_width, 480);
+  cr_assert_eq (m.plot_height, 320);
+  cr_assert_eq (m.plot_bytes, 24);
+  cr_assert_eq (m.plot_data_len, strlen (PNG_B64));
+  securer_proto_msg_clear (&m);
+  /* "<svg" */
+  cr_assert_eq (parse ("{\"type\":\"plot\",\"id\":4,\"format\":\"svg\",\"width\":1,\"height\":1,\"data\":\"PHN2Zw==\"}",
+                       &m, &err), 0, "%s", err ? securer_error_message (err) : "");
+  cr_assert_eq (m.plot_format, SECURER_PLOT_SVG);
+  securer_proto_msg_clear (&m);
+  expect_reject ("{\"type\":\"plot\",\"id\":4,\"format\":\"png\",\"width\":1,\"height\":1,\"data\":\"PHN2Zw==\"}",
+                 "is no png image");
+  expect_reject ("{\"type\":\"plot\",\"id\":4,\"format\":\"svg\",\"width\":1,\"height\":1,\"data\":\"" PNG_B64 "\"}",
+                 "is no svg image");
+  expect_reject ("{\"type\":\"plot\",\"id\":4,\"format\":\"pdf\",\"width\":1,\"height\":1,\"data\":\"" PNG_B64 "\"}",
+                 "\"format\"");
+  expect_reject ("{\"type\":\"plot\",\"id\":4,\"format\":\"none\",\"width\":1,\"height\":1,\"data\":\"" PNG_B64 "\"}",
+                 "\"format\"");
+  expect_reject ("{\"type\":\"plot\",\"id\":4,\"format\":\"png\",\"width\":0,\"height\":1,\"data\":\"" PNG_B64 "\"}",
+                 "\"width\"");
+  expect_reject ("{\"type\":\"plot\",\"id\":4,\"format\":\"png\",\"width\":1,\"height\":10001,\"data\":\"" PNG_B64 "\"}",
+                 "\"height\"");
+  expect_reject ("{\"type\":\"plot\",\"id\":4,\"format\":\"png\",\"width\":1,\"height\":1,\"data\":\"iVBO\\n\"}",
+                 "base64");
+  expect_reject ("{\"type\":\"plot\",\"id\":4,\"format\":\"png\",\"width\":1,\"height\":1,\"data\":7}", "base64");
+  expect_reject ("{\"type\":\"plot\",\"id\":4,\"format\":\"png\",\"width\":1,\"height\":1,\"data\":\"" PNG_B64
+                 "\",\"path\":\"/etc/passwd\"}", "unexpected key");
+  /* What R did not send, counted in the result and the error. */
+  cr_assert_eq (parse ("{\"type\":\"result\",\"id\":1,\"visible\":true,\"value\":null,\"plots_dropped\":3}", &m, &err), 0);
+  cr_assert_eq (m.plots_dropped, 3);
+  securer_proto_msg_clear (&m);
+  cr_assert_eq (parse ("{\"type\":\"error\",\"id\":1,\"kind\":\"error\",\"message\":\"x\",\"plots_dropped\":2}", &m, &err), 0);
+  cr_assert_eq (m.plots_dropped, 2);
+  securer_proto_msg_clear (&m);
+  expect_reject ("{\"type\":\"result\",\"id\":1,\"visible\":true,\"value\":null,\"plots_dropped\":-1}", "plots_dropped");
+  expect_reject ("{\"type\":\"error\",\"id\":1,\"kind\":\"error\",\"message\":\"x\",\"plots_dropped\":\"2\"}",
+                 "plots_dropped");
+}
+
+/* The execute message tells R the plot options and caps; none when off. */
+Test (protocol, execute_carries_the_plot_options)
+{
+  struct securer_exec_opts xo = { .plot_format = SECURER_PLOT_SVG, .plot_width = 300, .plot_height = 200,
+                                  .plot_res = 96, .max_plots = 7, .max_plot_bytes = 1000 };
+  char *msg = securer_proto_execute (3, "plot(1)", &xo);
+  json_t *j = load (msg);
+  json_t *p = json_object_get (j, "plots");
+  cr_assert_str_eq (json_string_value (json_object_get (p, "format")), "svg");
+  cr_assert_eq (json_integer_value (json_object_get (p, "width")), 300);
+  cr_assert_eq (json_integer_value (json_object_get (p, "height")), 200);
+  cr_assert_eq (json_integer_value (json_object_get (p, "res")), 96);
+  cr_assert_eq (json_integer_value (json_object_get (p, "max")), 7);
+  cr_assert_eq (json_integer_value (json_object_get (p, "max_bytes")), 1000);
+  json_decref (j);
+  free (msg);
+  xo.plot_format = SECURER_PLOT_NONE;
+  msg = securer_proto_execute (3, "plot(1)", &xo);
+  j = load (msg);
+  cr_assert (json_is_null (json_object_get (j, "plots")));
+  json_decref (j);
+  free (msg);
+}
+
+/* A reply keeps its plots while they fit after the text, and counts the
+ * rest; the value and the output lines come first. */
+Test (result, plots_fit_the_reply_or_are_counted)
+{
+  char data[4001];
+  memset (data, 'A', sizeof data - 1);
+  data[sizeof data - 1] = '\0';
+  struct securer_plot plots[3];
+  for (int i = 0; i < 3; i++)
+    plots[i] = (struct securer_plot) { .format = SECURER_PLOT_PNG, .width = 480, .height = 480, .data = data,
+                                       .bytes = 3000 };
+  struct securer_output_line line = { .stream = SECURER_STDOUT, .text = (char *) "hello" };
+  json_t *value = load ("{\"t\":\"dbl\",\"v\":[1]}");
+  struct securer_result r = { .status = SECURER_EXEC_OK, .value = value, .output = &line, .n_output = 1,
+                              .plots = plots, .n_plots = 3, .plots_dropped = 2 };
+  json_t *o = securer_result_json (&r, "line", false, 1 << 20);
+  cr_assert_eq (json_array_size (json_object_get (o, "plots")), 3);
+  cr_assert_eq (json_integer_value (json_object_get (o, "plots_dropped")), 2);
+  json_t *first = json_array_get (json_object_get (o, "plots"), 0);
+  cr_assert_str_eq (json_string_value (json_object_get (first, "format")), "png");
+  cr_assert_eq (json_integer_value (json_object_get (first, "bytes")), 3000);
+  cr_assert_eq (json_string_length (json_object_get (first, "data")), 4000);
+  json_decref (o);
+  /* Room for the value, the line and two plots: the third is counted. */
+  o = securer_result_json (&r, "line", false, 9700);
+  cr_assert_eq (json_array_size (json_object_get (o, "plots")), 2, "%zu plots",
+                json_array_size (json_object_get (o, "plots")));
+  cr_assert_eq (json_integer_value (json_object_get (o, "plots_dropped")), 3);
+  cr_assert_eq (json_array_size (json_object_get (o, "output")), 1);
+  cr_assert (json_dumpb (o, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION (17)) <= 9700);
+  json_decref (o);
+  json_decref (value);
 }

@@ -1,6 +1,8 @@
 /* How a sandbox ended: exit-code mapping and the JSON status record. */
 #include <config.h>
 
+#include <sched.h>
+
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -213,6 +215,21 @@ securer_sandbox_status_json (const struct securer_sandbox *sb, const struct secu
 oom:
   securer_error_set (err, ENOMEM, "status record");
   return NULL;
+}
+
+unsigned
+securer_sandbox_cpus (const struct securer_sandbox *sb)
+{
+  cpu_set_t set;
+  unsigned n = sched_getaffinity (0, sizeof set, &set) == 0 ? (unsigned) CPU_COUNT (&set) : 1;
+  unsigned millis = sb->p->limits.cgroup_cpu_millis;
+  if (millis > 0 && securer_cgroup_version (sb->cg, "cpu") != 0)
+    {
+      unsigned quota = (millis + 999) / 1000;
+      if (quota < n)
+        n = quota;
+    }
+  return n > 0 ? n : 1;
 }
 
 char *

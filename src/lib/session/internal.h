@@ -22,6 +22,9 @@
 /* Largest result object `securer exec --json` prints and `securer serve`
  * sends, unless told otherwise. */
 #define SECURER_DEFAULT_MAX_REPLY (16u * 1024u * 1024u)
+/* The largest side of a plot, in pixels (R's cairo devices allocate the
+ * whole bitmap: 10000 x 10000 is 400 MB, past the sandbox's memory). */
+#define SECURER_PLOT_MAX_PIXELS 10000
 
 /* ---- channel.c: newline-delimited framing over a pair of descriptors ---- */
 struct securer_channel {
@@ -74,6 +77,7 @@ enum proto_type {
   PROTO_RESULT,
   PROTO_ERROR,
   PROTO_PARSED,
+  PROTO_PLOT,
 };
 
 struct proto_msg {
@@ -90,6 +94,12 @@ struct proto_msg {
   const char *call;           /* ERROR: the call the error names (optional) */
   const char *r_version;      /* READY */
   int64_t pid;                /* READY: pid inside the sandbox */
+  uint64_t plots_dropped;     /* RESULT, ERROR: pages R did not send (over a cap) */
+  /* PLOT: one page; data is base64 of an image of the format, checked. */
+  enum securer_plot_format plot_format;
+  unsigned plot_width, plot_height;
+  const char *plot_data;
+  size_t plot_data_len, plot_bytes;
 };
 
 /* Parses and validates one message from R (shape and types; the session
@@ -99,8 +109,10 @@ int securer_proto_parse (const char *line, size_t len, struct proto_msg *m, secu
 void securer_proto_msg_clear (struct proto_msg *m);
 
 /* Host -> R messages, as malloc'd JSON text without the newline. */
-char *securer_proto_hello (const struct securer_tools *tools, size_t max_message);
-char *securer_proto_execute (uint64_t id, const char *code, bool print);
+/* cpus: what parallel::detectCores() says inside (securer_sandbox_cpus). */
+char *securer_proto_hello (const struct securer_tools *tools, size_t max_message, unsigned cpus);
+/* xo: print and the plot options (already defaulted). */
+char *securer_proto_execute (uint64_t id, const char *code, const struct securer_exec_opts *xo);
 char *securer_proto_parse_req (uint64_t id, const char *code);
 char *securer_proto_tool_result (uint64_t id, const json_t *value, const char *error);
 /* True when s is an R identifier that may name a tool or an argument. */
@@ -180,6 +192,16 @@ void securer_audit_timestamp (char *buf, size_t n);
  * characters; *cut says whether anything was left out. */
 json_t *securer_audit_text (const char *s, size_t max, bool *cut);
 
+/* ---- value.c ---- */
+/* 0 when s[0..len) is padded base64 in its one canonical spelling (no
+ * line breaks, unused bits zero); *decoded gets its size, head the first
+ * head_len bytes (fewer when shorter). */
+int securer_base64_check (const char *s, size_t len, size_t *decoded, unsigned char *head,
+                          size_t head_len);
+/* data in that spelling, malloc'd and NUL-terminated (*out_len without
+ * the NUL); NULL when out of memory. */
+char *securer_base64_encode (const void *data, size_t len, size_t *out_len);
+
 /* ---- utf8.c ---- */
 /* A malloc'd, NUL-terminated copy of s[0..len) that is valid UTF-8: each
  * byte outside a well-formed sequence, and NUL, becomes \xNN. */
@@ -192,6 +214,9 @@ size_t securer_utf8_cut (const char *s, size_t len, size_t max);
  * symbolic links); "what" names the file in errors. */
 int securer_open_beneath (const char *dir, const char *name, int flags, mode_t mode,
                           const char *what, securer_err_t *err);
+/* The same beneath an open directory. */
+int securer_openat_beneath (int dfd, const char *name, int flags, mode_t mode, const char *what,
+                            securer_err_t *err);
 
 /* ---- leftovers.c ---- */
 /* Kills every process of the sandbox whose payload (R) has host pid

@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "session/internal.h"
@@ -57,6 +58,59 @@ only_keys (const json_t *o, const char *const *keys, const char **bad)
       }
   }
   return true;
+}
+
+/* An optional count R reports; absent is 0. */
+static int
+get_count (const json_t *root, const char *key, uint64_t *out, securer_err_t *err)
+{
+  const json_t *v = json_object_get (root, key);
+  *out = 0;
+  if (v == NULL)
+    return 0;
+  if (!json_is_integer (v) || json_integer_value (v) < 0)
+    return securer_error_set (err, EPROTO, "\"%s\" must be a non-negative integer", key);
+  *out = (uint64_t) json_integer_value (v);
+  return 0;
+}
+
+/* A page as R rendered it: base64 of an image whose first bytes are
+ * those of its format, so that what the host hands on as a PNG is one. */
+static int
+parse_plot (json_t *root, struct proto_msg *m, securer_err_t *err)
+{
+  int f = securer_plot_format_parse (json_string_value (json_object_get (root, "format")));
+  if (f < 0 || f == SECURER_PLOT_NONE)
+    return securer_error_set (err, EPROTO, "plot: \"format\" must be \"png\" or \"svg\"");
+  m->plot_format = (enum securer_plot_format) f;
+  static const char *const dims[] = { "width", "height" };
+  unsigned *out[] = { &m->plot_width, &m->plot_height };
+  for (int i = 0; i < 2; i++)
+    {
+      json_t *d = json_object_get (root, dims[i]);
+      if (!json_is_integer (d) || json_integer_value (d) < 1 || json_integer_value (d) > SECURER_PLOT_MAX_PIXELS)
+        return securer_error_set (err, EPROTO, "plot: \"%s\" must be 1..%d", dims[i], SECURER_PLOT_MAX_PIXELS);
+      *out[i] = (unsigned) json_integer_value (d);
+    }
+  json_t *data = json_object_get (root, "data");
+  unsigned char head[64];
+  size_t n;
+  if (!json_is_string (data)
+      || securer_base64_check (json_string_value (data), json_string_length (data), &n, head, sizeof head) < 0)
+    return securer_error_set (err, EPROTO, "plot: \"data\" must be a base64 string");
+  static const unsigned char png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+  bool ok;
+  if (m->plot_format == SECURER_PLOT_PNG)
+    ok = n >= sizeof png_magic && memcmp (head, png_magic, sizeof png_magic) == 0;
+  else
+    ok = (n >= 5 && memcmp (head, "<?xml", 5) == 0) || (n >= 4 && memcmp (head, "<svg", 4) == 0);
+  if (!ok)
+    return securer_error_set (err, EPROTO, "plot: \"data\" is no %s image",
+                              securer_plot_format_name (m->plot_format));
+  m->plot_data = json_string_value (data);
+  m->plot_data_len = json_string_length (data);
+  m->plot_bytes = n;
+  return 0;
 }
 
 static int
@@ -136,11 +190,12 @@ parse_fields (struct proto_msg *m, securer_err_t *err)
     }
   if (strcmp (type, "result") == 0)
     {
-      static const char *const keys[] = { "type", "id", "visible", "warnings", "value", NULL };
+      static const char *const keys[] = { "type", "id", "visible", "warnings", "value", "plots_dropped",
+                                          NULL };
       m->type = PROTO_RESULT;
       if (!only_keys (root, keys, &bad))
         goto unknown_key;
-      if (get_id (root, &m->id, err) < 0)
+      if (get_id (root, &m->id, err) < 0 || get_count (root, "plots_dropped", &m->plots_dropped, err) < 0)
         return -1;
       json_t *vis = json_object_get (root, "visible");
       if (!json_is_boolean (vis))
@@ -163,11 +218,12 @@ parse_fields (struct proto_msg *m, securer_err_t *err)
     }
   if (strcmp (type, "error") == 0)
     {
-      static const char *const keys[] = { "type", "id", "kind", "message", "warnings", "call", NULL };
+      static const char *const keys[] = { "type", "id", "kind", "message", "warnings", "call",
+                                          "plots_dropped", NULL };
       m->type = PROTO_ERROR;
       if (!only_keys (root, keys, &bad))
         goto unknown_key;
-      if (get_id (root, &m->id, err) < 0)
+      if (get_id (root, &m->id, err) < 0 || get_count (root, "plots_dropped", &m->plots_dropped, err) < 0)
         return -1;
       m->warnings = json_object_get (root, "warnings");
       if (m->warnings != NULL && string_array (m->warnings, "warnings", err) < 0)
@@ -197,6 +253,16 @@ parse_fields (struct proto_msg *m, securer_err_t *err)
       if (string_array (m->warnings, "warnings", err) < 0)
         return -1;
       return 0;
+    }
+  if (strcmp (type, "plot") == 0)
+    {
+      static const char *const keys[] = { "type", "id", "format", "width", "height", "data", NULL };
+      m->type = PROTO_PLOT;
+      if (!only_keys (root, keys, &bad))
+        goto unknown_key;
+      if (get_id (root, &m->id, err) < 0)
+        return -1;
+      return parse_plot (root, m, err);
     }
   return securer_error_set (err, EPROTO, "unknown message type \"%.40s\"", type);
 unknown_key:
@@ -238,7 +304,7 @@ dump (json_t *o)
 }
 
 char *
-securer_proto_hello (const struct securer_tools *tools, size_t max_message)
+securer_proto_hello (const struct securer_tools *tools, size_t max_message, unsigned cpus)
 {
   json_t *arr = json_array ();
   for (size_t i = 0; i < securer_tools_count (tools); i++)
@@ -253,15 +319,38 @@ securer_proto_hello (const struct securer_tools *tools, size_t max_message)
   json_t *risky = json_array ();
   for (const char *const *r = securer_risky_calls (); *r; r++)
     json_array_append_new (risky, json_string (*r));
-  return dump (json_pack ("{s:s, s:o, s:I, s:o}", "type", "hello", "tools", arr, "max_message",
-                          (json_int_t) max_message, "risky", risky));
+  return dump (json_pack ("{s:s, s:o, s:I, s:o, s:I}", "type", "hello", "tools", arr, "max_message",
+                          (json_int_t) max_message, "risky", risky, "cpus", (json_int_t) cpus));
 }
 
 char *
-securer_proto_execute (uint64_t id, const char *code, bool print)
+securer_proto_execute (uint64_t id, const char *code, const struct securer_exec_opts *xo)
 {
-  return dump (json_pack ("{s:s, s:I, s:s, s:b}", "type", "execute", "id", (json_int_t) id, "code",
-                          code, "print", print));
+  json_t *plots = json_null ();
+  /* The caps go to R too, so that it renders no page the host would drop. */
+  if (xo->plot_format != SECURER_PLOT_NONE)
+    plots = json_pack ("{s:s, s:I, s:I, s:I, s:I, s:I}", "format", securer_plot_format_name (xo->plot_format),
+                       "width", (json_int_t) xo->plot_width, "height", (json_int_t) xo->plot_height, "res",
+                       (json_int_t) xo->plot_res, "max", (json_int_t) xo->max_plots, "max_bytes",
+                       (json_int_t) (xo->max_plot_bytes > INT64_MAX ? INT64_MAX : xo->max_plot_bytes));
+  return dump (json_pack ("{s:s, s:I, s:s, s:b, s:o}", "type", "execute", "id", (json_int_t) id, "code",
+                          code, "print", xo->print, "plots", plots));
+}
+
+const char *
+securer_plot_format_name (enum securer_plot_format f)
+{
+  static const char *const names[] = { "png", "svg", "none" };
+  return (unsigned) f < sizeof names / sizeof names[0] ? names[f] : "?";
+}
+
+int
+securer_plot_format_parse (const char *name)
+{
+  for (int f = SECURER_PLOT_PNG; name != NULL && f <= SECURER_PLOT_NONE; f++)
+    if (strcmp (name, securer_plot_format_name ((enum securer_plot_format) f)) == 0)
+      return f;
+  return -1;
 }
 
 char *

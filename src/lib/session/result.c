@@ -20,7 +20,7 @@ dumped_size (const json_t *o)
 
 static json_t *
 base (const struct securer_result *r, enum securer_exec_status st, const char *error,
-      uint64_t dropped_lines, uint64_t dropped_bytes)
+      uint64_t dropped_lines, uint64_t dropped_bytes, uint64_t dropped_plots)
 {
   json_t *o = json_object ();
   json_object_set_new (o, "status", json_string (securer_exec_status_name (st)));
@@ -39,9 +39,27 @@ base (const struct securer_result *r, enum securer_exec_status st, const char *e
   json_object_set_new (o, "tool_calls", json_integer (r->tool_calls));
   json_object_set_new (o, "processes_ended", json_integer (r->processes_ended));
   json_object_set_new (o, "elapsed", json_real (r->elapsed));
+  json_object_set_new (o, "plots", json_array ());
+  json_object_set_new (o, "plots_dropped", json_integer ((json_int_t) dropped_plots));
   if (r->network_denied != NULL)
     json_object_set_new (o, "network_denied", json_deep_copy (r->network_denied));
   return o;
+}
+
+/* Appends x (stolen; NULL is a failure) to arr when the object, *size
+ * bytes so far, stays within max_bytes with it. */
+static bool
+append_fitting (json_t *arr, json_t *x, size_t *size, size_t max_bytes)
+{
+  size_t add = x ? dumped_size (x) + (json_array_size (arr) > 0) : SIZE_MAX;
+  if (x == NULL || *size + add > max_bytes)
+    {
+      json_decref (x);
+      return false;
+    }
+  json_array_append_new (arr, x);
+  *size += add;
+  return true;
 }
 
 json_t *
@@ -74,7 +92,8 @@ securer_result_json (const struct securer_result *r, const char *line_key, bool 
   uint64_t all_bytes = r->output_dropped_bytes;
   for (size_t i = 0; i < r->n_output; i++)
     all_bytes += strlen (r->output[i].text);
-  json_t *o = base (r, st, error, all_lines, all_bytes);
+  uint64_t all_plots = r->plots_dropped + r->n_plots;
+  json_t *o = base (r, st, error, all_lines, all_bytes, all_plots);
   if (value != NULL)
     {
       json_object_set_new (o, "value", value);
@@ -85,7 +104,7 @@ securer_result_json (const struct securer_result *r, const char *line_key, bool 
     {
       json_decref (o);
       st = SECURER_EXEC_TOO_LARGE;
-      o = base (r, st, too_large, all_lines, all_bytes);
+      o = base (r, st, too_large, all_lines, all_bytes, all_plots);
       size = dumped_size (o);
     }
   json_t *lines = json_object_get (o, "output");
@@ -96,14 +115,8 @@ securer_result_json (const struct securer_result *r, const char *line_key, bool 
       const struct securer_output_line *l = &r->output[kept];
       json_t *x = json_pack ("{s:s, s:s}", "stream", l->stream == SECURER_STDERR ? "stderr" : "stdout",
                              line_key, l->text);
-      size_t add = x ? dumped_size (x) + (kept > 0) : SIZE_MAX;
-      if (x == NULL || size + add > max_bytes)
-        {
-          json_decref (x);
-          break;
-        }
-      json_array_append_new (lines, x);
-      size += add;
+      if (!append_fitting (lines, x, &size, max_bytes))
+        break;
       kept_bytes += strlen (l->text);
     }
   /* The counts were reserved as if every line were dropped: now the real
@@ -112,5 +125,21 @@ securer_result_json (const struct securer_result *r, const char *line_key, bool 
   json_object_set_new (o, "output_truncated", json_boolean (r->output_truncated || kept < r->n_output));
   json_object_set_new (o, "output_dropped_lines", json_integer ((json_int_t) dropped_lines));
   json_object_set_new (o, "output_dropped_bytes", json_integer ((json_int_t) (all_bytes - kept_bytes)));
+  /* Pages after the text: what the code printed matters more to whoever
+   * reads the reply than an image does.  A page that does not fit is
+   * left out with those after it, and counted. */
+  json_t *plots = json_object_get (o, "plots");
+  size_t kept_plots = 0;
+  for (; kept_plots < r->n_plots; kept_plots++)
+    {
+      const struct securer_plot *pl = &r->plots[kept_plots];
+      json_t *x = json_pack ("{s:s, s:I, s:I, s:I, s:s}", "format", securer_plot_format_name (pl->format),
+                             "width", (json_int_t) pl->width, "height", (json_int_t) pl->height, "bytes",
+                             (json_int_t) pl->bytes, "data", pl->data);
+      if (!append_fitting (plots, x, &size, max_bytes))
+        break;
+    }
+  json_object_set_new (o, "plots_dropped",
+                       json_integer ((json_int_t) (r->plots_dropped + (r->n_plots - kept_plots))));
   return o;
 }

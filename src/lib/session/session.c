@@ -145,6 +145,9 @@ securer_result_clear (struct securer_result *r)
   for (size_t i = 0; i < r->n_warnings; i++)
     free (r->warnings[i]);
   free (r->warnings);
+  for (size_t i = 0; i < r->n_plots; i++)
+    free (r->plots[i].data);
+  free (r->plots);
   json_decref (r->network_denied);
   memset (r, 0, sizeof *r);
 }
@@ -893,6 +896,37 @@ copy_strings (const json_t *arr, size_t *n)
   return v;
 }
 
+/* A page R sent: kept while the execution's caps allow (R keeps to them
+ * too, but it is not trusted to), else counted. */
+static void
+keep_plot (struct securer_session *s, const struct proto_msg *m)
+{
+  struct securer_result *r = &s->res;
+  size_t used = 0;
+  for (size_t i = 0; i < r->n_plots; i++)
+    used += r->plots[i].bytes;
+  if (r->n_plots >= s->xo.max_plots || m->plot_bytes > s->xo.max_plot_bytes - used
+      || m->plot_format != s->xo.plot_format)
+    {
+      r->plots_dropped++;
+      return;
+    }
+  struct securer_plot *grown = realloc (r->plots, (r->n_plots + 1) * sizeof *grown);
+  char *data = strndup (m->plot_data, m->plot_data_len);
+  if (grown == NULL || data == NULL)
+    {
+      if (grown != NULL)
+        r->plots = grown;
+      free (data);
+      r->plots_dropped++;
+      return;
+    }
+  r->plots = grown;
+  r->plots[r->n_plots++] = (struct securer_plot) { .format = m->plot_format, .width = m->plot_width,
+                                                   .height = m->plot_height, .data = data,
+                                                   .bytes = m->plot_bytes };
+}
+
 static void
 handle_line (struct securer_session *s, const char *line, size_t len)
 {
@@ -936,6 +970,7 @@ handle_line (struct securer_session *s, const char *line, size_t len)
           break;
         }
       drain_output (s);
+      s->res.plots_dropped += m.plots_dropped;
       s->res.value = json_incref (m.value);
       s->res.visible = m.visible;
       s->res.warnings = copy_strings (m.warnings, &s->res.n_warnings);
@@ -950,6 +985,7 @@ handle_line (struct securer_session *s, const char *line, size_t len)
       if (s->job == JOB_EXEC)
         {
           drain_output (s);
+          s->res.plots_dropped += m.plots_dropped;
           /* The warnings raised before the error, and its call. */
           s->res.warnings = copy_strings (m.warnings, &s->res.n_warnings);
           if (m.call != NULL && strcmp (m.kind, "error") == 0)
@@ -959,6 +995,14 @@ handle_line (struct securer_session *s, const char *line, size_t len)
                  : strcmp (m.kind, "too_large") == 0 ? SECURER_EXEC_TOO_LARGE
                                                      : SECURER_EXEC_ERROR,
               m.message);
+      break;
+    case PROTO_PLOT:
+      if (s->job != JOB_EXEC || s->tool_pending)
+        {
+          violation (s, "unexpected plot");
+          break;
+        }
+      keep_plot (s, &m);
       break;
     case PROTO_PARSED:
       if (s->job != JOB_PARSE)
@@ -1322,7 +1366,7 @@ child_start (struct securer_session *s, securer_err_t *err)
       return securer_error_prefix (err, "%s", what);
     }
   arm_timer (s, s->start_timeout_ms);
-  char *hello = securer_proto_hello (s->tools, s->max_message);
+  char *hello = securer_proto_hello (s->tools, s->max_message, securer_sandbox_cpus (s->sb));
   /* A fork of the template has the runtime already: it waits for the hello. */
   rc = s->from_template ? 0 : securer_channel_send_raw (&s->ch, s->runtime, s->runtime_len, err);
   if (rc == 0)
@@ -1691,6 +1735,10 @@ precheck (struct securer_session *s, const char *code, const struct securer_exec
                               strlen (code), max_code);
   if (!valid_utf8 (code))
     return securer_error_set (err, EILSEQ, "code is not valid UTF-8");
+  if (xo && (xo->plot_width > SECURER_PLOT_MAX_PIXELS || xo->plot_height > SECURER_PLOT_MAX_PIXELS
+             || xo->plot_res > 10000 || (unsigned) xo->plot_format > SECURER_PLOT_NONE))
+    return securer_error_set (err, EINVAL, "plots: width and height must be 1..%d pixels, the resolution "
+                              "1..10000 pixels per inch", SECURER_PLOT_MAX_PIXELS);
   if (count && s->max_executions && s->executions >= s->max_executions)
     return securer_error_set (err, EPERM, "Maximum executions (%u) reached for this session",
                               s->max_executions);
@@ -1728,6 +1776,16 @@ begin (struct securer_session *s, enum job job, const char *code,
     s->xo.max_output_lines = SECURER_DEFAULT_MAX_OUTPUT_LINES;
   if (s->xo.max_output_bytes == 0)
     s->xo.max_output_bytes = SECURER_DEFAULT_MAX_OUTPUT_BYTES;
+  if (s->xo.plot_width == 0)
+    s->xo.plot_width = 480;
+  if (s->xo.plot_height == 0)
+    s->xo.plot_height = 480;
+  if (s->xo.plot_res == 0)
+    s->xo.plot_res = 72;
+  if (s->xo.max_plots == 0)
+    s->xo.max_plots = SECURER_DEFAULT_MAX_PLOTS;
+  if (s->xo.max_plot_bytes == 0)
+    s->xo.max_plot_bytes = SECURER_DEFAULT_MAX_PLOT_BYTES;
   s->job = job;
   s->cur_id = ++s->next_id;
   s->t0 = securer_now_ns ();
@@ -1735,7 +1793,7 @@ begin (struct securer_session *s, enum job job, const char *code,
   s->net_denied = NULL;
   s->done = done;
   s->done_data = done_data;
-  char *msg = job == JOB_EXEC ? securer_proto_execute (s->cur_id, code, s->xo.print)
+  char *msg = job == JOB_EXEC ? securer_proto_execute (s->cur_id, code, &s->xo)
                               : securer_proto_parse_req (s->cur_id, code);
   if (job == JOB_EXEC)
     {

@@ -46,12 +46,16 @@ endif
 
 if ENABLE_TESTS
 SESSION_INTEGRATION_TESTS = tests/integration/test-session tests/integration/test-serve \
-	tests/integration/test-session-pool tests/integration/test-session-toolcmd
+	tests/integration/test-session-pool tests/integration/test-session-toolcmd \
+	tests/integration/test-session-plots
 check_PROGRAMS += $(SESSION_INTEGRATION_TESTS)
 TESTS += $(SESSION_INTEGRATION_TESTS)
 tests_integration_test_session_SOURCES = tests/integration/test-session.c tests/integration/host-util.h
 tests_integration_test_session_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_session_LDADD = $(TEST_LIBS)
+tests_integration_test_session_plots_SOURCES = tests/integration/test-session-plots.c
+tests_integration_test_session_plots_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_session_plots_LDADD = $(TEST_LIBS)
 tests_integration_test_session_pool_SOURCES = tests/integration/test-session-pool.c
 tests_integration_test_session_pool_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_session_pool_LDADD = $(TEST_LIBS)

@@ -7,15 +7,16 @@
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "session/internal.h"
 
-enum vkind { K_LGL, K_INT, K_DBL, K_CHR, K_FCT, K_DATE, K_TIME, K_LIST, K_DF, K_OTHER, K_NONE };
+enum vkind { K_LGL, K_INT, K_DBL, K_CHR, K_FCT, K_DATE, K_TIME, K_LIST, K_DF, K_OTHER, K_RAW, K_NONE };
 
 static const char *const tags[] = { "lgl", "int", "dbl", "chr", "fct", "date", "time",
-                                    "list", "df", "other" };
+                                    "list", "df", "other", "raw" };
 
 static enum vkind
 kind_of (const json_t *v)
@@ -105,6 +106,85 @@ key_allowed (const char *key, const char *const *allowed)
 }
 
 static int validate (const json_t *v, int depth, securer_err_t *err);
+
+/* ---- base64 (raw vectors, plots) ------------------------------------------- */
+
+static int
+b64_digit (unsigned char c)
+{
+  if (c >= 'A' && c <= 'Z')
+    return c - 'A';
+  if (c >= 'a' && c <= 'z')
+    return c - 'a' + 26;
+  if (c >= '0' && c <= '9')
+    return c - '0' + 52;
+  if (c == '+')
+    return 62;
+  if (c == '/')
+    return 63;
+  return -1;
+}
+
+char *
+securer_base64_encode (const void *data, size_t len, size_t *out_len)
+{
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
+    return NULL;
+  size_t n = (len + 2) / 3 * 4;
+  char *out = malloc (n + 1);
+  if (out == NULL)
+    return NULL;
+  const unsigned char *in = data;
+  char *o = out;
+  for (size_t i = 0; i < len; i += 3)
+    {
+      unsigned v = (unsigned) in[i] << 16 | (i + 1 < len ? (unsigned) in[i + 1] << 8 : 0)
+                   | (i + 2 < len ? in[i + 2] : 0);
+      *o++ = digits[v >> 18 & 63];
+      *o++ = digits[v >> 12 & 63];
+      *o++ = i + 1 < len ? digits[v >> 6 & 63] : '=';
+      *o++ = i + 2 < len ? digits[v & 63] : '=';
+    }
+  *o = '\0';
+  if (out_len != NULL)
+    *out_len = n;
+  return out;
+}
+
+/* One spelling per byte string (RFC 4648 with padding, no line breaks,
+ * the unused bits of the last digit zero), so that what the host checked
+ * is what any decoder reads. */
+int
+securer_base64_check (const char *s, size_t len, size_t *decoded, unsigned char *head, size_t head_len)
+{
+  if (len % 4 != 0)
+    return -1;
+  size_t pad = len >= 1 && s[len - 1] == '=' ? (len >= 2 && s[len - 2] == '=' ? 2 : 1) : 0;
+  size_t out = 0;
+  for (size_t i = 0; i < len; i += 4)
+    {
+      int d[4];
+      bool last = i + 4 == len;
+      for (int k = 0; k < 4; k++)
+        {
+          bool padded = last && k >= 4 - (int) pad;
+          d[k] = padded ? 0 : b64_digit ((unsigned char) s[i + k]);
+          if (d[k] < 0)
+            return -1;
+        }
+      if (last && ((pad == 1 && (d[2] & 3) != 0) || (pad == 2 && (d[1] & 15) != 0)))
+        return -1;
+      unsigned char b[3] = { (unsigned char) (d[0] << 2 | d[1] >> 4), (unsigned char) (d[1] << 4 | d[2] >> 2),
+                             (unsigned char) (d[2] << 6 | d[3]) };
+      size_t n = last ? 3 - pad : 3;
+      for (size_t k = 0; k < n; k++, out++)
+        if (out < head_len)
+          head[out] = b[k];
+    }
+  *decoded = out;
+  return 0;
+}
 
 /* Row names that are not 1..nrow: all strings, or all integers (what R
  * keeps after subsetting rows, df[c(2, 5), ]). */
@@ -391,6 +471,15 @@ validate (const json_t *v, int depth, securer_err_t *err)
         }
         return check_common (v, json_array_size (arr), df_keys, what, err);
       }
+    case K_RAW:
+      {
+        /* Bytes as one base64 string: a quarter of an array of numbers. */
+        size_t n;
+        if (!json_is_string (arr)
+            || securer_base64_check (json_string_value (arr), json_string_length (arr), &n, NULL, 0) < 0)
+          return securer_error_set (err, EINVAL, "raw: \"v\" must be a base64 string");
+        return check_common (v, n, vec_keys, what, err);
+      }
     case K_OTHER:
       if (!json_is_string (json_object_get (v, "text")))
         return securer_error_set (err, EINVAL, "other: \"text\" must be a string");
@@ -452,6 +541,8 @@ securer_value_to_plain (const json_t *v)
     {
     case K_OTHER:
       return json_incref (json_object_get (v, "text"));
+    case K_RAW:
+      return json_incref ((json_t *) arr);  /* the base64 text */
     case K_DF:
       {
         /* The rows are made of the columns that carry them: an "other"
@@ -583,6 +674,8 @@ plain_size (const json_t *v, size_t limit)
     {
     case K_OTHER:
       return scalar_size (json_object_get (v, "text"));
+    case K_RAW:
+      return scalar_size (arr);
     case K_NONE:
       return 4;
     case K_DF:

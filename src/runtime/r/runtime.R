@@ -45,6 +45,8 @@ function(inc) {
     s[is.na(x)] <- "null"
     s
   }
+  # Base64 in the one spelling the host accepts: no line breaks.
+  b64 <- function(bytes) if (length(bytes)) gsub("\n", "", jsonlite::base64_enc(bytes), fixed = TRUE) else ""
   jarr <- function(parts) paste0("[", paste(parts, collapse = ","), "]")
   jchr <- function(x) jarr(jstr(x))
   jdbl <- function(x) {
@@ -131,6 +133,7 @@ function(inc) {
         if (inherits(x, "POSIXct")) "time" else "dbl",
       character = "chr",
       list = if (obj && inherits(x, "data.frame")) "df" else "list",
+      raw = "raw",
       NULL)
     # The host refuses a factor or data frame class on another layout.
     if (is.null(tag) || obj && (tag != "fct" && inherits(x, "factor") ||
@@ -141,6 +144,7 @@ function(inc) {
       int = jint(unclass(x)),
       dbl = jdbl(unclass(x)),
       chr = jchr(unclass(x)),
+      raw = jstr(b64(unclass(x))),
       fct = paste0(jint(unclass(x)), ",\"levels\":", jchr(attr(x, "levels"))),
       date = jdbl(unclass(x)),
       time = {
@@ -202,6 +206,7 @@ function(inc) {
       int = attrs(vec(v, NA_integer_, as.integer), j),
       dbl = attrs(dbl_vec(v), j),
       chr = attrs(chr_vec(v), j),
+      raw = attrs(if (nzchar(v)) jsonlite::base64_dec(v) else raw(), j),
       fct = attrs(structure(vec(v, NA_integer_, as.integer), levels = chr_vec(j[["levels"]]),
                             class = "factor"), j),
       date = attrs(structure(dbl_vec(v), class = "Date"), j),
@@ -341,13 +346,150 @@ function(inc) {
     sprintf("call to %s() found: advisory only, the sandbox is the enforcement layer", hits)
   }
 
+
+  # ---- plots ------------------------------------------------------------------
+  # Every page drawn on the runtime's own device (the default device: what
+  # plot() or grid.newpage() opens when none is open) comes back as an
+  # image, without the code asking.  The device is a null pdf() that keeps
+  # R's display list; a page is taken (recordPlot()) when it is finished --
+  # a new page is about to start, or the execution ends -- and replayed
+  # onto a png() or svg() file for the host.  A page still open when an
+  # execution ends is taken then and again at its end only if the code
+  # drew on it meanwhile, so that lines added by the next execution give
+  # a new image and an untouched page none.
+  pl <- new.env(parent = emptyenv())
+  pl$opts <- NULL       # this execution's plot options; NULL: no plots
+  pl$dev <- 0L          # our device's number, 0 when none has been opened
+  pl$pages <- list()    # finished pages of this execution
+  pl$sent <- NULL       # the open page as last taken, not to be taken again
+  pl$last <- NULL       # the open page before an expression that closes devices
+  pl$dropped <- 0
+  open_device <- function(...) {
+    o <- pl$opts
+    w <- if (is.null(o)) 480 else o$width
+    h <- if (is.null(o)) 480 else o$height
+    r <- if (is.null(o)) 72 else o$res
+    grDevices::pdf(file = NULL, width = w / r, height = h / r)
+    grDevices::dev.control("enable")
+    pl$dev <- grDevices::dev.cur()
+    invisible()
+  }
+  # The open page of our device, or NULL (none open, nothing drawn); the
+  # current device stays what it was.
+  snap <- function() {
+    d <- pl$dev
+    if (d < 2L || !(d %in% grDevices::dev.list())) return(NULL)
+    cur <- grDevices::dev.cur()
+    if (cur != d) {
+      grDevices::dev.set(d)
+      on.exit(grDevices::dev.set(cur))
+    }
+    p <- tryCatch(grDevices::recordPlot(), error = function(e) NULL)
+    if (is.null(p) || !length(drawing(p))) NULL else p
+  }
+  # A page's display list without the settings that end it: par() and
+  # palette() are recorded too, and par(mfrow = ...) before the next plot
+  # changes no pixel of the page that is about to be cleared.
+  settings <- c("C_par", "palette", "palette2", "C_layout")
+  routine <- function(e) tryCatch({
+    f <- e[[2L]][[1L]]
+    if (inherits(f, "NativeSymbolInfo")) f$name else ""
+  }, error = function(err) "")
+  drawing <- function(p) {
+    dl <- as.list(p[[1L]])
+    n <- length(dl)
+    while (n > 0L && routine(dl[[n]]) %in% settings) n <- n - 1L
+    dl[seq_len(n)]
+  }
+  keep_page <- function(p) {
+    if (is.null(p) || !is.null(pl$sent) && identical(drawing(p), drawing(pl$sent))) return(invisible())
+    if (length(pl$pages) >= pl$opts$max) pl$dropped <- pl$dropped + 1 else pl$pages[[length(pl$pages) + 1L]] <- p
+  }
+  # A page is about to be cleared: base graphics start a new page only
+  # when par("page") says so (not for each panel of par(mfrow)), grid
+  # always.
+  page_ends <- function(base) {
+    if (is.null(pl$opts) || pl$dev < 2L || grDevices::dev.cur() != pl$dev) return(invisible())
+    if (base && !isTRUE(graphics::par("page"))) return(invisible())
+    keep_page(snap())
+    pl$sent <- NULL
+    pl$last <- NULL
+  }
+  setHook("before.plot.new", function() page_ends(TRUE))
+  setHook("before.grid.newpage", function() page_ends(FALSE))
+  options(device = open_device)
+  plots_begin <- function(o) {
+    pl$opts <- o
+    pl$pages <- list()
+    pl$dropped <- 0
+    pl$last <- NULL
+  }
+  # Before an expression that may close our device: its page as it is.
+  # (Taken after every expression instead, a page of a million points
+  # would be copied at each.)
+  before_expr <- function(e) {
+    if (!is.null(pl$opts) && pl$dev %in% grDevices::dev.list() &&
+        any(c("dev.off", "graphics.off") %in% all.names(e))) pl$last <- snap()
+  }
+  # Renders and sends this execution's pages; returns warnings for pages
+  # that could not be rendered.  Pages over the caps are counted, never
+  # rendered.
+  plots_end <- function() {
+    o <- pl$opts
+    p <- snap()
+    # Drawn with plots off: seen, so that no later execution sends it.
+    if (is.null(o)) {
+      pl$sent <- p
+      return(character())
+    }
+    # The code closed our device: its page as it was before.
+    if (is.null(p) && !(pl$dev %in% grDevices::dev.list())) p <- pl$last
+    keep_page(p)
+    pl$sent <- p
+    pl$opts <- NULL
+    warns <- character()
+    used <- 0
+    for (k in seq_along(pl$pages)) {
+      img <- tryCatch(render(pl$pages[[k]], o), error = function(e) e)
+      if (inherits(img, "error")) {
+        pl$dropped <- pl$dropped + 1
+        warns <- c(warns, sprintf("plot %d could not be drawn: %s", k, conditionMessage(img)))
+        next
+      }
+      msg <- paste0("{\"type\":\"plot\",\"id\":", st$id, ",\"format\":\"", o$format, "\",\"width\":",
+                    o$width, ",\"height\":", o$height, ",\"data\":\"", b64(img), "\"}")
+      if (used + length(img) > o$max_bytes || nchar(msg, "bytes") > st$max_message) {
+        pl$dropped <- pl$dropped + 1
+        next
+      }
+      used <- used + length(img)
+      send(msg)
+    }
+    pl$pages <- list()
+    warns
+  }
+  render <- function(p, o) {
+    f <- tempfile(fileext = paste0(".", o$format))
+    on.exit(unlink(f))
+    cur <- grDevices::dev.cur()
+    if (o$format == "svg") grDevices::svg(f, width = o$width / o$res, height = o$height / o$res)
+    else grDevices::png(f, width = o$width, height = o$height, res = o$res, type = "cairo")
+    d <- grDevices::dev.cur()
+    tryCatch(suppressWarnings(grDevices::replayPlot(p)), finally = {
+      grDevices::dev.off(d)
+      if (cur > 1L) grDevices::dev.set(cur)
+    })
+    readBin(f, "raw", file.size(f))
+  }
+
   # ---- requests -----------------------------------------------------------------
   reply_error <- function(id, msg, kind = "error", warns = character(), call = NULL) {
     send(paste0("{\"type\":\"error\",\"id\":", id, ",\"kind\":\"", kind,
                 "\",\"message\":", jstr(msg),
                 if (length(warns)) paste0(",\"warnings\":", jchr(warns)),
-                if (!is.null(call)) paste0(",\"call\":", jstr(call)), "}"))
+                if (!is.null(call)) paste0(",\"call\":", jstr(call)), dropped_field(), "}"))
   }
+  dropped_field <- function() if (pl$dropped > 0) paste0(",\"plots_dropped\":", format(pl$dropped, scientific = FALSE))
   # The call an error names, as R's "Error in f(x) :" shows it: one line,
   # none for an error at the top level of the code.
   error_call <- function(e) {
@@ -363,6 +505,7 @@ function(inc) {
              error = function(e) e)
   }
   do_parse <- function(m) {
+    pl$dropped <- 0
     exprs <- parse_code(m$code)
     if (inherits(exprs, "error"))
       return(reply_error(m$id, conditionMessage(exprs), "syntax"))
@@ -371,6 +514,7 @@ function(inc) {
   }
   do_execute <- function(m) {
     st$id <- m$id
+    plots_begin(m$plots)
     exprs <- parse_code(m$code)
     if (inherits(exprs, "error"))
       return(reply_error(m$id, conditionMessage(exprs), "syntax"))
@@ -379,6 +523,7 @@ function(inc) {
     res <- tryCatch(withCallingHandlers({
       r <- list(NULL, FALSE)
       for (e in exprs) {
+        before_expr(e)
         r <- withVisible(eval(e, globalenv()))
         if (autoprint && r[[2L]]) print(r[[1L]])
       }
@@ -387,6 +532,7 @@ function(inc) {
       warns <<- c(warns, conditionMessage(w))
       invokeRestart("muffleWarning")
     }), error = function(e) e)
+    warns <- c(warns, plots_end())
     flush(stdout())
     flush(stderr())
     if (inherits(res, "error"))
@@ -396,13 +542,28 @@ function(inc) {
       return(reply_error(m$id, paste("cannot transfer the result:", conditionMessage(val)), warns = warns))
     msg <- paste0("{\"type\":\"result\",\"id\":", m$id, ",\"visible\":",
                   if (res[[2L]]) "true" else "false", ",\"warnings\":", jchr(warns),
-                  ",\"value\":", val, "}")
+                  dropped_field(), ",\"value\":", val, "}")
     if (nchar(msg, "bytes") > st$max_message)
       return(reply_error(m$id, sprintf("result too large to transfer (%d bytes, limit %d)",
                                        nchar(msg, "bytes"), st$max_message), "too_large"))
     send(msg)
   }
+  # parallel::detectCores() asks `grep | wc` of /proc/cpuinfo, neither of
+  # which the sandbox has (NA), and would count the host's CPUs anyway:
+  # it says the sandbox's own, as the host counted them, and mclapply()
+  # uses as many by default.
+  cores_are <- function(n) {
+    options(mc.cores = n)
+    patch <- function(...) {
+      ns <- asNamespace("parallel")
+      unlockBinding("detectCores", ns)
+      assign("detectCores", function(all.tests = FALSE, logical = TRUE) n, envir = ns)
+      lockBinding("detectCores", ns)
+    }
+    if (isNamespaceLoaded("parallel")) patch() else setHook(packageEvent("parallel", "onLoad"), patch)
+  }
   do_hello <- function(m) {
+    if (is.numeric(m$cpus) && length(m$cpus) == 1L && m$cpus >= 1) cores_are(as.integer(m$cpus))
     if (is.numeric(m$max_message)) st$max_message <- m$max_message
     st$risky <- as.character(unlist(m$risky))
     define_tools(m$tools)
