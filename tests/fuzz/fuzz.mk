@@ -34,16 +34,21 @@ FUZZ_POLICY_SRCS = \
 	$(top_srcdir)/src/lib/policy/text.c \
 	$(top_srcdir)/src/lib/policy/policy.c \
 	$(top_srcdir)/src/lib/policy/expect.c \
+	$(top_srcdir)/src/lib/policy/netrule.c \
 	$(top_srcdir)/src/lib/linux/view.c
 FUZZ_POLICY_SUPPORT = \
 	$(top_srcdir)/src/lib/linux/landlock.c \
 	$(top_srcdir)/src/lib/linux/mount.c \
+	$(top_srcdir)/src/lib/linux/childlog.c \
 	$(top_srcdir)/src/lib/seccomp/ruletext.c \
 	$(top_srcdir)/src/lib/seccomp/names.c \
 	$(top_srcdir)/src/lib/seccomp/groups.c \
 	$(top_srcdir)/src/lib/seccomp/constants.c \
 	$(top_srcdir)/src/lib/seccomp/compile.c \
 	$(top_srcdir)/src/lib/seccomp/argwidth.c \
+	$(top_srcdir)/src/lib/seccomp/cache.c \
+	$(top_srcdir)/src/lib/seccomp/emulate.c \
+	$(top_srcdir)/src/lib/sha256.c \
 	$(top_srcdir)/src/lib/error.c \
 	$(top_srcdir)/src/lib/paths.c \
 	$(top_srcdir)/src/lib/suggest.c
@@ -76,6 +81,7 @@ tests/fuzz/fuzz-session: $(FUZZ_SESSION_SRCS) $(FUZZ_LINES_SUPPORT) $(FUZZ_LINES
 FUZZ_SERVE_SRCS = \
 	$(top_srcdir)/tests/fuzz/fuzz-serve.c \
 	$(top_srcdir)/src/cli/serve_request.c \
+	$(top_srcdir)/src/lib/policy/netrule.c \
 	$(top_srcdir)/src/lib/session/value.c \
 	$(top_srcdir)/src/lib/session/tools.c
 FUZZ_SERVE_SUPPORT = $(FUZZ_LINES_SUPPORT) \

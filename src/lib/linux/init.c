@@ -47,24 +47,6 @@ parent_alive (int sock)
   return n == 0 || (n == 1 && !(pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)));
 }
 
-void
-securer_linux_child_log (const char *fmt, ...)
-{
-  char line[1200];
-  int n = snprintf (line, sizeof line, "securer: [%d] ", (int) getpid ());
-  va_list ap;
-  va_start (ap, fmt);
-  int m = vsnprintf (line + n, sizeof line - (size_t) n - 1, fmt, ap);
-  va_end (ap);
-  if (m < 0)
-    return;
-  size_t len = strnlen (line, sizeof line - 2);
-  line[len++] = '\n';
-  /* Without errno: pid 1 logs while it shares its memory with the
-   * payload (fork_payload). */
-  (void) SECURER_SYS3 (SYS_write, STDERR_FILENO, line, len);
-}
-
 static pid_t fork_payload (struct launch_plan *lp, int gate[2]);
 static pid_t fork_payload_sharing (struct launch_plan *lp, int gate[2], pid_t self);
 

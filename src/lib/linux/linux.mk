@@ -1,5 +1,5 @@
 # linux — sources, data and tests of this area.
-libsecurer_core_la_SOURCES += src/lib/linux/mount.c
+libsecurer_core_la_SOURCES += src/lib/linux/mount.c src/lib/linux/childlog.c
 libsecurer_core_la_SOURCES += src/lib/linux/net.c src/lib/linux/netproxy.h src/lib/linux/netproxy.c
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-rootfs

@@ -672,7 +672,8 @@ securer_policy_add_net_rules (struct securer_policy *p, const char *const *words
   if (deny)
     return 0;
   p->network = SECURER_NET_ALLOW;
-  if (p->seccomp.enabled && !securer_policy_seccomp_pending (p) && add_socket_rules (p) < 0)
+  /* Pending rules get them when they are resolved (resolve.c). */
+  if (p->seccomp.enabled && p->deferred == NULL && add_socket_rules (p) < 0)
     return securer_error_set (err, ENOMEM, "network allow: socket rules");
   return 0;
 }
