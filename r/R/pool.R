@@ -11,11 +11,13 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
     #' @param size number of sessions (1 to 100).
     #' @param tools,sandbox,limits,verbose as for `SecureSession$new()`.
     #' @param reset_between_uses restart a session after each use.
-    #' @param plots,workdir,max_file_size,max_result_size as for
-    #'   `SecureSession$new()`: the sessions share the work directory.
+    #' @param plots,workdir,max_file_size,max_result_size,network as for
+    #'   `SecureSession$new()`: the sessions share the work directory, and
+    #'   each reaches the hosts `network` names.
     initialize = function(size = 4L, tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
                           reset_between_uses = FALSE, plots = TRUE, workdir = NULL, max_file_size = 64 * 1024^2,
-                          max_result_size = NULL) {
+                          max_result_size = NULL, network = NULL) {
+      network <- check_network(network, sandbox)
       size_args <- result_size_args(max_result_size)
       private$plots <- check_plots(plots)
       private$max_file_size <- check_max_file_size(max_file_size)
@@ -42,7 +44,8 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
       sp <- serve_policy(private$policy, limits)
       serve <- ServeProcess$new(c(if (isTRUE(verbose)) "--verbose", sp$serve_args, size_args,
                                   if (!is.null(private$wd)) c("--allow-workdir", "--max-file-bytes",
-                                                              format(private$max_file_size, scientific = FALSE))),
+                                                              format(private$max_file_size, scientific = FALSE)),
+                                  if (!is.null(network)) "--allow-network"),
                                 verbose, sp$dir)
       private$serve <- serve
       private$handle$serve <- serve
@@ -50,7 +53,8 @@ SecureSessionPool <- R6::R6Class("SecureSessionPool",
                               reset_between_uses = if (private$reset) "true" else "false",
                               tools = tools_json(private$tool_list), policy = sp$name,
                               sandbox = sp$sandbox, limits = sp$limits,
-                              workdir = if (!is.null(private$wd)) json_string1(private$wd$path)))
+                              workdir = if (!is.null(private$wd)) json_string1(private$wd$path),
+                              network = if (!is.null(network)) json_strings(network)))
       if (!isTRUE(r$ok)) {
         self$close()
         securer_error(paste0("The session pool could not start: ", r$error))

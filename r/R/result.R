@@ -9,7 +9,8 @@ status_class <- c(timeout = "securer_timeout", tool_limit = "securer_tool_limit"
 
 new_result <- function(status, value = NULL, visible = FALSE, output = character(), streams = character(),
                        truncated = c(lines = 0, bytes = 0), warnings = character(), error = NULL,
-                       call = NULL, elapsed = 0, tool_calls = 0L, plots = list(), plots_dropped = 0) {
+                       call = NULL, elapsed = 0, tool_calls = 0L, plots = list(), plots_dropped = 0,
+                       network_denied = NULL) {
   if (!is.null(error)) {
     error <- list(message = error, call = call,
                   class = c(unname(status_class[status][!is.na(status_class[status])]), "securer_error", "error",
@@ -18,7 +19,8 @@ new_result <- function(status, value = NULL, visible = FALSE, output = character
   structure(list(value = value, visible = visible, output = output,
                  stdout = output[streams == "stdout"], stderr = output[streams == "stderr"],
                  truncated = truncated, warnings = warnings, error = error, status = status,
-                 elapsed = elapsed, tool_calls = tool_calls, plots = plots, plots_dropped = plots_dropped),
+                 elapsed = elapsed, tool_calls = tool_calls, plots = plots, plots_dropped = plots_dropped,
+                 network_denied = network_denied),
             class = "securer_result")
 }
 
@@ -56,7 +58,18 @@ reply_result <- function(reply, timeout, raise = TRUE) {
              truncated = dropped, warnings = strings(res$warnings), error = error,
              call = if (!is.null(error) && is_string(res$error_call)) res$error_call,
              elapsed = num(res$elapsed), tool_calls = as.integer(num(res$tool_calls)),
-             plots = decode_plots(res$plots), plots_dropped = num(res$plots_dropped) + sum(!plots_ok(res$plots)))
+             plots = decode_plots(res$plots), plots_dropped = num(res$plots_dropped) + sum(!plots_ok(res$plots)),
+             network_denied = denied_frame(res$network_denied))
+}
+
+# The destinations the network allow proxy refused, as a data frame
+# (host, port, reason, count), or NULL when none was.
+denied_frame <- function(d) {
+  if (!is.list(d) || !length(d)) return(NULL)
+  field <- function(k, f) vapply(d, function(e) { v <- e[[k]]; if (length(v) == 1L) f(v) else f(NA) }, f(NA))
+  data.frame(host = field("host", as.character), port = field("port", as.integer),
+             reason = field("reason", as.character), count = field("count", as.integer),
+             stringsAsFactors = FALSE)
 }
 
 # The pages of a reply as securer_plot objects: serve checked each, and
@@ -213,7 +226,10 @@ result_value <- function(res) {
 #'   \item{plots}{the pages drawn, in order: a list of `securer_plot`s
 #'     (see [plot_options()]);}
 #'   \item{plots_dropped}{pages not kept: over the limits on their number
-#'     or bytes, or larger than one message of serve's.}
+#'     or bytes, or larger than one message of serve's;}
+#'   \item{network_denied}{with `network =`, the destinations refused during
+#'     the execution: a data frame of `host`, `port`, `reason` (`"no-rule"`,
+#'     `"deny-rule"`, `"private-address"`) and `count`; `NULL` when none was.}
 #' }
 #' `format()` gives the lines the R console would show (output, the value
 #' if visible, then the error and warnings, and a line saying how much
@@ -233,6 +249,11 @@ format.securer_result <- function(x, ...) {
   if (isTRUE(d > 0)) {
     lines <- c(lines, sprintf("[%s plot%s not kept: over the execution's limits on plots]", format(d),
                               if (d == 1) "" else "s"))
+  }
+  nd <- x$network_denied
+  if (is.data.frame(nd) && nrow(nd)) {
+    lines <- c(lines, sprintf("[network policy refused: %s]",
+                              paste0(nd$host, ":", nd$port, " (", nd$reason, ")", collapse = ", ")))
   }
   w <- x$warnings
   warn <- if (length(w) == 1L) c("Warning message:", w)

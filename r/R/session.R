@@ -66,10 +66,18 @@ SecureSession <- R6::R6Class("SecureSession",
     #' @param max_result_size the largest message either way, in bytes: a
     #'   value the code returns (or passes to a tool) and a tool's answer
     #'   (`NULL`: serve's 1 MiB).
+    #' @param network hosts the code may reach, as in the policy line
+    #'   `network allow`: `"cran.r-project.org"` (ports 80 and 443),
+    #'   `"api.example.org:8443"`, `"*.githubusercontent.com"`, addresses
+    #'   and blocks (`"10.1.0.0/16:5432"`).  `download.file()`, `url()` and
+    #'   curl reach them through a filtering proxy outside the sandbox, and
+    #'   nothing else; a refused destination is named in the error and in
+    #'   `$run()`'s `network_denied`.  `NULL` (default): the policy's network.
     initialize = function(tools = list(), sandbox = TRUE, limits = NULL, verbose = FALSE,
                           sandbox_strict = FALSE, audit_log = NULL, max_executions = NULL,
                           pre_execute_hook = NULL, sanitize_errors = FALSE, plots = TRUE, workdir = NULL,
-                          max_file_size = 64 * 1024^2, max_result_size = NULL, .shared = FALSE) {
+                          max_file_size = 64 * 1024^2, max_result_size = NULL, network = NULL, .shared = FALSE) {
+      private$network <- check_network(network, sandbox)
       private$size_args <- result_size_args(max_result_size)
       private$tool_list <- normalize_tools(tools)
       private$plots <- check_plots(plots)
@@ -91,7 +99,8 @@ SecureSession <- R6::R6Class("SecureSession",
       # In the package's shared serve process (execute_r()) when nothing
       # about this session needs a serve of its own.
       private$shared <- isTRUE(.shared) && !isFALSE(sandbox) && is.null(audit_log) && !isTRUE(verbose) &&
-        is.null(serve_policy(private$policy, NULL)$dir) && is.null(private$wd) && !length(private$size_args)
+        is.null(serve_policy(private$policy, NULL)$dir) && is.null(private$wd) && !length(private$size_args) &&
+        is.null(private$network)
       private$owner <- Sys.getpid()
       private$handle <- new.env(parent = emptyenv())
       # A forgotten session's serve process is closed at gc or exit.
@@ -292,6 +301,7 @@ SecureSession <- R6::R6Class("SecureSession",
     serve = NULL, sid = NULL, sid_json = NULL, handle = NULL, tool_list = list(), hook = NULL, policy = "r",
     sandboxed = NA, limits = NULL, verbose = FALSE, audit = NULL, max_executions = NULL,
     sanitize = FALSE, busy = FALSE, executions = 0L, shared = FALSE, owner = NA_integer_, plots = TRUE,
+    network = NULL,
     wd = NULL, max_file_size = 0, restarting = FALSE, size_args = character(),
 
     files_check = function() {
@@ -321,6 +331,8 @@ SecureSession <- R6::R6Class("SecureSession",
         if (!is.null(private$wd)) {
           args <- c(args, "--allow-workdir", "--max-file-bytes", format(private$max_file_size, scientific = FALSE))
         }
+        # The session's own server: its one client may name hosts.
+        if (!is.null(private$network)) args <- c(args, "--allow-network")
         serve <- ServeProcess$new(c(args, sp$serve_args), private$verbose, sp$dir)
         private$handle$serve <- serve
       }
@@ -328,6 +340,7 @@ SecureSession <- R6::R6Class("SecureSession",
       fields <- list(op = "\"open\"", tools = tools_json(private$tool_list), policy = sp$name,
                      sandbox = sp$sandbox, limits = sp$limits,
                      workdir = if (!is.null(private$wd)) json_string1(private$wd$path),
+                     network = if (!is.null(private$network)) json_strings(private$network),
                      max_executions = if (!is.null(private$max_executions)) as.character(as.integer(private$max_executions)),
                      sanitize_errors = if (private$sanitize) "true")
       r <- tryCatch(serve$request(fields), error = function(e) list(ok = FALSE, error = conditionMessage(e)))
@@ -408,4 +421,19 @@ check_audit_log <- function(path) {
   }
   dir <- normalizePath(dirname(path), mustWork = TRUE)
   file.path(dir, basename(path))
+}
+
+# `network =` of a session: a character vector of `network allow` words,
+# checked here for shape only (serve names a malformed entry precisely).
+check_network <- function(network, sandbox) {
+  if (is.null(network)) return(NULL)
+  if (!is.character(network) || !length(network) || anyNA(network) || any(!nzchar(network)) ||
+      length(network) > 256L) {
+    stop("network must be a character vector of 1 to 256 host names (\"HOST\", \"HOST:PORT\", \"*.DOMAIN\" or an address)",
+         call. = FALSE)
+  }
+  if (isFALSE(sandbox)) {
+    stop("network is enforced by the sandbox: sandbox = FALSE has the host's network", call. = FALSE)
+  }
+  unname(network)
 }
