@@ -45,6 +45,7 @@ cat > "$dir/net.policy" <<EOF
 include "minimal.policy"
 mount tmpfs /tmp
 network allow api.test:8080
+network limit bytes unlimited
 EOF
 export SECURER_NET_HOSTS="$dir/hosts"
 

@@ -110,6 +110,19 @@ struct securer_net_rule {
                                  written without a port has every port */
 };
 
+/* What the proxy of one sandbox may use (`network limit …`); 0 in a
+ * field: the default. */
+struct securer_net_limits {
+  uint32_t connections;  /* open at once (default 64) */
+  uint64_t bytes;        /* through it, both ways, in the sandbox's life (default 1 GiB;
+                            UINT64_MAX: unlimited) */
+  uint64_t idle_ms;      /* a connection with no traffic is closed (default 60 s) */
+};
+#define SECURER_NET_DEFAULT_CONNECTIONS 64u
+#define SECURER_NET_DEFAULT_BYTES (1ull << 30)
+#define SECURER_NET_DEFAULT_IDLE_MS 60000u
+#define SECURER_NET_MAX_CONNECTIONS 4096u
+
 /* The proxy's port on the sandbox's loopback (SECURER_NET_ALLOW). */
 #define SECURER_NET_PROXY_PORT 3128
 
@@ -301,6 +314,7 @@ struct securer_policy {
   enum securer_net_mode network;
   struct securer_net_rule *net_rules;  /* network allow/deny, in order */
   size_t n_net_rules;
+  struct securer_net_limits net_limits;
 
   struct securer_limits limits;
 

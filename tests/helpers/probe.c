@@ -13,7 +13,7 @@
  *                      (VIA connect: HTTP CONNECT; socks: SOCKS5 with the name),
  *                      N bytes of every value 0..255 out and back from an echo
  *                      server                              -> tunnel=OK|EXXX|reply:TEXT
- *   hold N SEC         N connections to the proxy, held SEC seconds
+ *   hold N SEC         N connections to the proxy, held SEC seconds, then closed
  *                                                          -> hold=K (connected)
  *   kill PID SIG       kill(2)                             -> kill=OK|ENAME
  *   setuid UID         setuid(2)                           -> setuid=OK|ENAME
@@ -465,15 +465,21 @@ main (int argc, char **argv)
       else if (strcmp (c, "hold") == 0 && a1 && a2)
         {
           int n = atoi (a1), k = 0;
+          int *held = calloc ((size_t) (n > 0 ? n : 1), sizeof *held);
           for (int j = 0; j < n; j++)
             {
               int s = proxy_socket ();
               if (s >= 0)
-                k++;  /* left open until exit */
+                held[k++] = s;
             }
           printf ("hold=%d\n", k);
           fflush (stdout);
           sleep ((unsigned) atoi (a2));
+          for (int j = 0; j < k; j++)
+            close (held[j]);
+          free (held);
+          /* The proxy sees the ends before the next command connects. */
+          usleep (200 * 1000);
           i += 2;
         }
       else if (strcmp (c, "kill") == 0 && a1 && a2)

@@ -406,7 +406,7 @@ Test (netproxy, a_flood_of_connections_is_bounded_and_harms_no_other_sandbox)
   json_t *j = json_load_file (st, 0, NULL);
   cr_assert_not_null (j);
   json_t *net = json_object_get (j, "network");
-  /* At most SECURER_NETPROXY_MAX_CONNS (64) held; the rest closed at once. */
+  /* At most 64 (the default network limit) held; the rest closed at once. */
   cr_assert_geq (json_integer_value (json_object_get (net, "refused_busy")), 200 - 64 - 64, "%s",
                  json_dumps (net, 0));
   json_decref (j);
@@ -532,4 +532,25 @@ Test (netproxy, a_server_without_allow_network_refuses_hosts_in_requests)
   json_decref (r);
   serve_stop (&t);
   serve_stop (&s);
+}
+
+Test (netproxy, the_policys_network_limits_bound_connections_and_bytes)
+{
+  char *pol = write_policy ("limits", "network allow api.test:8443\nnetwork limit connections 4\n"
+                                      "network limit bytes 64K");
+  char *c = probe_cmd ("hold 20 1 tunnel connect api.test 8443 1000 tunnel connect api.test 8443 200000");
+  struct cli r = run (pol, c);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  json_t *net = json_object_get (r.st, "network");
+  /* 20 held, 4 kept: 16 closed at once. */
+  cr_assert_geq (json_integer_value (json_object_get (net, "refused_busy")), 16, "%s", json_dumps (net, 0));
+  /* The small tunnel fits the budget; the large one is cut off. */
+  cr_assert_not_null (strstr (r.out, "tunnel=OK\ntunnel=E"), "%s", r.out);
+  cr_assert_geq (json_integer_value (json_object_get (net, "refused_over_bytes")), 1, "%s", json_dumps (net, 0));
+  json_t *lim = json_object_get (json_object_get (json_object_get (r.st, "enforced"), "network_rules"), "limits");
+  cr_assert_eq (json_integer_value (json_object_get (lim, "connections")), 4);
+  cr_assert_eq (json_integer_value (json_object_get (lim, "bytes")), 65536);
+  cli_clear (&r);
+  free (c);
+  free (pol);
 }

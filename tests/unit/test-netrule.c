@@ -209,3 +209,32 @@ Test (netrule, policy_test_checks_net_expectations)
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   (void) !system (cmd);
 }
+
+Test (netrule, network_limits_are_read_shown_and_carried)
+{
+  struct securer_policy *p = load ("namespaces all\nseccomp off\nnetwork allow a.example.org\n"
+                                   "network limit connections 8\nnetwork limit bytes 10M\nnetwork limit idle 5s\n");
+  cr_assert_eq (p->net_limits.connections, 8);
+  cr_assert_eq (p->net_limits.bytes, 10u << 20);
+  cr_assert_eq (p->net_limits.idle_ms, 5000);
+  char *text = securer_policy_to_text (p);
+  cr_assert_not_null (strstr (text, "network limit connections 8\nnetwork limit bytes 10485760\n"
+                                    "network limit idle 5000ms\n"), "%s", text);
+  char *json = securer_policy_to_json_text (p, 0);
+  struct securer_policy *q = NULL;
+  securer_err_t err = NULL;
+  cr_assert_eq (securer_policy_from_json_text ("p.json", json, strlen (json), &q, &err), 0, "%s",
+                securer_error_message (err));
+  cr_assert_eq (memcmp (&q->net_limits, &p->net_limits, sizeof p->net_limits), 0);
+  securer_policy_free (q);
+  free (json);
+  free (text);
+  securer_policy_free (p);
+  char *d = diags_of ("namespaces all\nseccomp off\nnetwork limit connections 0\nnetwork limit idle 10ms\n"
+                      "network limit bytes 12\nnetwork limit speed 3\n");
+  cr_assert_not_null (strstr (d, "t.policy:3:27: error: the proxy needs at least 1 connection"), "%s", d);
+  cr_assert_not_null (strstr (d, "t.policy:4:20: error: an idle time below 1s"), "%s", d);
+  cr_assert_not_null (strstr (d, "t.policy:5:21: error: a byte budget below 1K"), "%s", d);
+  cr_assert_not_null (strstr (d, "t.policy:6:15: error: unknown network limit 'speed'"), "%s", d);
+  free (d);
+}

@@ -27,9 +27,9 @@ static const struct diag_case cases[] = {
   { "moutn ro /usr", "t.policy:1:1: error: unknown directive 'moutn' (did you mean 'mount'?)\n" },
   { "\"mount\" ro /usr", "t.policy:1:1: error: unknown directive 'mount'\n" },
   { "bogus", "t.policy:1:1: error: unknown directive 'bogus'\n" },
-  { "network", "t.policy:1:8: error: expected none, loopback, host, allow or deny after 'network'\n" },
+  { "network", "t.policy:1:8: error: expected none, loopback, host, allow, deny or limit after 'network'\n" },
   { "network none loopback", "t.policy:1:14: error: unexpected 'loopback': expected the end of the network directive\n" },
-  { "network hots", "t.policy:1:9: error: unknown network mode 'hots': expected none, loopback, host, allow or deny (did you mean 'host'?)\n" },
+  { "network hots", "t.policy:1:9: error: unknown network mode 'hots': expected none, loopback, host, allow, deny or limit (did you mean 'host'?)\n" },
   { "namespaces user pidd", "t.policy:1:17: error: unknown namespace 'pidd': expected user, pid, mount, net, uts, ipc, cgroup, all or none (did you mean 'pid'?)\n" },
   { "namespaces", "t.policy:1:11: error: expected namespace names (user pid mount net uts ipc cgroup), 'all' or 'none' after 'namespaces'\n" },
   { "hostname -bad", "t.policy:1:10: error: invalid host name '-bad': expected a host name of 1 to 64 letters, digits, '-' and '.'\n" },
@@ -175,7 +175,7 @@ Test (policy_diag, all_errors_of_a_file_are_reported)
   cr_assert_null (p);
   cr_assert_str_eq (diags,
                     "t.policy:1:1: error: unknown directive 'moutn' (did you mean 'mount'?)\n"
-                    "t.policy:2:9: error: unknown network mode 'x': expected none, loopback, host, allow or deny\n"
+                    "t.policy:2:9: error: unknown network mode 'x': expected none, loopback, host, allow, deny or limit\n"
                     "t.policy:3:9: error: unknown seccomp action 'alow': expected allow, errno, deny, kill, "
                     "kill-process, kill-thread, trap, log or notify, or default, foreign-abi, on or off "
                     "(did you mean 'allow'?)\n");
@@ -189,7 +189,7 @@ Test (policy_diag, load_error_carries_the_first_diagnostic)
   const char *text = "seccomp off\nnetwork x\nmount y\n";
   cr_assert_eq (securer_policy_load_string ("t.policy", text, strlen (text), &p, NULL, &err), -1);
   cr_assert_str_eq (securer_error_message (err),
-                    "t.policy:2:9: unknown network mode 'x': expected none, loopback, host, allow or deny");
+                    "t.policy:2:9: unknown network mode 'x': expected none, loopback, host, allow, deny or limit");
   securer_error_free (&err);
 }
 

@@ -227,6 +227,8 @@ struct securer_netproxy {
   struct np_conn *conns;
   unsigned n_conns;
   struct np_conn *grave;       /* closed during this dispatch, freed at its end */
+  unsigned max_conns;          /* the policy's network limits, defaults filled in */
+  uint64_t max_bytes, idle_ns;
   bool timer_armed;
   uint64_t bytes;
   uint64_t allowed, refused_busy, refused_bytes, failed;
@@ -984,7 +986,7 @@ over_budget (struct np_conn *c, size_t n)
 {
   struct securer_netproxy *px = c->px;
   px->bytes += n;
-  return px->bytes > SECURER_NETPROXY_MAX_BYTES;
+  return px->bytes > px->max_bytes;
 }
 
 static bool
@@ -1029,7 +1031,7 @@ tunnel (struct np_conn *c)
       || !pump (c->sfd, c->sbuf, &c->slen, sizeof c->sbuf, &c->s_eof, c) || !drain (c->sfd, c->cbuf, &c->clen)
       || !drain (c->cfd, c->sbuf, &c->slen))
     {
-      if (c->px->bytes > SECURER_NETPROXY_MAX_BYTES)
+      if (c->px->bytes > c->px->max_bytes)
         c->px->refused_bytes++;
       conn_free (c);
       return false;
@@ -1111,9 +1113,9 @@ accept_some (struct securer_netproxy *px)
       int fd = accept4 (px->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0)
         return;
-      if (px->n_conns >= SECURER_NETPROXY_MAX_CONNS || px->bytes > SECURER_NETPROXY_MAX_BYTES)
+      if (px->n_conns >= px->max_conns || px->bytes > px->max_bytes)
         {
-          if (px->n_conns >= SECURER_NETPROXY_MAX_CONNS)
+          if (px->n_conns >= px->max_conns)
             px->refused_busy++;
           else
             px->refused_bytes++;
@@ -1151,7 +1153,7 @@ expire_idle (struct securer_netproxy *px)
   for (struct np_conn *c = px->conns, *next; c != NULL; c = next)
     {
       next = c->next;
-      if (now - c->last_ns > (uint64_t) SECURER_NETPROXY_IDLE_MS * 1000000u)
+      if (now - c->last_ns > px->idle_ns)
         conn_free (c);
     }
 }
@@ -1345,6 +1347,9 @@ securer_netproxy_new (const struct securer_policy *p, int listen_fd,
     }
   px->p = p;
   px->lfd = listen_fd;
+  px->max_conns = p->net_limits.connections ? p->net_limits.connections : SECURER_NET_DEFAULT_CONNECTIONS;
+  px->max_bytes = p->net_limits.bytes ? p->net_limits.bytes : SECURER_NET_DEFAULT_BYTES;
+  px->idle_ns = (p->net_limits.idle_ms ? p->net_limits.idle_ms : SECURER_NET_DEFAULT_IDLE_MS) * 1000000u;
   px->on_net = on_net;
   px->ctx = ctx;
   px->epfd = epoll_create1 (EPOLL_CLOEXEC);

@@ -20,10 +20,8 @@
 #include "securer/policy.h"
 #include "securer/sandbox.h"
 
-/* What one sandbox's proxy may use (docs/policy.md, "network"). */
-#define SECURER_NETPROXY_MAX_CONNS 64            /* at once */
-#define SECURER_NETPROXY_MAX_BYTES (1ull << 30)  /* through it, both ways, in all */
-#define SECURER_NETPROXY_IDLE_MS 60000           /* a connection with no traffic */
+/* What one sandbox's proxy may use is the policy's `network limit`
+ * (struct securer_net_limits, defaults in securer/policy.h). */
 #define SECURER_NETPROXY_MAX_DENIED 64           /* distinct denials kept for the report */
 
 struct securer_netproxy;

@@ -69,8 +69,14 @@ enforced_more (const struct securer_sandbox *sb, json_t *enf)
             json_array_append_new (p->net_rules[i].deny ? deny : allow, json_string (w));
           free (w);
         }
-      json_object_set_new (enf, "network_rules", json_pack ("{s:o, s:o, s:i}", "allow", allow, "deny", deny,
-                                                             "proxy_port", SECURER_NET_PROXY_PORT));
+      const struct securer_net_limits *nl = &p->net_limits;
+      uint64_t bytes = nl->bytes ? nl->bytes : SECURER_NET_DEFAULT_BYTES;
+      json_object_set_new (enf, "network_rules",
+                           json_pack ("{s:o, s:o, s:i, s:{s:I, s:o, s:I}}", "allow", allow, "deny", deny, "proxy_port",
+                                      SECURER_NET_PROXY_PORT, "limits", "connections",
+                                      (json_int_t) (nl->connections ? nl->connections : SECURER_NET_DEFAULT_CONNECTIONS),
+                                      "bytes", bytes == UINT64_MAX ? json_null () : json_integer ((json_int_t) bytes),
+                                      "idle_ms", (json_int_t) (nl->idle_ms ? nl->idle_ms : SECURER_NET_DEFAULT_IDLE_MS)));
     }
   json_object_set_new (enf, "host_uid", json_integer ((json_int_t) sb->host_uid));
   if (sb->prog != NULL)

@@ -127,6 +127,12 @@ securer_policy_to_json_text (const struct securer_policy *p, unsigned flags)
         json_array_append_new (nrules, o);
     }
   json_object_set_new (root, "net_rules", nrules);
+  const struct securer_net_limits *nl = &p->net_limits;
+  if (nl->connections || nl->bytes || nl->idle_ms)
+    json_object_set_new (root, "net_limits",
+                         json_pack ("{s:I, s:o, s:I}", "connections", (json_int_t) nl->connections, "bytes",
+                                    nl->bytes == UINT64_MAX ? json_string ("unlimited") : ju64 (nl->bytes),
+                                    "idle_ms", (json_int_t) nl->idle_ms));
 
   json_t *mounts = json_array ();
   for (size_t i = 0; i < p->n_mounts; i++)
@@ -1057,6 +1063,27 @@ report_json (void *ctx, int what, const char *msg)
 }
 
 static void
+read_net_limits (struct jr *j, json_t *root, struct securer_policy *p)
+{
+  json_t *o = json_object_get (root, "net_limits");
+  if (o == NULL)
+    return;
+  static const char *const keys[] = { "connections", "bytes", "idle_ms" };
+  if (!jkeys (j, "$.net_limits", o, keys, 3, NULL))
+    return;
+  uint64_t v;
+  if (get_u64 (j, "$.net_limits", o, "connections", SECURER_NET_MAX_CONNECTIONS, &v))
+    p->net_limits.connections = (uint32_t) v;
+  json_t *b = json_object_get (o, "bytes");
+  if (json_is_string (b) && strcmp (json_string_value (b), "unlimited") == 0)
+    p->net_limits.bytes = UINT64_MAX;
+  else if (get_u64 (j, "$.net_limits", o, "bytes", UINT64_MAX - 1, &v))
+    p->net_limits.bytes = v;
+  if (get_u64 (j, "$.net_limits", o, "idle_ms", UINT64_MAX / 2, &v))
+    p->net_limits.idle_ms = v;
+}
+
+static void
 read_net_rules (struct jr *j, json_t *root, struct securer_policy *p)
 {
   json_t *rules = json_object_get (root, "net_rules");
@@ -1120,7 +1147,7 @@ policy_from_json (const char *name, const char *text, size_t len, struct securer
     "exec", "landlock", "seccomp", "session",
   };
   struct securer_policy *p = calloc (1, sizeof *p);
-  if (p == NULL || !jkeys (&j, "$", root, keys, sizeof keys / sizeof *keys, "net_rules"))
+  if (p == NULL || !jkeys (&j, "$", root, keys, sizeof keys / sizeof *keys, "net_rules net_limits"))
     goto done;
 
   uint64_t version = 0;
@@ -1161,6 +1188,7 @@ policy_from_json (const char *name, const char *text, size_t len, struct securer
   get_enum (&j, "$", root, "network", nets, 4, &net);
   p->network = net;
   read_net_rules (&j, root, p);
+  read_net_limits (&j, root, p);
 
   json_t *mounts = json_object_get (root, "mounts");
   if (mounts != NULL && (!json_is_array (mounts) || json_array_size (mounts) > POLICY_MAX_ITEMS))

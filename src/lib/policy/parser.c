@@ -740,11 +740,71 @@ d_network_rules (struct ctx *c, bool deny)
     set_network_mode (c, SECURER_NET_ALLOW);
 }
 
+/* network limit connections N | bytes SIZE|unlimited | idle DURATION */
+static void
+d_network_limit (struct ctx *c)
+{
+  static const char *const names[] = { "connections", "bytes", "idle" };
+  const struct token *n = expect (c, "connections, bytes or idle");
+  if (n == NULL)
+    return;
+  int k = -1;
+  for (int i = 0; i < 3; i++)
+    if (is_kw (n, names[i]))
+      k = i;
+  if (k < 0)
+    {
+      error_suggest (c, n, names, 3, "unknown network limit '%s': expected connections, bytes or idle", n->text);
+      return;
+    }
+  const struct token *v = expect (c, k == 0 ? "a number of connections" : k == 1 ? "a size" : "a duration");
+  if (v == NULL || !expect_end (c))
+    return;
+  struct securer_net_limits *l = &builder_policy (c->ps->b)->net_limits;
+  uint64_t x;
+  if (k == 0)
+    {
+      if (!parse_count (c, v, SECURER_NET_MAX_CONNECTIONS, &x))
+        return;
+      if (x == 0)
+        {
+          error_at (c, v, NULL, "the proxy needs at least 1 connection (say 'network none' for none)");
+          return;
+        }
+      l->connections = (uint32_t) x;
+    }
+  else if (k == 1)
+    {
+      if (is_kw (v, "unlimited"))
+        x = UINT64_MAX;
+      else if (!parse_size (c, v, &x))
+        return;
+      else if (x < 1024)
+        {
+          error_at (c, v, NULL, "a byte budget below 1K leaves nothing to send: got '%s'", v->text);
+          return;
+        }
+      l->bytes = x;
+    }
+  else
+    {
+      if (!parse_duration (c, v, &x))
+        return;
+      if (x < 1000)
+        {
+          error_at (c, v, NULL, "an idle time below 1s closes connections while they wait for an answer: got "
+                    "'%s'", v->text);
+          return;
+        }
+      l->idle_ms = x;
+    }
+}
+
 static void
 d_network (struct ctx *c)
 {
-  static const char *const cands[] = { "none", "loopback", "host", "allow", "deny" };
-  const struct token *t = expect (c, "none, loopback, host, allow or deny");
+  static const char *const cands[] = { "none", "loopback", "host", "allow", "deny", "limit" };
+  const struct token *t = expect (c, "none, loopback, host, allow, deny or limit");
   if (t == NULL)
     return;
   if (is_kw (t, "allow") || is_kw (t, "deny"))
@@ -752,10 +812,15 @@ d_network (struct ctx *c)
       d_network_rules (c, is_kw (t, "deny"));
       return;
     }
+  if (is_kw (t, "limit"))
+    {
+      d_network_limit (c);
+      return;
+    }
   enum securer_net_mode m;
   if (t->quoted || policy_net_lookup (t->text, &m) < 0 || m == SECURER_NET_ALLOW)
     {
-      error_suggest (c, t, cands, 5, "unknown network mode '%s': expected none, loopback, host, allow or deny",
+      error_suggest (c, t, cands, 6, "unknown network mode '%s': expected none, loopback, host, allow, deny or limit",
                      t->text);
       return;
     }

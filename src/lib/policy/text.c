@@ -145,6 +145,14 @@ securer_policy_to_text (const struct securer_policy *p)
           fprintf (f, "network %s %s\n", deny ? "deny" : "allow", w ? w : "?");
           free (w);
         }
+  if (p->net_limits.connections)
+    fprintf (f, "network limit connections %" PRIu32 "\n", p->net_limits.connections);
+  if (p->net_limits.bytes == UINT64_MAX)
+    fputs ("network limit bytes unlimited\n", f);
+  else if (p->net_limits.bytes)
+    fprintf (f, "network limit bytes %" PRIu64 "\n", p->net_limits.bytes);
+  if (p->net_limits.idle_ms)
+    fprintf (f, "network limit idle %" PRIu64 "ms\n", p->net_limits.idle_ms);
   fprintf (f, "session template %s\n\n",
            securer_session_template_name (p->session_template) ? securer_session_template_name (p->session_template) : "?");
 
