@@ -27,7 +27,6 @@ teardown (void)
 
 TestSuite (learn, .init = setup, .fini = teardown, .timeout = 120);
 
-
 static char *
 path_in_tmp (const char *name)
 {
@@ -574,4 +573,61 @@ Test (learn, write_policy_needs_a_base_in_text)
   cli_run_clear (&r);
   free (json);
   free (pol);
+}
+
+/* Several commands after their own '--' are learned into one record: the
+ * fragment and the written policy hold what either run used, and the
+ * policy learned from one run alone does not. */
+Test (learn, runs_after_each_double_dash_are_merged)
+{
+  char *base = cli_probe_policy (tmpdir, "probe-base", NULL);
+  char *probe = probe_path ();
+  char *merged = path_in_tmp ("merged.policy"), *exp = path_in_tmp ("merged.expect");
+  char *one = path_in_tmp ("one.policy");
+  struct cli_run r;
+
+  char *both[] = { "policy", "learn", "--policy", base, "-o", "-", "--write-policy", merged, "--write-expect", exp,
+                   "--", probe, "setuid", "1000", "--", probe, "setuid", "1000", "setuid", "1000", "kill", "1", "0",
+                   NULL };
+  cli_run (both, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_eq (count (r.err, "probe exited with status 0"), 2, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "# Syscalls used by 2 runs, merged:\n#   1: "), "%s", r.out);
+  cr_assert_not_null (strstr (r.out, "# Run 2 exited with status 0.\n"), "%s", r.out);
+  /* Three calls in all: one in the first run, two in the second. */
+  cr_assert_not_null (strstr (r.out, "\nseccomp allow setuid                        # 3 calls"), "%s", r.out);
+  cr_assert_not_null (strstr (r.out, "\nseccomp allow kill "), "%s", r.out);
+  cli_run_clear (&r);
+
+  char *test[] = { "policy", "test", "-q", merged, exp, NULL };
+  cli_run (test, &r);
+  cr_assert_eq (r.status, 0, "%s%s", r.out, r.err);
+  cli_run_clear (&r);
+
+  char *second[] = { "policy", "learn", "--policy", base, "-o", "/dev/null", "--write-policy", one, "--", probe, "kill",
+                     "1", "0", NULL };
+  cli_run (second, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cli_run_clear (&r);
+
+  char *cmd[] = { probe, "setuid", "1000", NULL };
+  run_under (merged, cmd, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "setuid=OK\n"), "%s", r.out);
+  cli_run_clear (&r);
+  run_under (one, cmd, &r);
+  cr_assert_not_null (strstr (r.out, "setuid=ENOSYS\n"), "%s", r.out);
+  cli_run_clear (&r);
+
+  char *empty[] = { "policy", "learn", "--policy", base, "--", probe, "setuid", "1000", "--", NULL };
+  cli_run (empty, &r);
+  cr_assert_eq (r.status, 2, "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "empty command"), "%s", r.err);
+  cli_run_clear (&r);
+
+  free (one);
+  free (exp);
+  free (merged);
+  free (probe);
+  free (base);
 }

@@ -580,21 +580,22 @@ put_words (FILE *f, const char *lead, char **words, size_t n)
   fputc ('\n', f);
 }
 
+/* who: "The command", or "Run N" of merged runs. */
 static void
-put_status (FILE *f, const struct securer_status *st)
+put_status (FILE *f, const struct securer_status *st, const char *who)
 {
   if (st == NULL)
     return;
   if (st->reason == SECURER_KILL_TIMEOUT)
-    fputs ("# The command timed out: the list covers only what it did until then.\n", f);
+    fprintf (f, "# %s timed out: the list covers only what it did until then.\n", who);
   else if (st->exited && st->exit_code == 0)
-    fputs ("# The command exited with status 0.\n", f);
+    fprintf (f, "# %s exited with status 0.\n", who);
   else
     {
       if (st->exited)
-        fprintf (f, "# The command exited with status %d", st->exit_code);
+        fprintf (f, "# %s exited with status %d", who, st->exit_code);
       else
-        fprintf (f, "# The command was killed by signal %d", st->signal);
+        fprintf (f, "# %s was killed by signal %d", who, st->signal);
       if (st->reason == SECURER_KILL_SECCOMP && st->detail != NULL)
         {
           fputs (" (seccomp, at ", f);
@@ -610,17 +611,32 @@ write_fragment (FILE *f, const struct securer_learn *l, const struct plan *pl,
                 const struct securer_learn_info *info)
 {
   (void) l;
-  fputs ("# Syscalls used by:", f);
-  for (char *const *a = info->argv; a != NULL && *a != NULL; a++)
+  bool merged = info->n_runs > 1;
+  if (merged)
+    fprintf (f, "# Syscalls used by %zu runs, merged:\n", info->n_runs);
+  for (size_t r = 0; r < (merged ? info->n_runs : 1); r++)
     {
-      fputc (' ', f);
-      put_safe (f, *a);
+      if (merged)
+        fprintf (f, "#   %zu:", r + 1);
+      else
+        fputs ("# Syscalls used by:", f);
+      for (char *const *a = merged ? info->runs[r].argv : info->argv; a != NULL && *a != NULL; a++)
+        {
+          fputc (' ', f);
+          put_safe (f, *a);
+        }
+      fputc ('\n', f);
     }
-  fputc ('\n', f);
   fputs ("# Learned by `securer policy learn` in the sandbox of ", f);
   put_safe (f, info->base ? info->base : "?");
   fputs (info->keep_denials ? ", its seccomp denials kept.\n" : ", without its seccomp rules.\n", f);
-  put_status (f, info->status);
+  for (size_t r = 0; r < (merged ? info->n_runs : 1); r++)
+    {
+      char who[32] = "The command";
+      if (merged)
+        snprintf (who, sizeof who, "Run %zu", r + 1);
+      put_status (f, merged ? info->runs[r].status : info->status, who);
+    }
   fprintf (f, "# %zu syscalls, %llu calls.  Include it after a `seccomp default` line;\n"
            "# rules below allow exactly what was used", pl->n_sorted, (unsigned long long) pl->calls);
   fputs (info->collapse_pct > 0 && info->collapse_pct < 100 ? " (whole groups where marked).\n" : ".\n", f);
@@ -783,6 +799,19 @@ securer_learn_json (const struct securer_learn *l, const struct securer_learn_in
   for (char *const *a = info->argv; a != NULL && *a != NULL; a++)
     json_array_append_new (cmd, json_string (*a));
   json_object_set_new (o, "command", cmd);
+  if (info->n_runs > 1)
+    {
+      json_t *runs = json_array ();
+      for (size_t r = 0; r < info->n_runs; r++)
+        {
+          json_t *c = json_array ();
+          for (char *const *a = info->runs[r].argv; a != NULL && *a != NULL; a++)
+            json_array_append_new (c, json_string (*a));
+          json_array_append_new (runs, json_pack ("{s:o, s:o}", "command", c, "status",
+                                                  jstatus (info->runs[r].status)));
+        }
+      json_object_set_new (o, "runs", runs);
+    }
   json_object_set_new (o, "base", info->base ? json_string (info->base) : json_null ());
   json_object_set_new (o, "mechanism", json_string ("seccomp-user-notification"));
   json_object_set_new (o, "base_denials_kept", json_boolean (info->keep_denials));
