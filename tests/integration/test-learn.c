@@ -631,3 +631,43 @@ Test (learn, runs_after_each_double_dash_are_merged)
   free (probe);
   free (base);
 }
+
+/* The exec list the fragment proposes names the programs that ran (seen
+ * inside the sandbox) and their loader, not the launcher: under it the
+ * command runs, and without one of its programs that one is refused. */
+Test (learn, proposes_the_exec_list_of_the_programs_that_ran)
+{
+  struct cli_run r;
+  char *cmd[] = { "/bin/sh", "-c", "ls /; echo done", NULL };
+  char *frag = learn ("sh.policy", NULL, cmd, &r);
+  cli_run_clear (&r);
+  const char *at = strstr (frag, "\n#   exec ");
+  cr_assert_not_null (at, "%s", frag);
+  char *list = strndup (at + 5, strcspn (at + 5, "\n"));
+  cr_assert_not_null (strstr (list, " /usr/bin/dash"), "%s", list);
+  cr_assert_not_null (strstr (list, " /usr/bin/ls"), "%s", list);
+  cr_assert_not_null (strstr (list, " /lib64/ld-linux-x86-64.so.2"), "%s", list);
+  cr_assert_null (strstr (list, "securer"), "%s", list);
+
+  char *text = NULL, *pol = path_in_tmp ("exec.policy");
+  cr_assert (asprintf (&text, "include \"%s/policies/minimal.policy\"\n%s\n", cli_srcdir (), list) > 0);
+  write_file (pol, text);
+  run_under (pol, cmd, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "\nusr\n"), "%s", r.out);
+  cr_assert_str_empty (r.err);
+  cli_run_clear (&r);
+
+  /* The same list without ls. */
+  char *ls = strstr (text, " /usr/bin/ls");
+  memset (ls, ' ', strlen (" /usr/bin/ls"));
+  write_file (pol, text);
+  run_under (pol, cmd, &r);
+  cr_assert_null (strstr (r.out, "\nusr\n"), "%s", r.out);
+  cr_assert_not_null (strstr (r.err, "ls: Permission denied"), "%s", r.err);
+  cli_run_clear (&r);
+  free (pol);
+  free (text);
+  free (list);
+  free (frag);
+}

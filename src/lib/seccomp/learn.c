@@ -11,12 +11,16 @@
  * options) the values seen are written as conditions. */
 #include <config.h>
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <linux/audit.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "seccomp/argwidth.h"
 #include "seccomp/learn.h"
@@ -66,12 +70,26 @@ struct entry {
   uint64_t first_args[6];          /* of the first call that went ahead */
 };
 
+/* Programs seen running, for the exec list the fragment proposes. */
+#define MAX_PROCS 1024
+#define MAX_PROGRAMS 128
+
+struct proc {
+  pid_t pid;
+  bool stale;                      /* it has made an execve since its program was read */
+};
+
 struct securer_learn {
   struct securer_seccomp_prog *base;
   struct entry *v;
   size_t n, cap;
   uint64_t total;
   bool oom;
+  struct proc procs[MAX_PROCS];
+  size_t n_procs, next_proc;
+  char *programs[MAX_PROGRAMS];    /* as the sandbox names them: executables, then loaders */
+  bool loader[MAX_PROGRAMS];
+  size_t n_programs;
 };
 
 int
@@ -118,6 +136,8 @@ securer_learn_free (struct securer_learn *l)
       free (l->v[i].values);
     }
   free (l->v);
+  for (size_t i = 0; i < l->n_programs; i++)
+    free (l->programs[i]);
   securer_seccomp_free (l->base);
   free (l);
 }
@@ -221,10 +241,102 @@ record_value (struct securer_learn *l, struct entry *e, uint64_t v)
   e->values[e->n_values++] = (struct value) { v, 1 };
 }
 
+static void
+add_program (struct securer_learn *l, const char *path, bool loader)
+{
+  for (size_t i = 0; i < l->n_programs; i++)
+    if (strcmp (l->programs[i], path) == 0)
+      return;
+  /* The sandbox names its files: only an absolute path that is one plain
+   * word is written, so that no name can end the comment it stands in
+   * and add a line to the policy, or reach a terminal. */
+  if (path[0] != '/' || l->n_programs == MAX_PROGRAMS)
+    return;
+  for (const char *c = path; *c; c++)
+    if ((unsigned char) *c <= ' ' || (unsigned char) *c >= 0x7f || strchr ("\"\\#", *c) != NULL)
+      return;
+  char *copy = strdup (path);
+  if (copy == NULL)
+    {
+      l->oom = true;
+      return;
+    }
+  l->loader[l->n_programs] = loader;
+  l->programs[l->n_programs++] = copy;
+}
+
+/* The ELF interpreter (PT_INTERP) of the program behind fd, or "". */
+static void
+read_interp (int fd, char *out, size_t size)
+{
+  out[0] = '\0';
+  Elf64_Ehdr eh;
+  if (pread (fd, &eh, sizeof eh, 0) != (ssize_t) sizeof eh || memcmp (eh.e_ident, ELFMAG, SELFMAG) != 0
+      || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof (Elf64_Phdr) || eh.e_phnum > 256)
+    return;
+  for (unsigned i = 0; i < eh.e_phnum; i++)
+    {
+      Elf64_Phdr ph;
+      if (pread (fd, &ph, sizeof ph, (off_t) (eh.e_phoff + i * sizeof ph)) != (ssize_t) sizeof ph)
+        return;
+      if (ph.p_type != PT_INTERP)
+        continue;
+      if (ph.p_filesz == 0 || ph.p_filesz >= size)
+        return;
+      ssize_t n = pread (fd, out, ph.p_filesz, (off_t) ph.p_offset);
+      out[n == (ssize_t) ph.p_filesz ? ph.p_filesz - 1 : 0] = '\0';
+      return;
+    }
+}
+
+/* The program a caller runs, read from /proc at its first call after an
+ * execve (by then the exec is done: the call that reported the execve was
+ * answered before the kernel ran it).  Only then: before its first execve
+ * the payload is the launcher, and a forked process runs its parent's
+ * program, already read.  The path is the one inside the sandbox, which
+ * is what an exec list names. */
+static void
+note_program (struct securer_learn *l, const struct securer_syscall_event *ev)
+{
+  struct proc *pr = NULL;
+  for (size_t i = 0; i < l->n_procs && pr == NULL; i++)
+    if (l->procs[i].pid == ev->pid)
+      pr = &l->procs[i];
+  if (pr == NULL)
+    {
+      size_t k = l->n_procs < MAX_PROCS ? l->n_procs++ : l->next_proc++ % MAX_PROCS;
+      pr = &l->procs[k];
+      *pr = (struct proc) { ev->pid, false };
+    }
+  if (pr->stale)
+    {
+      char path[64], exe[PATH_MAX], interp[PATH_MAX];
+      snprintf (path, sizeof path, "/proc/%d/exe", (int) ev->pid);
+      ssize_t n = readlink (path, exe, sizeof exe - 1);
+      if (n > 0)
+        {
+          exe[n] = '\0';
+          add_program (l, exe, false);
+          int fd = open (path, O_RDONLY | O_CLOEXEC);
+          if (fd >= 0)
+            {
+              read_interp (fd, interp, sizeof interp);
+              close (fd);
+              if (interp[0] != '\0')
+                add_program (l, interp, true);
+            }
+        }
+      pr->stale = false;
+    }
+  if (strcmp (ev->name, "execve") == 0 || strcmp (ev->name, "execveat") == 0)
+    pr->stale = true;
+}
+
 void
 securer_learn_record (void *ctx, const struct securer_syscall_event *ev)
 {
   struct securer_learn *l = ctx;
+  note_program (l, ev);
   struct entry *e = find_entry (l, ev);
   if (e == NULL)
     {
@@ -606,11 +718,30 @@ put_status (FILE *f, const struct securer_status *st, const char *who)
     }
 }
 
+/* The exec list the runs suggest, as a comment: not a rule of the
+ * fragment, because what it misses (a script's own file: the process
+ * shows its interpreter) would stop a command at its next run. */
+static void
+put_programs (FILE *f, const struct securer_learn *l)
+{
+  if (l->n_programs == 0)
+    return;
+  fputs ("\n# Programs executed, as an exec list names them (executables, then their\n"
+         "# loaders; a script's own file is not seen and must be added):\n", f);
+  char *words[MAX_PROGRAMS + 1];
+  size_t n = 0;
+  words[n++] = "exec";
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < l->n_programs; i++)
+      if (l->loader[i] == (pass == 1))
+        words[n++] = l->programs[i];
+  put_words (f, "#  ", words, n);
+}
+
 static void
 write_fragment (FILE *f, const struct securer_learn *l, const struct plan *pl,
                 const struct securer_learn_info *info)
 {
-  (void) l;
   bool merged = info->n_runs > 1;
   if (merged)
     fprintf (f, "# Syscalls used by %zu runs, merged:\n", info->n_runs);
@@ -640,6 +771,7 @@ write_fragment (FILE *f, const struct securer_learn *l, const struct plan *pl,
   fprintf (f, "# %zu syscalls, %llu calls.  Include it after a `seccomp default` line;\n"
            "# rules below allow exactly what was used", pl->n_sorted, (unsigned long long) pl->calls);
   fputs (info->collapse_pct > 0 && info->collapse_pct < 100 ? " (whole groups where marked).\n" : ".\n", f);
+  put_programs (f, l);
 
   bool any_selected = false;
   for (size_t k = 0; k < pl->n_g; k++)
@@ -868,6 +1000,10 @@ securer_learn_json (const struct securer_learn *l, const struct securer_learn_in
                                                 "members", (json_int_t) pl.g[k].n,
                                                 "written_whole", pl.g[k].selected));
   json_object_set_new (o, "groups", groups);
+  json_t *programs = json_array ();
+  for (size_t i = 0; i < l->n_programs; i++)
+    json_array_append_new (programs, json_pack ("{s:s, s:b}", "path", l->programs[i], "loader", l->loader[i]));
+  json_object_set_new (o, "programs", programs);
   json_object_set_new (o, "fragment", json_string (text));
   free (text);
   plan_free (&pl);
