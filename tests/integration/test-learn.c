@@ -671,3 +671,59 @@ Test (learn, proposes_the_exec_list_of_the_programs_that_ran)
   free (list);
   free (frag);
 }
+
+/* The read-only mounts the fragment proposes are the directories of what
+ * the command read (and a file the base binds alone), under the base's
+ * read-only binds only: a view made of them, the base's symlinks and
+ * Debian's /usr/lib64 (a symlink on the way, not seen) runs the command,
+ * shows nothing it did not read, and without the libraries' directory
+ * the command cannot start. */
+Test (learn, proposes_read_only_mounts_of_the_directories_read)
+{
+  struct cli_run r;
+  char *cmd[] = { "/bin/sh", "-c", "ls /usr/share/doc >/dev/null; cat /etc/ld.so.cache >/dev/null; echo ran",
+                  NULL };
+  char *frag = learn ("ro.policy", NULL, cmd, &r);
+  cli_run_clear (&r);
+  cr_assert_not_null (strstr (frag, "\n#   mount ro /usr/share/doc\n"), "%s", frag);
+  cr_assert_not_null (strstr (frag, "\n#   mount ro /usr/lib/x86_64-linux-gnu\n"), "%s", frag);
+  cr_assert_not_null (strstr (frag, "\n#   mount ro /usr/bin\n"), "%s", frag);
+  cr_assert_not_null (strstr (frag, "\n#   mount ro /etc/ld.so.cache\n"), "%s", frag);
+  /* Not the base's whole /usr, nothing of its proc, dev or tmpfs. */
+  cr_assert_null (strstr (frag, "\n#   mount ro /usr\n"), "%s", frag);
+  cr_assert_null (strstr (frag, "\n#   mount ro /proc"), "%s", frag);
+  cr_assert_null (strstr (frag, "\n#   mount ro /dev"), "%s", frag);
+  cr_assert_null (strstr (frag, "\n#   mount ro /tmp"), "%s", frag);
+
+  char *text = NULL, *pol = path_in_tmp ("narrow.policy");
+  FILE *f = open_memstream (&text, &(size_t) { 0 });
+  cr_assert_not_null (f);
+  fprintf (f, "include \"%s/policies/base/isolation.policy\"\n", cli_srcdir ());
+  fprintf (f, "include \"%s/policies/base/env.policy\"\n", cli_srcdir ());
+  fprintf (f, "include \"%s/policies/base/seccomp-common.policy\"\n", cli_srcdir ());
+  fputs ("mount symlink /bin -> usr/bin\nmount symlink /lib -> usr/lib\nmount symlink /lib64 -> usr/lib64\n"
+         "mount ro? /usr/lib64\nmount proc /proc\nmount dev /dev\nmount tmpfs /tmp\n", f);
+  for (const char *l = strstr (frag, "\n#   mount ro "); l != NULL; l = strstr (l + 1, "\n#   mount ro "))
+    fprintf (f, "%.*s\n", (int) strcspn (l + 5, "\n"), l + 5);
+  cr_assert_eq (fclose (f), 0);
+  write_file (pol, text);
+  run_under (pol, cmd, &r);
+  cr_assert_eq (r.status, 0, "%s\n%s", r.err, text);
+  cr_assert_str_eq (r.out, "ran\n");
+  cli_run_clear (&r);
+  char *man[] = { "/bin/ls", "/usr/share/man", NULL };
+  run_under (pol, man, &r);
+  cr_assert_eq (r.status, 2, "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "No such file or directory"), "%s", r.err);
+  cli_run_clear (&r);
+
+  char *libs = strstr (text, "mount ro /usr/lib/x86_64-linux-gnu\n");
+  memset (libs, ' ', strlen ("mount ro /usr/lib/x86_64-linux-gnu"));
+  write_file (pol, text);
+  run_under (pol, cmd, &r);
+  cr_assert_eq (r.status, 127, "%s", r.err);
+  cli_run_clear (&r);
+  free (pol);
+  free (text);
+  free (frag);
+}
