@@ -361,10 +361,17 @@ note_fd (struct securer_learn *l, const struct securer_syscall_event *ev)
   /* Negative: AT_FDCWD, or mmap's -1 of an anonymous mapping. */
   if (fd < 0)
     return;
+  size_t k = SIZE_MAX;
   for (size_t i = 0; i < l->n_fds; i++)
-    if (l->fds[i].pid == ev->pid && l->fds[i].fd == fd)
-      return;
-  size_t k = l->n_fds < MAX_FDS ? l->n_fds++ : l->next_fd++ % MAX_FDS;
+    {
+      if (l->fds[i].pid == ev->pid && l->fds[i].fd == fd)
+        return;
+      if (l->fds[i].pid == 0 && k == SIZE_MAX)
+        k = i;
+    }
+  /* A closed one's place first, so the table stays as small as what is open. */
+  if (k == SIZE_MAX)
+    k = l->n_fds < MAX_FDS ? l->n_fds++ : l->next_fd++ % MAX_FDS;
   l->fds[k] = (struct fdseen) { ev->pid, fd };
   char path[64], target[PATH_MAX];
   snprintf (path, sizeof path, "/proc/%d/fd/%d", (int) ev->pid, fd);
