@@ -745,6 +745,41 @@ setuid_verdict_is (const char *policy, const char *want)
   return cached;
 }
 
+/* `network allow` adds socket rules to the policy's rule lines: a filter
+ * kept for the same lines without it must not be taken for it. */
+Test (run_cli, a_filter_kept_without_network_allow_is_not_taken_for_it)
+{
+  char *cache = NULL;
+  cr_assert (asprintf (&cache, "%s/netcache", tmpdir) > 0);
+  cr_assert_eq (mkdir (cache, 0700), 0);
+  cr_assert_eq (setenv ("SECURER_SECCOMP_CACHE", cache, 1), 0);
+  char *probe = probe_path ();
+  char *plain = write_policy ("net-plain", NULL), *allow = write_policy ("net-allow", "network allow 127.0.0.1:9");
+  struct cli_run r;
+  char *first[] = { "run", "--policy", plain, "--", probe, "connect", "127.0.0.1", "3128", NULL };
+  run_cli (first, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "connect=EAFNOSUPPORT\n"), "%s", r.out);
+  cli_run_clear (&r);
+  char *entry = cache_entry (cache, ".rules");
+  cr_assert_not_null (entry, "nothing was kept");
+  char *second[] = { "run", "--verbose", "--policy", allow, "--", probe, "connect", "127.0.0.1", "3128", NULL };
+  run_cli (second, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "connect=OK\n"), "%s\n%s", r.out, r.err);
+  cr_assert_null (strstr (r.err, "seccomp filter from the cache"), "%s", r.err);
+  cli_run_clear (&r);
+  char *cmd = NULL;
+  cr_assert (asprintf (&cmd, "rm -rf '%s'", cache) > 0);
+  cr_assert_eq (system (cmd), 0);
+  free (cmd);
+  free (entry);
+  free (allow);
+  free (plain);
+  free (probe);
+  free (cache);
+}
+
 Test (run_cli, unchanged_rule_text_reuses_the_filter_and_a_changed_nested_group_does_not)
 {
   char *cache, *data;
