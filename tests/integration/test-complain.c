@@ -102,6 +102,9 @@ Test (complain, an_errno_rule_is_enforced_without_complain_and_goes_ahead_counte
   cr_assert_eq (r.status, 0, "%s", r.err);
   cr_assert_eq (count (r.out, "setuid=OK\n"), 2, "%s", r.out);
   cr_assert_not_null (strstr (r.err, "warning: complain mode (--complain)"), "%s", r.err);
+  /* After the command too, with the count: never a silent weakening. */
+  cr_assert_not_null (strstr (r.err, "securer: complain mode (--complain): 2 calls reported, 1 distinct"), "%s",
+                      r.err);
   o = load_status (status);
   cr_assert_str_eq (str (o, "complain_mode"), "run");
   json_t *e = entry (o, "setuid");
