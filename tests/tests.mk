@@ -28,7 +28,7 @@ endif
 if ENABLE_TESTS
 check_PROGRAMS += tests/integration/test-run-cli
 TESTS += tests/integration/test-run-cli
-tests_integration_test_run_cli_SOURCES = tests/integration/test-run-cli.c tests/integration/run-util.h
+tests_integration_test_run_cli_SOURCES = tests/integration/test-run-cli.c tests/integration/cli-util.h tests/integration/run-util.h
 tests_integration_test_run_cli_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_run_cli_LDADD = $(TEST_LIBS)
 endif

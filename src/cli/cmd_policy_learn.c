@@ -24,7 +24,7 @@ static void
 learn_help (FILE *out)
 {
   fprintf (out,
-           "Usage: securer policy learn [OPTIONS] -- CMD [ARGS...]\n"
+           "Usage: securer policy learn [OPTIONS] -- CMD [ARGS...] [-- CMD [ARGS...]]...\n"
            "\n"
            "Run CMD in the sandbox of BASE (namespaces, mounts, Landlock, limits) with BASE's\n"
            "seccomp rules replaced by a filter that reports every syscall to securer and\n"
@@ -34,9 +34,13 @@ learn_help (FILE *out)
            "    holding it, with the number of calls;\n"
            "  - socket/socketpair families, ioctl requests and prctl options as\n"
            "    conditions ('seccomp allow socket if arg0 == AF_UNIX');\n"
-           "  - a whole @group only when CMD used every member of it (or --collapse).\n"
+           "  - a whole @group only when CMD used every member of it (or --collapse);\n"
+           "  - as comments, the exec list of the programs that ran and their loaders, and\n"
+           "    read-only mounts of the directories of the files read, to review.\n"
            "The fragment allows exactly what this run needed: include it after a\n"
-           "'seccomp default' line, review it, and tighten.\n"
+           "'seccomp default' line, review it, and tighten.  Several commands, each after\n"
+           "its own '--', are run one after the other in the same sandbox policy and their\n"
+           "syscalls merged into one fragment (a '--' always starts a new command).\n"
            "\n"
            "Options:\n"
            "  -p, --policy BASE     base policy, a file or NAME (default: minimal)\n"
@@ -77,6 +81,10 @@ struct learn_args {
   unsigned collapse_pct;
   uint64_t timeout_ms;
   char **argv;
+  /* Each command, NULL-terminated in place of the '--' that followed it. */
+#define LEARN_MAX_RUNS 64
+  char **cmds[LEARN_MAX_RUNS];
+  size_t n_cmds;
 };
 
 #define usage(...) cli_usage ("policy learn", 2, __VA_ARGS__)
@@ -137,6 +145,20 @@ parse_args (int argc, char **argv, struct learn_args *a)
   if (a->write_expect != NULL && a->write_policy == NULL)
     return usage ("%s", "--write-expect describes the policy of --write-policy: give both");
   a->argv = argv + optind;
+  int start = optind;
+  for (int i = optind; i <= argc; i++)
+    {
+      if (i < argc && strcmp (argv[i], "--") != 0)
+        continue;
+      if (i == start)
+        return usage ("%s", "an empty command: nothing after a '--'");
+      if (a->n_cmds == LEARN_MAX_RUNS)
+        return usage ("at most %d commands", LEARN_MAX_RUNS);
+      a->cmds[a->n_cmds++] = argv + start;
+      if (i < argc)
+        argv[i] = NULL;
+      start = i + 1;
+    }
   return 0;
 }
 
@@ -248,6 +270,45 @@ report_status (const char *cmd, const struct securer_status *st)
              st->detail ? " (seccomp, at " : "", st->detail ? st->detail : "", st->detail ? ")" : "");
 }
 
+/* One command of the learning, recorded into l; *st says how it ended. */
+static int
+learn_one (const struct learn_args *a, char **cmd, struct securer_policy *p, struct securer_learn *l, int sigfd,
+           const int caller_fd[3], struct securer_status *st, securer_err_t *err)
+{
+  struct securer_sandbox *sb = NULL;
+  struct cli_relay *relay = NULL;
+  struct securer_spawn_opts o = {
+    .policy = p,
+    .argv = cmd,
+    .timeout_ms = a->timeout_ms,
+    .verbose = a->verbose,
+    .on_syscall = securer_learn_record,
+    .on_syscall_ctx = l,
+  };
+  /* CMD's stdio is relayed as for `securer run`, so the fragment covers
+   * what it does there; standard output is the fragment's unless that
+   * goes to a file. */
+  struct cli_relay_opts ro = {
+    .in = caller_fd[0],
+    .out = caller_fd[a->output != NULL && strcmp (a->output, "-") != 0 ? 1 : 2],
+    .err = caller_fd[2],
+  };
+  int rc = 0;
+  if (cli_relay_new (&ro, &relay, err) < 0)
+    rc = SECURER_EXIT_SETUP;
+  else if (cli_relay_spawn (relay, &o, &sb, err) < 0)
+    rc = *err && (*err)->status ? (*err)->status : SECURER_EXIT_SETUP;
+  /* Every readable pollfd is one or more notifications (each recorded by
+   * the callback inside dispatch) or the end of the sandbox. */
+  else if (cli_supervise (sb, sigfd, relay, st, err) < 0)
+    rc = SECURER_EXIT_SETUP;
+  else
+    report_status (cmd[0], st);
+  securer_sandbox_free (sb);
+  cli_relay_free (relay);
+  return rc;
+}
+
 int
 cmd_policy_learn (int argc, char **argv)
 {
@@ -261,10 +322,9 @@ cmd_policy_learn (int argc, char **argv)
   securer_err_t err = NULL;
   struct securer_learn *l = NULL;
   struct securer_policy *p = NULL;
-  struct securer_sandbox *sb = NULL;
-  struct cli_relay *relay = NULL;
-  struct securer_status st;
-  memset (&st, 0, sizeof st);
+  struct securer_status st[LEARN_MAX_RUNS];
+  struct securer_learn_run runs[LEARN_MAX_RUNS];
+  memset (st, 0, sizeof st);
   char *text = NULL;
   int sigfd = -1;
   sigset_t set, old;
@@ -291,47 +351,23 @@ cmd_policy_learn (int argc, char **argv)
       goto out;
     }
 
-  struct securer_spawn_opts o = {
-    .policy = p,
-    .argv = a.argv,
-    .timeout_ms = a.timeout_ms,
-    .verbose = a.verbose,
-    .on_syscall = securer_learn_record,
-    .on_syscall_ctx = l,
-  };
-  /* CMD's stdio is relayed as for `securer run`, so the fragment covers
-   * what it does there; standard output is the fragment's unless that
-   * goes to a file. */
-  struct cli_relay_opts ro = {
-    .in = caller_fd[0],
-    .out = caller_fd[a.output != NULL && strcmp (a.output, "-") != 0 ? 1 : 2],
-    .err = caller_fd[2],
-  };
-  if (cli_relay_new (&ro, &relay, &err) < 0)
+  /* One after the other, into one record: a run that could not start
+   * ends the learning, since its part of the list would be missing. */
+  for (size_t i = 0; i < a.n_cmds; i++)
     {
-      rc = SECURER_EXIT_SETUP;
-      goto out;
+      if ((rc = learn_one (&a, a.cmds[i], p, l, sigfd, caller_fd, &st[i], &err)) != 0)
+        goto out;
+      runs[i] = (struct securer_learn_run) { a.cmds[i], &st[i] };
     }
-  if (cli_relay_spawn (relay, &o, &sb, &err) < 0)
-    {
-      rc = err && err->status ? err->status : SECURER_EXIT_SETUP;
-      goto out;
-    }
-  /* Every readable pollfd is one or more notifications (each recorded by
-   * the callback inside dispatch) or the end of the sandbox. */
-  if (cli_supervise (sb, sigfd, relay, &st, &err) < 0)
-    {
-      rc = SECURER_EXIT_SETUP;
-      goto out;
-    }
-  report_status (a.argv[0], &st);
 
   struct securer_learn_info info = {
     .argv = a.argv,
     .base = a.base,
     .keep_denials = a.keep_denials,
-    .status = &st,
+    .status = &st[0],
     .collapse_pct = a.collapse_pct,
+    .runs = runs,
+    .n_runs = a.n_cmds,
   };
   if (a.json)
     {
@@ -371,9 +407,8 @@ out:
   if (err != NULL)
     cli_report (&err);
   free (text);
-  securer_status_clear (&st);
-  securer_sandbox_free (sb);
-  cli_relay_free (relay);
+  for (size_t i = 0; i < a.n_cmds; i++)
+    securer_status_clear (&st[i]);
   securer_learn_free (l);
   securer_policy_free (p);
   if (sigfd >= 0)

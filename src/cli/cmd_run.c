@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "relay.h"
+#include "seccomp/complain.h"
 
 void
 cmd_run_help (FILE *out)
@@ -41,6 +42,10 @@ cmd_run_help (FILE *out)
            "                           (these four only narrow the policy: a value above its\n"
            "                           own, or a wider network, is refused; a limit the policy\n"
            "                           lacks is added and required)\n"
+           "      --complain           complain mode: calls the policy's seccomp rules or\n"
+           "                           default would refuse (errno, trap, kill default) go\n"
+           "                           ahead and are reported; its kill rules still kill.\n"
+           "                           The sandbox is weaker: for writing policies only\n"
            "      --no-seccomp-cache   resolve the seccomp rules and generate the filter\n"
            "                           afresh, neither reading nor writing the cache of\n"
            "                           compiled filters\n"
@@ -60,6 +65,14 @@ cmd_run_help (FILE *out)
            "SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to securer are passed\n"
            "on to CMD.\n"
            "\n"
+           "Complain mode (--complain, or a policy with `log`/`notify` actions such as\n"
+           "`seccomp default log`) reports each distinct call that went ahead (or was\n"
+           "killed) with its count, the verdict the policy gives it and its first caller:\n"
+           "in the `complain` array of --json-status, on stderr with --verbose.  Without\n"
+           "--complain only `log`/`notify` verdicts go ahead; the rest is enforced.\n"
+           "Landlock is never relaxed, and its denials are not reported.  --complain needs\n"
+           "seccomp user notification (Linux 5.5); without it the run is refused (125).\n"
+           "\n"
            "Exit status:\n"
            "  N      CMD exited with N\n"
            "  128+N  CMD was killed by signal N\n"
@@ -75,7 +88,7 @@ struct run_args {
   const char *memory, *pids, *cpus, *network;  /* overrides, or NULL */
   uint64_t timeout_ms;
   bool verbose;
-  bool no_stdin, raw_output, inherit_stdio, no_seccomp_cache;
+  bool no_stdin, raw_output, inherit_stdio, no_seccomp_cache, complain;
   char **argv;
 };
 
@@ -171,6 +184,8 @@ parse_args (int argc, char **argv, struct run_args *a)
         a->inherit_stdio = true;
       else if (strcmp (o, "--no-seccomp-cache") == 0)
         a->no_seccomp_cache = true;
+      else if (strcmp (o, "--complain") == 0)
+        a->complain = true;
       else
         return usage_error ("unknown option '%s'", argv[i]);
     }
@@ -366,6 +381,97 @@ fail_setup (securer_err_t *err, int status_fd)
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
+static void
+note_report_word (void *ctx, size_t line, const char *word, bool quoted)
+{
+  (void) line;
+  bool *found = ctx;
+  if (!quoted && (strcmp (word, "log") == 0 || strcmp (word, "notify") == 0))
+    *found = true;
+}
+
+/* Complain mode, when --complain asks for it or the policy has `log` or
+ * `notify` actions.  The rule lines of a policy without either stay
+ * pending (the launch resolves them, maybe from the cache); the others
+ * are resolved here, since the filter is made from what they mean. */
+static int
+setup_complain (const struct run_args *a, struct securer_policy *p, enum securer_complain_mode *mode,
+                struct securer_complain **out, securer_err_t *err)
+{
+  *mode = SECURER_COMPLAIN_OFF;
+  *out = NULL;
+  enum securer_action_type d = p->seccomp.default_action.type;
+  bool maybe = a->complain || (p->seccomp.enabled && (d == SECURER_ACT_LOG || d == SECURER_ACT_NOTIFY));
+  if (!maybe && p->seccomp.enabled)
+    {
+      if (securer_policy_seccomp_pending (p))
+        securer_policy_pending_words (p, note_report_word, &maybe);
+      else
+        maybe = securer_complain_mode_of (p, false) != SECURER_COMPLAIN_OFF;
+    }
+  if (!maybe || securer_policy_complete (p, NULL, err) < 0)
+    return maybe ? -1 : 0;
+  *mode = securer_complain_mode_of (p, a->complain);
+  if (*mode == SECURER_COMPLAIN_OFF)
+    return 0;
+  if (*mode == SECURER_COMPLAIN_POLICY && securer_complain_available (NULL) < 0)
+    {
+      /* The policy's `log` is the kernel's then, as the policy allows: only
+       * --complain, which relaxes what the policy enforces, must not run
+       * without its reports. */
+      fprintf (stderr, "securer: warning: no seccomp user notification with CONTINUE here: the policy's "
+               "log/notify calls go to the kernel's audit log and are not reported\n");
+      *mode = SECURER_COMPLAIN_OFF;
+      return 0;
+    }
+  if (securer_complain_available (err) < 0 || securer_complain_new (p, out, err) < 0
+      || securer_complain_prepare (p, *mode, err) < 0)
+    {
+      securer_complain_free (*out);
+      *out = NULL;
+      return -1;
+    }
+  /* Said before the command runs: a weakened sandbox must never pass for
+   * the policy's own. */
+  if (*mode == SECURER_COMPLAIN_RUN)
+    fprintf (stderr, "securer: warning: complain mode (--complain): the policy's seccomp denials are not "
+             "enforced, only its kill rules; the calls they would refuse go ahead and are reported\n");
+  else
+    fprintf (stderr, "securer: complain mode (the policy's log/notify actions): those calls go ahead and are "
+             "reported\n");
+  return 0;
+}
+
+static void
+report_complain (const struct securer_complain *c, enum securer_complain_mode mode, bool verbose)
+{
+  unsigned long long calls = securer_complain_calls (c);
+  fprintf (stderr, "securer: complain mode (%s): %llu call%s reported, %zu distinct%s\n",
+           mode == SECURER_COMPLAIN_RUN ? "--complain" : "policy", calls, calls == 1 ? "" : "s",
+           securer_complain_distinct (c), verbose || calls == 0 ? "" : " (--verbose or --json-status lists them)");
+  if (verbose)
+    securer_complain_print (c, stderr, "securer: complain:   ");
+}
+
+/* The status record with what complain mode saw (empty when it was off). */
+static char *
+status_with_complain (char *js, const struct securer_complain *c, enum securer_complain_mode mode)
+{
+  json_t *o = json_loads (js, 0, NULL);
+  if (o == NULL)
+    return js;
+  const char *name = securer_complain_mode_name (mode);
+  json_object_set_new (o, "complain_mode", name ? json_string (name) : json_null ());
+  json_object_set_new (o, "complain", securer_complain_json (c));
+  json_object_set_new (o, "complain_unlisted", json_integer ((json_int_t) securer_complain_unlisted (c)));
+  char *s = json_dumps (o, JSON_COMPACT);
+  json_decref (o);
+  if (s == NULL)
+    return js;
+  free (js);
+  return s;
+}
+
 int
 cli_supervise (struct securer_sandbox *sb, int sigfd, struct cli_relay *relay, struct securer_status *st,
                securer_err_t *err)
@@ -443,13 +549,16 @@ cmd_run (int argc, char **argv)
 
   char *path = NULL;
   struct securer_policy *policy = NULL;
+  struct securer_complain *complain = NULL;
+  enum securer_complain_mode cmode = SECURER_COMPLAIN_OFF;
   /* The policy is this process's alone: its seccomp rules are resolved by
    * the launch, while the sandbox is being set up. */
   if (securer_policy_find (a.policy, &path, &err) < 0
       || securer_policy_load_file_opts (path, SECURER_POLICY_DEFER_SECCOMP, &policy, NULL, &err) < 0
-      || apply_overrides (&a, policy, &err) < 0)
+      || apply_overrides (&a, policy, &err) < 0 || setup_complain (&a, policy, &cmode, &complain, &err) < 0)
     {
       securer_error_set_status (&err, SECURER_EXIT_SETUP);
+      securer_complain_free (complain);
       securer_policy_free (policy);
       free (path);
       rc = fail_setup (&err, status_fd);
@@ -473,6 +582,7 @@ cmd_run (int argc, char **argv)
       securer_error_set (&err, errno, "signalfd for the forwarded signals");
       rc = fail_setup (&err, status_fd);
       sigprocmask (SIG_SETMASK, &old, NULL);
+      securer_complain_free (complain);
       securer_policy_free (policy);
       if (status_fd >= 0)
         close (status_fd);
@@ -486,6 +596,8 @@ cmd_run (int argc, char **argv)
     .timeout_ms = a.timeout_ms,
     .verbose = a.verbose,
     .no_seccomp_cache = a.no_seccomp_cache,
+    .on_syscall = complain != NULL ? securer_complain_record : NULL,
+    .on_syscall_ctx = complain,
     /* The status is all this process waits for before it exits. */
     .return_before_teardown = true,
   };
@@ -517,9 +629,13 @@ cmd_run (int argc, char **argv)
       if (st.reason == SECURER_KILL_SECCOMP)
         fprintf (stderr, "securer: the seccomp filter killed the command%s%s\n",
                  st.detail ? " at syscall " : "", st.detail ? st.detail : "");
+      if (complain != NULL)
+        report_complain (complain, cmode, a.verbose);
       if (status_fd >= 0)
         {
           char *js = securer_sandbox_status_json (sb, &st, &err);
+          if (js != NULL)
+            js = status_with_complain (js, complain, cmode);
           if (js == NULL)
             cli_report (&err);
           else
@@ -533,6 +649,7 @@ cmd_run (int argc, char **argv)
   securer_status_clear (&st);
   securer_sandbox_free (sb);
   cli_relay_free (relay);
+  securer_complain_free (complain);
   securer_policy_free (policy);
   if (sigfd >= 0)
     close (sigfd);

@@ -17,6 +17,7 @@
  *                                                          -> hold=K (connected)
  *   kill PID SIG       kill(2)                             -> kill=OK|ENAME
  *   setuid UID         setuid(2)                           -> setuid=OK|ENAME
+ *   ptrace             ptrace(PTRACE_TRACEME)               -> ptrace=OK|ENAME
  *   sleep SEC          sleep
  *   orphan SEC         fork a child that sleeps SEC and is never waited for
  *   exit N             exit with status N
@@ -37,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -493,6 +495,11 @@ main (int argc, char **argv)
           int ok = setuid ((uid_t) atoi (a1)) == 0;
           result ("setuid", ok, errno);
           i++;
+        }
+      else if (strcmp (c, "ptrace") == 0)
+        {
+          int ok = ptrace (PTRACE_TRACEME, 0, NULL, NULL) == 0;
+          result ("ptrace", ok, errno);
         }
       else if (strcmp (c, "sleep") == 0 && a1)
         {

@@ -9,23 +9,9 @@
 #include <jansson.h>
 #include <sys/stat.h>
 
-#include "run-util.h"
+#include "cli-util.h"
 
 static char tmpdir[] = "/tmp/securer-learn-XXXXXX";
-
-static const char *
-securer_bin (void)
-{
-  const char *b = getenv ("SECURER_BIN");
-  return b ? b : SECURER_ABS_BUILDDIR "/securer";
-}
-
-static const char *
-srcdir (void)
-{
-  const char *s = getenv ("SECURER_SRCDIR");
-  return s ? s : SECURER_ABS_SRCDIR;
-}
 
 static void
 setup (void)
@@ -36,66 +22,10 @@ setup (void)
 static void
 teardown (void)
 {
-  DIR *d = opendir (tmpdir);
-  struct dirent *e;
-  while (d && (e = readdir (d)) != NULL)
-    if (e->d_name[0] != '.')
-      {
-        char p[512];
-        snprintf (p, sizeof p, "%s/%s", tmpdir, e->d_name);
-        unlink (p);
-      }
-  if (d)
-    closedir (d);
-  rmdir (tmpdir);
+  cli_remove_dir (tmpdir);
 }
 
 TestSuite (learn, .init = setup, .fini = teardown, .timeout = 120);
-
-struct cli_result {
-  int status;      /* exit status, or 1000 + signal */
-  char *out, *err;
-};
-
-static void
-run_cli (char **args, struct cli_result *r)
-{
-  int o[2], e[2];
-  cr_assert_eq (pipe2 (o, O_CLOEXEC), 0);
-  cr_assert_eq (pipe2 (e, O_CLOEXEC), 0);
-  size_t n = 0;
-  while (args[n])
-    n++;
-  char **argv = calloc (n + 2, sizeof *argv);
-  argv[0] = (char *) securer_bin ();
-  memcpy (argv + 1, args, n * sizeof *argv);
-  pid_t c = fork ();
-  cr_assert_geq (c, 0);
-  if (c == 0)
-    {
-      dup2 (o[1], 1);
-      dup2 (e[1], 2);
-      execv (argv[0], argv);
-      _exit (99);
-    }
-  free (argv);
-  close (o[1]);
-  close (e[1]);
-  r->out = read_all (o[0]);
-  r->err = read_all (e[0]);
-  close (o[0]);
-  close (e[0]);
-  int st;
-  waitpid (c, &st, 0);
-  r->status = WIFEXITED (st) ? WEXITSTATUS (st) : 1000 + WTERMSIG (st);
-}
-
-static void
-cli_clear (struct cli_result *r)
-{
-  free (r->out);
-  free (r->err);
-}
 
 static char *
 path_in_tmp (const char *name)
@@ -127,7 +57,7 @@ read_file (const char *path)
 /* Runs `securer policy learn [extra] -- cmd...` with the fragment in a file;
  * returns the fragment's text. */
 static char *
-learn (const char *out_name, char **extra, char **cmd, struct cli_result *r)
+learn (const char *out_name, char **extra, char **cmd, struct cli_run *r)
 {
   char *out = path_in_tmp (out_name);
   char *args[32];
@@ -142,7 +72,7 @@ learn (const char *out_name, char **extra, char **cmd, struct cli_result *r)
   for (; *cmd; cmd++)
     args[n++] = *cmd;
   args[n] = NULL;
-  run_cli (args, r);
+  cli_run (args, r);
   cr_assert_eq (r->status, 0, "learn exited %d: %s", r->status, r->err);
   char *text = read_file (out);
   free (out);
@@ -241,7 +171,7 @@ kill_policy (const char *fragment, const char *without)
                        "limit timeout 60s\n"
                        "seccomp default kill-process\n"
                        "include \"learned.policy\"\n",
-                       srcdir (), srcdir (), srcdir ()) > 0);
+                       cli_srcdir (), cli_srcdir (), cli_srcdir ()) > 0);
   write_file (pol, text);
   free (text);
   free (frag_path);
@@ -249,7 +179,7 @@ kill_policy (const char *fragment, const char *without)
 }
 
 static void
-run_under (const char *policy, char **cmd, struct cli_result *r)
+run_under (const char *policy, char **cmd, struct cli_run *r)
 {
   char *args[32];
   size_t n = 0;
@@ -260,12 +190,12 @@ run_under (const char *policy, char **cmd, struct cli_result *r)
   for (; *cmd; cmd++)
     args[n++] = *cmd;
   args[n] = NULL;
-  run_cli (args, r);
+  cli_run (args, r);
 }
 
 Test (learn, true_uses_exec_and_exit_and_nothing_else)
 {
-  struct cli_result r;
+  struct cli_run r;
   char *cmd[] = { "/bin/true", NULL };
   char *frag = learn ("true.policy", NULL, cmd, &r);
   size_t n;
@@ -282,12 +212,12 @@ Test (learn, true_uses_exec_and_exit_and_nothing_else)
   cr_assert_str_empty (r.out);
   strv_free_all (names);
   free (frag);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, ls_uses_openat_getdents64)
 {
-  struct cli_result r;
+  struct cli_run r;
   char *cmd[] = { "/bin/ls", "/tmp", NULL };
   char *frag = learn ("ls.policy", NULL, cmd, &r);
   size_t n;
@@ -304,37 +234,37 @@ Test (learn, ls_uses_openat_getdents64)
   cr_assert_not_null (strstr (frag, "# @file-system: "), "%s", frag);
   strv_free_all (names);
   free (frag);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, fragment_is_valid_policy_text)
 {
-  struct cli_result r;
+  struct cli_run r;
   char *cmd[] = { "/bin/ls", "/tmp", NULL };
   char *frag = learn ("ls.policy", NULL, cmd, &r);
-  cli_clear (&r);
+  cli_run_clear (&r);
   char *pol = kill_policy (frag, NULL);
   char *args[] = { "policy", "check", pol, NULL };
-  run_cli (args, &r);
+  cli_run (args, &r);
   cr_assert_eq (r.status, 0, "check: %s%s", r.out, r.err);
   cr_assert_str_empty (r.err);
   free (pol);
   free (frag);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, same_output_twice)
 {
   /* Sorted and deterministic: two runs of /bin/true give the same text. */
-  struct cli_result r1, r2;
+  struct cli_run r1, r2;
   char *cmd[] = { "/bin/true", NULL };
   char *a = learn ("a.policy", NULL, cmd, &r1);
   char *b = learn ("b.policy", NULL, cmd, &r2);
   cr_assert_str_eq (a, b);
   free (a);
   free (b);
-  cli_clear (&r1);
-  cli_clear (&r2);
+  cli_run_clear (&r1);
+  cli_run_clear (&r2);
 }
 
 /* The fragment lets the command run under kill-process by default, and
@@ -342,13 +272,13 @@ Test (learn, same_output_twice)
 static void
 check_minimal_and_sufficient (char **cmd, const char *const *only)
 {
-  struct cli_result r;
+  struct cli_run r;
   char *frag = learn ("learned-src.policy", NULL, cmd, &r);
-  cli_clear (&r);
+  cli_run_clear (&r);
   char *pol = kill_policy (frag, NULL);
   run_under (pol, cmd, &r);
   cr_assert_eq (r.status, 0, "with the fragment: status %d: %s\n%s", r.status, r.err, frag);
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (pol);
 
   size_t n;
@@ -371,7 +301,7 @@ check_minimal_and_sufficient (char **cmd, const char *const *only)
       cr_assert (asprintf (&want, "at syscall %s\n", names[i]) > 0);
       cr_assert_not_null (strstr (r.err, want), "without %s: %s", names[i], r.err);
       free (want);
-      cli_clear (&r);
+      cli_run_clear (&r);
       free (pol);
     }
   strv_free_all (names);
@@ -395,7 +325,7 @@ Test (learn, ls_fragment_is_minimal_and_sufficient)
 Test (learn, children_are_covered_and_status_reported)
 {
   /* The shell forks ls: ls's getdents64 can only have been seen in the child. */
-  struct cli_result r;
+  struct cli_run r;
   char *cmd[] = { "/bin/sh", "-c", "/bin/ls /tmp; exit 3", NULL };
   char *frag = learn ("sh.policy", NULL, cmd, &r);
   size_t n;
@@ -408,13 +338,13 @@ Test (learn, children_are_covered_and_status_reported)
   cr_assert_not_null (strstr (frag, "exited with status 3"), "%s", frag);
   strv_free_all (names);
   free (frag);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, socket_family_becomes_a_condition)
 {
   /* ls -l names file owners: glibc first asks nscd over an AF_UNIX socket. */
-  struct cli_result r;
+  struct cli_run r;
   char *cmd[] = { "/bin/ls", "-l", "/", NULL };
   char *frag = learn ("sock.policy", NULL, cmd, &r);
   cr_assert_not_null (strstr (frag, "seccomp allow socket if arg0 == AF_UNIX "), "%s", frag);
@@ -422,19 +352,19 @@ Test (learn, socket_family_becomes_a_condition)
                 "socket is only allowed with a condition:\n%s", frag);
   /* /dev/null is no terminal: isatty's TCGETS shows up as a condition. */
   char *cmd2[] = { "/bin/sh", "-c", "test -t 0", NULL };
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (frag);
   frag = learn ("tty.policy", NULL, cmd2, &r);
   cr_assert_not_null (strstr (frag, "seccomp allow ioctl if arg1 == TCGETS"), "%s", frag);
   free (frag);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, json_form)
 {
-  struct cli_result r;
+  struct cli_run r;
   char *args[] = { "policy", "learn", "--json", "--", "/bin/true", NULL };
-  run_cli (args, &r);
+  cli_run (args, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   json_error_t je;
   json_t *j = json_loads (r.out, 0, &je);
@@ -452,20 +382,20 @@ Test (learn, json_form)
   cr_assert (execve);
   cr_assert_not_null (strstr (json_string_value (json_object_get (j, "fragment")), "seccomp allow execve"));
   json_decref (j);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, command_output_does_not_mix_with_the_fragment)
 {
-  struct cli_result r;
+  struct cli_run r;
   /* The header names the command line, which must not contain the output. */
   char *args[] = { "policy", "learn", "--", "/bin/sh", "-c", "echo from-the-\"\"command", NULL };
-  run_cli (args, &r);
+  cli_run (args, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   cr_assert_null (strstr (r.out, "from-the-command"), "%s", r.out);
   cr_assert_not_null (strstr (r.err, "from-the-command\n"), "%s", r.err);
   cr_assert_not_null (strstr (r.out, "seccomp allow write"), "%s", r.out);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, base_with_a_missing_mount_is_a_setup_failure)
@@ -473,54 +403,54 @@ Test (learn, base_with_a_missing_mount_is_a_setup_failure)
   char *base = path_in_tmp ("broken.policy");
   char *text = NULL;
   cr_assert (asprintf (&text, "include \"%s/policies/minimal.policy\"\nmount ro /nonexistent-securer-learn /x\n",
-                       srcdir ()) > 0);
+                       cli_srcdir ()) > 0);
   write_file (base, text);
   free (text);
-  struct cli_result r;
+  struct cli_run r;
   char *out = path_in_tmp ("never.policy");
   char *args[] = { "policy", "learn", "--policy", base, "-o", out, "--", "/bin/true", NULL };
-  run_cli (args, &r);
+  cli_run (args, &r);
   cr_assert_eq (r.status, 125, "%d: %s", r.status, r.err);
   cr_assert_not_null (strstr (r.err, "/nonexistent-securer-learn"), "%s", r.err);
   struct stat st;
   cr_assert_eq (stat (out, &st), -1, "no fragment is written when nothing ran");
   free (out);
   free (base);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, usage_errors)
 {
-  struct cli_result r;
+  struct cli_run r;
   char *none[] = { "policy", "learn", NULL };
-  run_cli (none, &r);
+  cli_run (none, &r);
   cr_assert_eq (r.status, 2);
   cr_assert_not_null (strstr (r.err, "no command"), "%s", r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
   char *bad[] = { "policy", "learn", "--collapse", "0", "--", "/bin/true", NULL };
-  run_cli (bad, &r);
+  cli_run (bad, &r);
   cr_assert_eq (r.status, 2);
-  cli_clear (&r);
+  cli_run_clear (&r);
   char *missing[] = { "policy", "learn", "--policy", "no-such-policy", "--", "/bin/true", NULL };
-  run_cli (missing, &r);
+  cli_run (missing, &r);
   cr_assert_eq (r.status, 125);
-  cli_clear (&r);
+  cli_run_clear (&r);
   char *help[] = { "policy", "learn", "--help", NULL };
-  run_cli (help, &r);
+  cli_run (help, &r);
   cr_assert_eq (r.status, 0);
   cr_assert_not_null (strstr (r.out, "--policy BASE"), "%s", r.out);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, base_denials_dropped_or_kept)
 {
   /* minimal's seccomp-common answers unshare with EPERM. */
-  struct cli_result r;
+  struct cli_run r;
   char *cmd[] = { "/usr/bin/unshare", "-U", "/bin/true", NULL };
   char *frag = learn ("dropped.policy", NULL, cmd, &r);
   cr_assert_not_null (strstr (frag, "seccomp allow unshare "), "%s", frag);
   cr_assert_not_null (strstr (frag, "base: errno EPERM"), "%s", frag);
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (frag);
 
   char *keep[] = { "--keep-denials", NULL };
@@ -528,7 +458,7 @@ Test (learn, base_denials_dropped_or_kept)
   cr_assert_null (strstr (frag, "seccomp allow unshare"), "%s", frag);
   cr_assert_not_null (strstr (r.err, "Operation not permitted"), "%s", r.err);
   cr_assert_not_null (strstr (r.err, "exited with status 1"), "%s", r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (frag);
 }
 
@@ -542,9 +472,9 @@ learn_policy_and_expectations (const char *base, char **cmd, const char *needed)
 {
   char *pol = path_in_tmp ("whole.policy"), *exp = path_in_tmp ("whole.expect");
   char *extra[] = { "--policy", (char *) base, "--write-policy", pol, "--write-expect", exp, NULL };
-  struct cli_result r;
+  struct cli_run r;
   char *frag = learn ("fragment.policy", extra, cmd, &r);
-  cli_clear (&r);
+  cli_run_clear (&r);
   char *text = read_file (pol), *expect = read_file (exp);
 
   /* The shipped pieces are included by the names that resolve anywhere;
@@ -558,15 +488,15 @@ learn_policy_and_expectations (const char *base, char **cmd, const char *needed)
   cr_assert_not_null (strstr (text, "\nseccomp default errno ENOSYS\n"), "%s", text);
 
   char *check[] = { "policy", "check", pol, NULL };
-  run_cli (check, &r);
+  cli_run (check, &r);
   cr_assert_eq (r.status, 0, "check: %s%s", r.out, r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
 
   char *test[] = { "policy", "test", "-q", pol, exp, NULL };
-  run_cli (test, &r);
+  cli_run (test, &r);
   cr_assert_eq (r.status, 0, "test: %s%s\n%s", r.out, r.err, expect);
   cr_assert_str_empty (r.out);
-  cli_clear (&r);
+  cli_run_clear (&r);
   char *line = NULL;
   cr_assert (asprintf (&line, "\n%s -> allow\n", needed) > 0);
   cr_assert_not_null (strstr (expect, line), "%s", expect);
@@ -576,7 +506,7 @@ learn_policy_and_expectations (const char *base, char **cmd, const char *needed)
   /* The policy runs the command, in a real sandbox. */
   run_under (pol, cmd, &r);
   cr_assert_eq (r.status, 0, "run: %s", r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
 
   /* Taking the needed call away fails its expectation, at its line. */
   char *cut = strstr (text, rule) + 1;
@@ -584,12 +514,12 @@ learn_policy_and_expectations (const char *base, char **cmd, const char *needed)
   char *edited = path_in_tmp ("edited.policy");
   write_file (edited, text);
   char *retest[] = { "policy", "test", "-q", edited, exp, NULL };
-  run_cli (retest, &r);
+  cli_run (retest, &r);
   cr_assert_eq (r.status, 1, "%s%s", r.out, r.err);
   char *failure = NULL;
   cr_assert (asprintf (&failure, ": error: expected allow, got errno ENOSYS for %s(", needed) > 0);
   cr_assert_not_null (strstr (r.out, failure), "%s", r.out);
-  cli_clear (&r);
+  cli_run_clear (&r);
 
   free (failure);
   free (edited);
@@ -618,29 +548,182 @@ Test (learn, writes_a_policy_and_expectations_from_the_r_policy)
 
 Test (learn, write_expect_needs_write_policy)
 {
-  struct cli_result r;
+  struct cli_run r;
   char *args[] = { "policy", "learn", "--write-expect", "/tmp/x.expect", "--", "/bin/true", NULL };
-  run_cli (args, &r);
+  cli_run (args, &r);
   cr_assert_eq (r.status, 2);
   cr_assert_not_null (strstr (r.err, "--write-expect"), "%s", r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (learn, write_policy_needs_a_base_in_text)
 {
   /* A JSON policy has no lines to keep. */
-  struct cli_result r;
+  struct cli_run r;
   char *json = path_in_tmp ("base.json"), *pol = path_in_tmp ("out.policy");
   char *show[] = { "policy", "show", "--json", "minimal", NULL };
-  run_cli (show, &r);
+  cli_run (show, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   write_file (json, r.out);
-  cli_clear (&r);
+  cli_run_clear (&r);
   char *args[] = { "policy", "learn", "--policy", json, "--write-policy", pol, "--", "/bin/true", NULL };
-  run_cli (args, &r);
+  cli_run (args, &r);
   cr_assert_eq (r.status, 1, "%s", r.err);
   cr_assert_not_null (strstr (r.err, "is a JSON policy"), "%s", r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (json);
   free (pol);
+}
+
+/* Several commands after their own '--' are learned into one record: the
+ * fragment and the written policy hold what either run used, and the
+ * policy learned from one run alone does not. */
+Test (learn, runs_after_each_double_dash_are_merged)
+{
+  char *base = cli_probe_policy (tmpdir, "probe-base", NULL);
+  char *probe = probe_path ();
+  char *merged = path_in_tmp ("merged.policy"), *exp = path_in_tmp ("merged.expect");
+  char *one = path_in_tmp ("one.policy");
+  struct cli_run r;
+
+  char *both[] = { "policy", "learn", "--policy", base, "-o", "-", "--write-policy", merged, "--write-expect", exp,
+                   "--", probe, "setuid", "1000", "--", probe, "setuid", "1000", "setuid", "1000", "kill", "1", "0",
+                   NULL };
+  cli_run (both, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_eq (count (r.err, "probe exited with status 0"), 2, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "# Syscalls used by 2 runs, merged:\n#   1: "), "%s", r.out);
+  cr_assert_not_null (strstr (r.out, "# Run 2 exited with status 0.\n"), "%s", r.out);
+  /* Three calls in all: one in the first run, two in the second. */
+  cr_assert_not_null (strstr (r.out, "\nseccomp allow setuid                        # 3 calls"), "%s", r.out);
+  cr_assert_not_null (strstr (r.out, "\nseccomp allow kill "), "%s", r.out);
+  cli_run_clear (&r);
+
+  char *test[] = { "policy", "test", "-q", merged, exp, NULL };
+  cli_run (test, &r);
+  cr_assert_eq (r.status, 0, "%s%s", r.out, r.err);
+  cli_run_clear (&r);
+
+  char *second[] = { "policy", "learn", "--policy", base, "-o", "/dev/null", "--write-policy", one, "--", probe, "kill",
+                     "1", "0", NULL };
+  cli_run (second, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cli_run_clear (&r);
+
+  char *cmd[] = { probe, "setuid", "1000", NULL };
+  run_under (merged, cmd, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "setuid=OK\n"), "%s", r.out);
+  cli_run_clear (&r);
+  run_under (one, cmd, &r);
+  cr_assert_not_null (strstr (r.out, "setuid=ENOSYS\n"), "%s", r.out);
+  cli_run_clear (&r);
+
+  char *empty[] = { "policy", "learn", "--policy", base, "--", probe, "setuid", "1000", "--", NULL };
+  cli_run (empty, &r);
+  cr_assert_eq (r.status, 2, "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "empty command"), "%s", r.err);
+  cli_run_clear (&r);
+
+  free (one);
+  free (exp);
+  free (merged);
+  free (probe);
+  free (base);
+}
+
+/* The exec list the fragment proposes names the programs that ran (seen
+ * inside the sandbox) and their loader, not the launcher: under it the
+ * command runs, and without one of its programs that one is refused. */
+Test (learn, proposes_the_exec_list_of_the_programs_that_ran)
+{
+  struct cli_run r;
+  char *cmd[] = { "/bin/sh", "-c", "ls /; echo done", NULL };
+  char *frag = learn ("sh.policy", NULL, cmd, &r);
+  cli_run_clear (&r);
+  const char *at = strstr (frag, "\n#   exec ");
+  cr_assert_not_null (at, "%s", frag);
+  char *list = strndup (at + 5, strcspn (at + 5, "\n"));
+  cr_assert_not_null (strstr (list, " /usr/bin/dash"), "%s", list);
+  cr_assert_not_null (strstr (list, " /usr/bin/ls"), "%s", list);
+  cr_assert_not_null (strstr (list, " /lib64/ld-linux-x86-64.so.2"), "%s", list);
+  cr_assert_null (strstr (list, "securer"), "%s", list);
+
+  char *text = NULL, *pol = path_in_tmp ("exec.policy");
+  cr_assert (asprintf (&text, "include \"%s/policies/minimal.policy\"\n%s\n", cli_srcdir (), list) > 0);
+  write_file (pol, text);
+  run_under (pol, cmd, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "\nusr\n"), "%s", r.out);
+  cr_assert_str_empty (r.err);
+  cli_run_clear (&r);
+
+  /* The same list without ls. */
+  char *ls = strstr (text, " /usr/bin/ls");
+  memset (ls, ' ', strlen (" /usr/bin/ls"));
+  write_file (pol, text);
+  run_under (pol, cmd, &r);
+  cr_assert_null (strstr (r.out, "\nusr\n"), "%s", r.out);
+  cr_assert_not_null (strstr (r.err, "ls: Permission denied"), "%s", r.err);
+  cli_run_clear (&r);
+  free (pol);
+  free (text);
+  free (list);
+  free (frag);
+}
+
+/* The read-only mounts the fragment proposes are the directories of what
+ * the command read (and a file the base binds alone), under the base's
+ * read-only binds only: a view made of them, the base's symlinks and
+ * Debian's /usr/lib64 (a symlink on the way, not seen) runs the command,
+ * shows nothing it did not read, and without the libraries' directory
+ * the command cannot start. */
+Test (learn, proposes_read_only_mounts_of_the_directories_read)
+{
+  struct cli_run r;
+  char *cmd[] = { "/bin/sh", "-c", "ls /usr/share/doc >/dev/null; cat /etc/ld.so.cache >/dev/null; echo ran",
+                  NULL };
+  char *frag = learn ("ro.policy", NULL, cmd, &r);
+  cli_run_clear (&r);
+  cr_assert_not_null (strstr (frag, "\n#   mount ro /usr/share/doc\n"), "%s", frag);
+  cr_assert_not_null (strstr (frag, "\n#   mount ro /usr/lib/x86_64-linux-gnu\n"), "%s", frag);
+  cr_assert_not_null (strstr (frag, "\n#   mount ro /usr/bin\n"), "%s", frag);
+  cr_assert_not_null (strstr (frag, "\n#   mount ro /etc/ld.so.cache\n"), "%s", frag);
+  /* Not the base's whole /usr, nothing of its proc, dev or tmpfs. */
+  cr_assert_null (strstr (frag, "\n#   mount ro /usr\n"), "%s", frag);
+  cr_assert_null (strstr (frag, "\n#   mount ro /proc"), "%s", frag);
+  cr_assert_null (strstr (frag, "\n#   mount ro /dev"), "%s", frag);
+  cr_assert_null (strstr (frag, "\n#   mount ro /tmp"), "%s", frag);
+
+  char *text = NULL, *pol = path_in_tmp ("narrow.policy");
+  FILE *f = open_memstream (&text, &(size_t) { 0 });
+  cr_assert_not_null (f);
+  fprintf (f, "include \"%s/policies/base/isolation.policy\"\n", cli_srcdir ());
+  fprintf (f, "include \"%s/policies/base/env.policy\"\n", cli_srcdir ());
+  fprintf (f, "include \"%s/policies/base/seccomp-common.policy\"\n", cli_srcdir ());
+  fputs ("mount symlink /bin -> usr/bin\nmount symlink /lib -> usr/lib\nmount symlink /lib64 -> usr/lib64\n"
+         "mount ro? /usr/lib64\nmount proc /proc\nmount dev /dev\nmount tmpfs /tmp\n", f);
+  for (const char *l = strstr (frag, "\n#   mount ro "); l != NULL; l = strstr (l + 1, "\n#   mount ro "))
+    fprintf (f, "%.*s\n", (int) strcspn (l + 5, "\n"), l + 5);
+  cr_assert_eq (fclose (f), 0);
+  write_file (pol, text);
+  run_under (pol, cmd, &r);
+  cr_assert_eq (r.status, 0, "%s\n%s", r.err, text);
+  cr_assert_str_eq (r.out, "ran\n");
+  cli_run_clear (&r);
+  char *man[] = { "/bin/ls", "/usr/share/man", NULL };
+  run_under (pol, man, &r);
+  cr_assert_eq (r.status, 2, "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "No such file or directory"), "%s", r.err);
+  cli_run_clear (&r);
+
+  char *libs = strstr (text, "mount ro /usr/lib/x86_64-linux-gnu\n");
+  memset (libs, ' ', strlen ("mount ro /usr/lib/x86_64-linux-gnu"));
+  write_file (pol, text);
+  run_under (pol, cmd, &r);
+  cr_assert_eq (r.status, 127, "%s", r.err);
+  cli_run_clear (&r);
+  free (pol);
+  free (text);
+  free (frag);
 }

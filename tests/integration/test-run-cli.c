@@ -9,36 +9,15 @@
 #include <jansson.h>
 #include <sys/stat.h>
 
-#include "run-util.h"
+#include "cli-util.h"
 
 static char tmpdir[] = "/tmp/securer-run-cli-XXXXXX";
 static char *policy_file;
 
-static const char *
-securer_bin (void)
-{
-  const char *b = getenv ("SECURER_BIN");
-  return b ? b : SECURER_ABS_BUILDDIR "/securer";
-}
-
-static const char *
-srcdir (void)
-{
-  const char *s = getenv ("SECURER_SRCDIR");
-  return s ? s : SECURER_ABS_SRCDIR;
-}
-
 static char *
 write_policy (const char *name, const char *extra)
 {
-  char *path = NULL, *h = helpers_dir ();
-  cr_assert (asprintf (&path, "%s/%s.policy", tmpdir, name) > 0);
-  FILE *f = fopen (path, "w");
-  cr_assert_not_null (f);
-  fprintf (f, "include \"%s/policies/minimal.policy\"\nmount ro %s\n%s\n", srcdir (), h, extra ? extra : "");
-  fclose (f);
-  free (h);
-  return path;
+  return cli_probe_policy (tmpdir, name, extra);
 }
 
 static void
@@ -51,90 +30,20 @@ setup (void)
 static void
 teardown (void)
 {
-  char *cmd = NULL;
-  if (asprintf (&cmd, "%s/*.policy", tmpdir) > 0)
-    {
-      /* only files we wrote: *.policy and status files */
-      DIR *d = opendir (tmpdir);
-      struct dirent *e;
-      while (d && (e = readdir (d)) != NULL)
-        if (e->d_name[0] != '.')
-          {
-            char p[512];
-            snprintf (p, sizeof p, "%s/%s", tmpdir, e->d_name);
-            unlink (p);
-          }
-      if (d)
-        closedir (d);
-    }
-  free (cmd);
-  rmdir (tmpdir);
+  /* only files we wrote: *.policy and status files */
+  cli_remove_dir (tmpdir);
   free (policy_file);
 }
 
 TestSuite (run_cli, .init = setup, .fini = teardown, .timeout = 60);
 
-struct cli_result {
-  int status;      /* exit status, or 1000 + signal */
-  char *out, *err;
-};
-
-/* securer's argv: its path, then args (NULL-terminated). */
-static char **
-cli_argv (char **args)
-{
-  size_t n = 0;
-  while (args[n])
-    n++;
-  char **argv = calloc (n + 2, sizeof *argv);
-  cr_assert_not_null (argv);
-  argv[0] = (char *) securer_bin ();
-  memcpy (argv + 1, args, n * sizeof *argv);
-  return argv;
-}
-
 /* A signal securer starts with ignored (0: none), as a caller may leave it. */
 static int ignored_at_start;
 
-/* Runs securer with argv (NULL-terminated, without argv[0]); extra_fd, when
- * >= 0, is made fd 3 of securer. */
 static void
-run_cli (char **args, int extra_fd, struct cli_result *r)
+run_cli (char **args, int extra_fd, struct cli_run *r)
 {
-  int o[2], e[2];
-  cr_assert_eq (pipe2 (o, O_CLOEXEC), 0);
-  cr_assert_eq (pipe2 (e, O_CLOEXEC), 0);
-  char **argv = cli_argv (args);
-  pid_t c = fork ();
-  cr_assert_geq (c, 0);
-  if (c == 0)
-    {
-      dup2 (o[1], 1);
-      dup2 (e[1], 2);
-      if (extra_fd >= 0)
-        dup2 (extra_fd, 3);
-      if (ignored_at_start != 0)
-        signal (ignored_at_start, SIG_IGN);
-      execv (argv[0], argv);
-      _exit (99);
-    }
-  free (argv);
-  close (o[1]);
-  close (e[1]);
-  r->out = read_all (o[0]);
-  r->err = read_all (e[0]);
-  close (o[0]);
-  close (e[0]);
-  int st;
-  waitpid (c, &st, 0);
-  r->status = WIFEXITED (st) ? WEXITSTATUS (st) : 1000 + WTERMSIG (st);
-}
-
-static void
-cli_clear (struct cli_result *r)
-{
-  free (r->out);
-  free (r->err);
+  cli_run_with (args, extra_fd, ignored_at_start, r);
 }
 
 static size_t
@@ -150,12 +59,12 @@ Test (run_cli, exit_code_of_the_command)
 {
   char *probe = probe_path ();
   char *args[] = { "run", "--policy", policy_file, "--", probe, "echo", "hi", "exit", "7", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 7, "stderr: %s", r.err);
   cr_assert_str_eq (r.out, "hi\n");
   cr_assert_str_eq (r.err, "");
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (probe);
 }
 
@@ -163,32 +72,32 @@ Test (run_cli, signal_death_is_128_plus_n)
 {
   char *probe = probe_path ();
   char *args[] = { "run", "--policy", policy_file, "--", probe, "raise", "6", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 128 + SIGABRT, "stderr: %s", r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (probe);
 }
 
 Test (run_cli, not_found_is_127_with_one_line)
 {
   char *args[] = { "run", "--policy", policy_file, "--", "no-such-program-anywhere", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 127);
   cr_assert_eq (count_lines (r.err), 1, "%s", r.err);
   cr_assert (strstr (r.err, "no-such-program-anywhere") && strstr (r.err, "ENOENT"), "%s", r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (run_cli, not_executable_is_126)
 {
   char *args[] = { "run", "--policy", policy_file, "--", "/tmp", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 126, "%s", r.err);
   cr_assert (strstr (r.err, "EACCES") != NULL, "%s", r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (run_cli, missing_required_mount_is_125_with_the_reason)
@@ -196,13 +105,13 @@ Test (run_cli, missing_required_mount_is_125_with_the_reason)
   char *bad = write_policy ("bad-mount", "mount ro /securer-no-such-dir/x");
   char *probe = probe_path ();
   char *args[] = { "run", "--policy", bad, "--", probe, "exit", "0", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 125);
   cr_assert_eq (count_lines (r.err), 1, "%s", r.err);
   cr_assert (strstr (r.err, "/securer-no-such-dir/x") && strstr (r.err, "ENOENT"), "%s", r.err);
   cr_assert_str_eq (r.out, "");
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (bad);
   free (probe);
 }
@@ -219,11 +128,11 @@ Test (run_cli, a_failed_mount_never_lets_the_command_run)
   for (int i = 0; i < 20; i++)
     {
       char *args[] = { "run", "--policy", bad, "--", "/bin/sh", "-c", "echo ran > \"$0\"", out, NULL };
-      struct cli_result r;
+      struct cli_run r;
       run_cli (args, -1, &r);
       cr_assert_eq (r.status, 125, "%s", r.err);
       cr_assert (strstr (r.err, "/securer-no-such-dir/y") != NULL, "%s", r.err);
-      cli_clear (&r);
+      cli_run_clear (&r);
     }
   struct timespec ts = { 0, 100 * 1000 * 1000 };
   nanosleep (&ts, NULL);
@@ -248,14 +157,14 @@ Test (run_cli, loopback_is_up_only_when_the_policy_asks)
   for (size_t i = 0; i < 2; i++)
     {
       char *args[] = { "run", "--policy", (char *) cases[i].policy, "--", probe, "connect", "127.0.0.1", "9", NULL };
-      struct cli_result r;
+      struct cli_run r;
       run_cli (args, -1, &r);
       cr_assert_eq (r.status, 0, "%s", r.err);
       char *v = kv (r.out, "connect");
       cr_assert_not_null (v, "%s", r.out);
       cr_assert_str_eq (v, cases[i].connect, "case %zu", i);
       free (v);
-      cli_clear (&r);
+      cli_run_clear (&r);
     }
   free (lo);
   free (none);
@@ -298,7 +207,7 @@ Test (run_cli, pid_1_is_in_the_sandbox_network_namespace)
     cr_skip_test ("the host has no interface but lo to tell its namespace from the sandbox's");
   char *args[] = { "run", "--policy", policy_file, "--", "/bin/sh", "-c", "cat /proc/1/net/dev; echo; cat /proc/self/net/dev",
                    NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   char *second = strstr (r.out, "\n\n");
@@ -309,7 +218,7 @@ Test (run_cli, pid_1_is_in_the_sandbox_network_namespace)
   interfaces (second + 2, inside_self, sizeof inside_self);
   cr_assert_str_eq (inside1, "lo", "pid 1 sees interfaces '%s' (host: '%s')", inside1, host);
   cr_assert_str_eq (inside_self, "lo", "the command sees '%s'", inside_self);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 /* This process's "Cpus_allowed_list:" line of /proc/self/status, as a
@@ -350,12 +259,12 @@ Test (run_cli, the_command_has_the_callers_cpu_affinity)
       own_cpus_line (want, sizeof want);
       char *args[] = { "run", "--policy", policy_file, "--", "/bin/sh", "-c",
                        "grep Cpus_allowed_list /proc/self/status", NULL };
-      struct cli_result r;
+      struct cli_run r;
       run_cli (args, -1, &r);
       cr_assert_eq (sched_setaffinity (0, sizeof all, &all), 0);
       cr_assert_eq (r.status, 0, "%s", r.err);
       cr_assert_str_eq (r.out, want, "case %d", i);
-      cli_clear (&r);
+      cli_run_clear (&r);
     }
 }
 
@@ -419,13 +328,13 @@ Test (run_cli, a_caller_that_ignores_sigchld_gets_the_status_at_once)
 {
   char *args[] = { "run", "--timeout", "10", "--policy", policy_file, "--", "/bin/sh", "-c",
                    "sleep 100 & echo started", NULL };
-  struct cli_result r;
+  struct cli_run r;
   ignored_at_start = SIGCHLD;
   run_cli (args, -1, &r);
   ignored_at_start = 0;
   cr_assert_eq (r.status, 0, "status %d: %s", r.status, r.err);
   cr_assert_str_eq (r.out, "started\n");
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 /* Runs securer with fd `null_fd` (0, 1 or 2) on /dev/null and the other
@@ -477,11 +386,11 @@ Test (run_cli, a_callers_dev_null_is_cmds_own_dev_null)
 Test (run_cli, bad_policy_is_125)
 {
   char *args[] = { "run", "--policy", "/securer-no-such.policy", "--", "/bin/true", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 125);
   cr_assert (strstr (r.err, "securer-no-such.policy") != NULL, "%s", r.err);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 /* `run` resolves the seccomp rules while the sandbox is being set up: a
@@ -505,7 +414,7 @@ Test (run_cli, bad_seccomp_rule_is_125_and_nothing_runs)
       char *bad = write_policy ("bad-rule", extra);
 
       char *check_args[] = { "policy", "check", bad, NULL };
-      struct cli_result c;
+      struct cli_run c;
       run_cli (check_args, -1, &c);
       cr_assert_neq (c.status, 0);
       /* check's first error, in run's one-line form. */
@@ -517,15 +426,15 @@ Test (run_cli, bad_seccomp_rule_is_125_and_nothing_runs)
 
       char *args[] = { "run", "--policy", bad, "--", probe, "marker", marker, "write", witness,
                        "sleep", "60", NULL };
-      struct cli_result r;
+      struct cli_run r;
       run_cli (args, -1, &r);
       cr_assert_eq (r.status, 125, "case %zu: %s", i, r.err);
       cr_assert_str_eq (r.err, want, "case %zu", i);
       cr_assert_str_eq (r.out, "");
       cr_assert_eq (wait_marked_gone (marker), 0, "case %zu: a process of the sandbox is left", i);
       cr_assert_neq (access (witness, F_OK), 0, "case %zu: the command ran", i);
-      cli_clear (&r);
-      cli_clear (&c);
+      cli_run_clear (&r);
+      cli_run_clear (&c);
       free (want);
       free (bad);
       free (witness);
@@ -543,11 +452,11 @@ Test (run_cli, usage_errors_are_125)
   char **all[] = { a1, a2, a3, a4 };
   for (size_t i = 0; i < 4; i++)
     {
-      struct cli_result r;
+      struct cli_run r;
       run_cli (all[i], -1, &r);
       cr_assert_eq (r.status, 125, "case %zu: %s", i, r.err);
       cr_assert (strstr (r.err, "securer run:") != NULL, "case %zu: %s", i, r.err);
-      cli_clear (&r);
+      cli_run_clear (&r);
     }
 }
 
@@ -558,12 +467,12 @@ Test (run_cli, timeout_is_124_and_kills_everything)
   char *probe = probe_path ();
   char *args[] = { "run", "--policy", policy_file, "--timeout", "0.3", "--", probe, "marker", marker,
                    "orphan", "60", "sleep", "60", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 124, "%s", r.err);
   cr_assert (strstr (r.err, "timeout") != NULL, "%s", r.err);
   cr_assert_eq (wait_marked_gone (marker), 0);
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (probe);
 }
 
@@ -579,11 +488,11 @@ Test (run_cli, nothing_of_the_sandbox_runs_once_run_returns)
       unique_marker (marker, sizeof marker, "cli-orphans");
       char *args[] = { "run", "--policy", policy_file, "--", probe, "marker", marker, "orphan", "60", "orphan", "60",
                        "exit", "7", NULL };
-      struct cli_result r;
+      struct cli_run r;
       run_cli (args, -1, &r);
       cr_assert_eq (r.status, 7, "%s", r.err);
       cr_assert_eq (count_marked (marker), 0, "round %d: a process of the sandbox outlived securer run", i);
-      cli_clear (&r);
+      cli_run_clear (&r);
     }
   free (probe);
 }
@@ -594,7 +503,7 @@ Test (run_cli, json_status_to_a_file)
   char *status = NULL;
   cr_assert (asprintf (&status, "%s/status.json", tmpdir) > 0);
   char *args[] = { "run", "--policy", policy_file, "--json-status", status, "--", probe, "raise", "15", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 143, "%s", r.err);
   json_error_t je;
@@ -611,7 +520,7 @@ Test (run_cli, json_status_to_a_file)
   cr_assert (json_is_object (json_object_get (enf, "landlock")));
   cr_assert (json_is_object (json_object_get (enf, "cgroup")));
   json_decref (o);
-  cli_clear (&r);
+  cli_run_clear (&r);
   free (status);
   free (probe);
 }
@@ -621,7 +530,7 @@ Test (run_cli, json_status_to_an_fd_for_a_setup_failure)
   int p[2];
   cr_assert_eq (pipe (p), 0);
   char *args[] = { "run", "--policy", policy_file, "--json-status", "fd:3", "--", "no-such-program", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, p[1], &r);
   close (p[1]);
   char *js = read_all (p[0]);
@@ -634,7 +543,7 @@ Test (run_cli, json_status_to_an_fd_for_a_setup_failure)
   cr_assert (strstr (json_string_value (json_object_get (o, "error")), "no-such-program") != NULL);
   json_decref (o);
   free (js);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (run_cli, sigterm_to_securer_reaches_the_command)
@@ -646,7 +555,7 @@ Test (run_cli, sigterm_to_securer_reaches_the_command)
   if (c == 0)
     {
       dup2 (o[1], 1);
-      execl (securer_bin (), securer_bin (), "run", "--policy", policy_file, "--", probe, "echo", "up",
+      execl (cli_securer_bin (), cli_securer_bin (), "run", "--policy", policy_file, "--", probe, "echo", "up",
              "sleep", "60", (char *) NULL);
       _exit (99);
     }
@@ -669,11 +578,11 @@ Test (run_cli, r_prints_two)
     cr_skip_test ("R is not installed");
   char *args[] = { "run", "--policy", "r", "--", "/usr/lib/R/bin/exec/R", "--vanilla", "--slave", "-e",
                    "cat(1+1)", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   cr_assert_str_eq (r.out, "2");
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 /* R exits without noise: its temp-dir clean-up (sh -c "rm -Rf ...") works
@@ -684,12 +593,12 @@ Test (run_cli, r_exits_cleanly_with_nothing_on_stderr)
     cr_skip_test ("R is not installed");
   char *args[] = { "run", "--policy", "r", "--", "/usr/lib/R/bin/exec/R", "--vanilla", "--slave", "-e",
                    "cat(file.exists(tempdir()))", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   cr_assert_str_eq (r.out, "TRUE");
   cr_assert_str_eq (r.err, "");
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 /* Under minimal.policy an ordinary command can list the sandbox's root and
@@ -697,14 +606,14 @@ Test (run_cli, r_exits_cleanly_with_nothing_on_stderr)
 Test (run_cli, minimal_lists_root_and_sees_only_the_view)
 {
   char *args[] = { "run", "--policy", "minimal", "--", "/bin/ls", "/", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   cr_assert_not_null (strstr (r.out, "usr\n"), "%s", r.out);
   cr_assert_not_null (strstr (r.out, "tmp\n"), "%s", r.out);
   cr_assert_null (strstr (r.out, "root\n"), "%s", r.out);
   cr_assert_null (strstr (r.out, "home\n"), "%s", r.out);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 /* The dev step's shm is sized, so files there cannot take the host's
@@ -713,19 +622,19 @@ Test (run_cli, dev_shm_is_64_mib)
 {
   char *args[] = { "run", "--policy", "minimal", "--", "/usr/bin/stat", "-f", "-c", "%b %S",
                    "/dev/shm", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   unsigned long blocks = 0, bsize = 0;
   cr_assert_eq (sscanf (r.out, "%lu %lu", &blocks, &bsize), 2, "%s", r.out);
   cr_assert_eq (blocks * bsize, 64ul << 20);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 Test (run_cli, probe_json_reports_every_feature)
 {
   char *args[] = { "probe", "--json", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   json_error_t je;
@@ -747,7 +656,7 @@ Test (run_cli, probe_json_reports_every_feature)
   if (geteuid () != 0)
     cr_assert (json_is_string (json_object_get (ids, "why")));
   json_decref (o);
-  cli_clear (&r);
+  cli_run_clear (&r);
 }
 
 /* ---- the compiled filter kept by rule text ------------------------------------ */
@@ -822,7 +731,7 @@ setuid_verdict_is (const char *policy, const char *want)
 {
   char *probe = probe_path ();
   char *args[] = { "run", "--verbose", "--policy", (char *) policy, "--", probe, "setuid", "1000", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   cr_assert_eq (r.status, 0, "%s", r.err);
   char *line = NULL;
@@ -832,8 +741,43 @@ setuid_verdict_is (const char *policy, const char *want)
   cr_assert (cached != (strstr (r.err, "resolve the seccomp rules") != NULL), "%s", r.err);
   free (line);
   free (probe);
-  cli_clear (&r);
+  cli_run_clear (&r);
   return cached;
+}
+
+/* `network allow` adds socket rules to the policy's rule lines: a filter
+ * kept for the same lines without it must not be taken for it. */
+Test (run_cli, a_filter_kept_without_network_allow_is_not_taken_for_it)
+{
+  char *cache = NULL;
+  cr_assert (asprintf (&cache, "%s/netcache", tmpdir) > 0);
+  cr_assert_eq (mkdir (cache, 0700), 0);
+  cr_assert_eq (setenv ("SECURER_SECCOMP_CACHE", cache, 1), 0);
+  char *probe = probe_path ();
+  char *plain = write_policy ("net-plain", NULL), *allow = write_policy ("net-allow", "network allow 127.0.0.1:9");
+  struct cli_run r;
+  char *first[] = { "run", "--policy", plain, "--", probe, "connect", "127.0.0.1", "3128", NULL };
+  run_cli (first, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "connect=EAFNOSUPPORT\n"), "%s", r.out);
+  cli_run_clear (&r);
+  char *entry = cache_entry (cache, ".rules");
+  cr_assert_not_null (entry, "nothing was kept");
+  char *second[] = { "run", "--verbose", "--policy", allow, "--", probe, "connect", "127.0.0.1", "3128", NULL };
+  run_cli (second, -1, &r);
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.out, "connect=OK\n"), "%s\n%s", r.out, r.err);
+  cr_assert_null (strstr (r.err, "seccomp filter from the cache"), "%s", r.err);
+  cli_run_clear (&r);
+  char *cmd = NULL;
+  cr_assert (asprintf (&cmd, "rm -rf '%s'", cache) > 0);
+  cr_assert_eq (system (cmd), 0);
+  free (cmd);
+  free (entry);
+  free (allow);
+  free (plain);
+  free (probe);
+  free (cache);
 }
 
 Test (run_cli, unchanged_rule_text_reuses_the_filter_and_a_changed_nested_group_does_not)
@@ -926,12 +870,12 @@ Test (run_cli, a_policy_with_a_bad_rule_keeps_nothing)
   char *args[] = { "run", "--policy", policy, "--", probe, "setuid", "1000", NULL };
   for (int i = 0; i < 2; i++)
     {
-      struct cli_result r;
+      struct cli_run r;
       run_cli (args, -1, &r);
       cr_assert_eq (r.status, 125, "%s", r.err);
       cr_assert_not_null (strstr (r.err, "unknown syscall 'setuidd'"), "%s", r.err);
       cr_assert_str_eq (r.out, "");
-      cli_clear (&r);
+      cli_run_clear (&r);
     }
   char *entry = cache_entry (cache, ".rules");
   cr_assert_null (entry, "a policy that does not resolve left %s", entry);
@@ -954,10 +898,10 @@ Test (run_cli, another_build_with_the_same_version_does_not_take_the_filter)
   /* A copy with one bit of its build id changed, in the build tree so that
    * it finds the same securer-init and data. */
   char *cmd = NULL, *copy = NULL, hex[129] = "";
-  cr_assert (asprintf (&cmd, "readelf -n '%s' | awk '/Build ID/ {print $3; exit}'", securer_bin ()) > 0);
+  cr_assert (asprintf (&cmd, "readelf -n '%s' | awk '/Build ID/ {print $3; exit}'", cli_securer_bin ()) > 0);
   FILE *f = popen (cmd, "r");
   cr_assert_not_null (f);
-  cr_assert_not_null (fgets (hex, sizeof hex, f), "no build id in %s", securer_bin ());
+  cr_assert_not_null (fgets (hex, sizeof hex, f), "no build id in %s", cli_securer_bin ());
   pclose (f);
   hex[strcspn (hex, "\n")] = '\0';
   size_t n = strlen (hex) / 2;
@@ -966,7 +910,7 @@ Test (run_cli, another_build_with_the_same_version_does_not_take_the_filter)
   for (size_t i = 0; i < n; i++)
     cr_assert_eq (sscanf (hex + 2 * i, "%2hhx", &id[i]), 1);
   size_t len = 0;
-  int fd = open (securer_bin (), O_RDONLY | O_CLOEXEC);
+  int fd = open (cli_securer_bin (), O_RDONLY | O_CLOEXEC);
   cr_assert_geq (fd, 0);
   char *bin = read_all (fd);
   struct stat st;
@@ -1061,7 +1005,7 @@ Test (run_cli, overrides_only_narrow_and_the_status_lists_everything_enforced)
   cr_assert (asprintf (&status, "%s/overrides.json", tmpdir) > 0);
   char *args[] = { "run", "--policy", policy_file, "--memory", "64M", "--pids", "16", "--cpus", "0.5",
                    "--network", "none", "--json-status", status, "--", probe, "exit", "0", NULL };
-  struct cli_result r;
+  struct cli_run r;
   run_cli (args, -1, &r);
   json_error_t je;
   json_t *o = json_load_file (status, 0, &je);
@@ -1096,11 +1040,11 @@ Test (run_cli, overrides_only_narrow_and_the_status_lists_everything_enforced)
   cr_assert (json_is_string (json_object_get (sf, "default")));
   cr_assert_gt (json_integer_value (json_object_get (sf, "rules")), 0);
   json_decref (o);
-  cli_clear (&r);
+  cli_run_clear (&r);
 
   /* Wider than the shipped r: refused, naming the limit; nothing ran. */
   char rpol[PATH_MAX];
-  snprintf (rpol, sizeof rpol, "%s/policies/r.policy", srcdir ());
+  snprintf (rpol, sizeof rpol, "%s/policies/r.policy", cli_srcdir ());
   static const char *const wider[][3] = {
     { "--memory", "2G", "--memory 2G is above the policy's cgroup memory" },
     { "--pids", "1000", "--pids 1000 is above the policy's cgroup pids 64" },
@@ -1114,7 +1058,7 @@ Test (run_cli, overrides_only_narrow_and_the_status_lists_everything_enforced)
       run_cli (w, -1, &r);
       cr_assert_eq (r.status, 125, "%s %s: %d %s", wider[i][0], wider[i][1], r.status, r.err);
       cr_assert (strstr (r.err, wider[i][2]) != NULL, "%s", r.err);
-      cli_clear (&r);
+      cli_run_clear (&r);
     }
   free (status);
   free (probe);

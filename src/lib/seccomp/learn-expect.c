@@ -180,8 +180,13 @@ securer_learn_expect (const struct securer_learn *l, const struct securer_policy
       return NULL;
     }
   fputs ("# Expectations of the policy learned by `securer policy learn` from:", w.f);
-  for (char *const *a = info->argv; a != NULL && *a != NULL; a++)
-    fprintf (w.f, " %s", *a);
+  for (size_t r = 0; r < (info->n_runs > 1 ? info->n_runs : 1); r++)
+    {
+      if (r > 0)
+        fputs (";", w.f);
+      for (char *const *a = info->n_runs > 1 ? info->runs[r].argv : info->argv; a != NULL && *a != NULL; a++)
+        fprintf (w.f, " %s", *a);
+    }
   fputs ("\n# Check them with `securer policy test POLICY THIS-FILE`.\n\n# The calls the command made.\n", w.f);
   if (securer_learn_each (l, put_learned, &w) != 0)
     w.failed = true;
@@ -203,8 +208,15 @@ securer_learn_expect (const struct securer_learn *l, const struct securer_policy
     put_path (&w, "path", written->mounts[i].dest, false);
   for (size_t i = 0; i < written->n_masks; i++)
     put_path (&w, "path", written->masks[i], false);
-  if (info->argv != NULL && info->argv[0] != NULL)
-    put_path (&w, "exec", info->argv[0], true);
+  for (size_t r = 0; r < (info->n_runs > 1 ? info->n_runs : 1); r++)
+    {
+      char *const *argv = info->n_runs > 1 ? info->runs[r].argv : info->argv;
+      bool again = false;
+      for (size_t q = 0; q < r && !again; q++)
+        again = strcmp (info->runs[q].argv[0], argv[0]) == 0;
+      if (argv != NULL && argv[0] != NULL && !again)
+        put_path (&w, "exec", argv[0], true);
+    }
   for (size_t i = 0; i < written->n_env_set; i++)
     {
       fputs ("env ", w.f);

@@ -11,12 +11,17 @@
  * options) the values seen are written as conditions. */
 #include <config.h>
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <linux/audit.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "seccomp/argwidth.h"
 #include "seccomp/learn.h"
@@ -66,12 +71,50 @@ struct entry {
   uint64_t first_args[6];          /* of the first call that went ahead */
 };
 
+/* Programs seen running, for the exec list the fragment proposes. */
+#define MAX_PROCS 1024
+#define MAX_PROGRAMS 128
+
+struct proc {
+  pid_t pid;
+  bool stale;                      /* it has made an execve since its program was read */
+};
+
+/* Files seen open, for the read-only mounts the fragment proposes. */
+#define MAX_FDS 4096
+#define MAX_FILES 4096
+#define MAX_MOUNT_LINES 64
+
+struct fdseen {
+  pid_t pid;
+  int fd;
+};
+
+/* BASE's mounts, copied: the files seen are mapped back to them. */
+struct bind {
+  char *source, *dest;       /* source: NULL but for binds */
+  enum securer_mount_type type;
+};
+
 struct securer_learn {
   struct securer_seccomp_prog *base;
   struct entry *v;
   size_t n, cap;
   uint64_t total;
   bool oom;
+  struct proc procs[MAX_PROCS];
+  size_t n_procs, next_proc;
+  char *programs[MAX_PROGRAMS];    /* as the sandbox names them: executables, then loaders */
+  bool loader[MAX_PROGRAMS];
+  size_t n_programs;
+  struct fdseen fds[MAX_FDS];
+  size_t n_fds, next_fd;
+  char **files;                    /* directories, or files whose directory counts */
+  bool *is_dir;
+  size_t n_files;
+  struct bind *binds;
+  size_t n_binds;
+  bool other_mount_used;           /* a file under BASE's tmpfs, proc, dev, ... */
 };
 
 int
@@ -94,6 +137,7 @@ securer_learn_available (securer_err_t *err)
 int
 securer_learn_new (const struct securer_policy *base, struct securer_learn **out, securer_err_t *err)
 {
+  /* securer_learn_free copes with a half-made one. */
   *out = NULL;
   struct securer_learn *l = calloc (1, sizeof *l);
   if (l == NULL)
@@ -102,6 +146,28 @@ securer_learn_new (const struct securer_policy *base, struct securer_learn **out
     {
       free (l);
       return securer_error_prefix (err, "learn: the base policy's seccomp section");
+    }
+  l->files = calloc (MAX_FILES, sizeof *l->files);
+  l->is_dir = calloc (MAX_FILES, sizeof *l->is_dir);
+  l->binds = calloc (base->n_mounts + 1, sizeof *l->binds);
+  if (l->files == NULL || l->is_dir == NULL || l->binds == NULL)
+    {
+      securer_learn_free (l);
+      return securer_error_set (err, ENOMEM, "learn");
+    }
+  for (size_t i = 0; i < base->n_mounts; i++)
+    {
+      const struct securer_mount *m = &base->mounts[i];
+      struct bind *b = &l->binds[l->n_binds++];
+      b->type = m->type;
+      b->dest = strdup (m->dest);
+      b->source = (m->type == SECURER_MOUNT_RO || m->type == SECURER_MOUNT_RW) && m->source ? strdup (m->source)
+                                                                                           : NULL;
+      if (b->dest == NULL || ((m->type == SECURER_MOUNT_RO || m->type == SECURER_MOUNT_RW) && b->source == NULL))
+        {
+          securer_learn_free (l);
+          return securer_error_set (err, ENOMEM, "learn");
+        }
     }
   *out = l;
   return 0;
@@ -118,6 +184,18 @@ securer_learn_free (struct securer_learn *l)
       free (l->v[i].values);
     }
   free (l->v);
+  for (size_t i = 0; i < l->n_programs; i++)
+    free (l->programs[i]);
+  for (size_t i = 0; i < l->n_files; i++)
+    free (l->files[i]);
+  free (l->files);
+  free (l->is_dir);
+  for (size_t i = 0; i < l->n_binds; i++)
+    {
+      free (l->binds[i].source);
+      free (l->binds[i].dest);
+    }
+  free (l->binds);
   securer_seccomp_free (l->base);
   free (l);
 }
@@ -221,10 +299,221 @@ record_value (struct securer_learn *l, struct entry *e, uint64_t v)
   e->values[e->n_values++] = (struct value) { v, 1 };
 }
 
+/* The sandbox names its files: only an absolute path that is one plain
+ * word is written, so that no name can end the comment it stands in and
+ * add a line to the policy, or reach a terminal. */
+static bool
+plain_path (const char *path)
+{
+  if (path[0] != '/')
+    return false;
+  for (const char *c = path; *c; c++)
+    if ((unsigned char) *c <= ' ' || (unsigned char) *c >= 0x7f || strchr ("\"\\#", *c) != NULL)
+      return false;
+  return true;
+}
+
+static void
+add_file (struct securer_learn *l, const char *path, bool dir)
+{
+  for (size_t i = 0; i < l->n_files; i++)
+    if (strcmp (l->files[i], path) == 0)
+      return;
+  if (!plain_path (path) || l->n_files == MAX_FILES)
+    return;
+  char *copy = strdup (path);
+  if (copy == NULL)
+    {
+      l->oom = true;
+      return;
+    }
+  l->is_dir[l->n_files] = dir;
+  l->files[l->n_files++] = copy;
+}
+
+/* Syscalls whose argument (index) is a descriptor of a file being read:
+ * every file a command opens to read is read, mapped or looked at through
+ * one of them, so its path can be had from /proc/PID/fd without ever
+ * reading the caller's memory. */
+static const struct fdcall {
+  const char *name;
+  unsigned arg;
+} fd_calls[] = {
+  { "read", 0 }, { "pread64", 0 }, { "readv", 0 }, { "preadv", 0 }, { "preadv2", 0 },
+  { "newfstatat", 0 }, { "fstat", 0 }, { "statx", 0 }, { "getdents64", 0 }, { "lseek", 0 },
+  { "mmap", 4 }, { "fadvise64", 0 }, { "readlinkat", 0 }, { "openat", 0 },
+};
+
+static void
+note_fd (struct securer_learn *l, const struct securer_syscall_event *ev)
+{
+  if (strcmp (ev->name, "close") == 0)
+    {
+      for (size_t i = 0; i < l->n_fds; i++)
+        if (l->fds[i].pid == ev->pid && l->fds[i].fd == (int) ev->args[0])
+          l->fds[i].pid = 0;
+      return;
+    }
+  int fd = -1;
+  for (size_t i = 0; i < sizeof fd_calls / sizeof *fd_calls && fd < 0; i++)
+    if (strcmp (fd_calls[i].name, ev->name) == 0)
+      fd = (int) ev->args[fd_calls[i].arg];
+  /* Negative: AT_FDCWD, or mmap's -1 of an anonymous mapping. */
+  if (fd < 0)
+    return;
+  size_t k = SIZE_MAX;
+  for (size_t i = 0; i < l->n_fds; i++)
+    {
+      if (l->fds[i].pid == ev->pid && l->fds[i].fd == fd)
+        return;
+      if (l->fds[i].pid == 0 && k == SIZE_MAX)
+        k = i;
+    }
+  /* A closed one's place first, so the table stays as small as what is open. */
+  if (k == SIZE_MAX)
+    k = l->n_fds < MAX_FDS ? l->n_fds++ : l->next_fd++ % MAX_FDS;
+  l->fds[k] = (struct fdseen) { ev->pid, fd };
+  char path[64], target[PATH_MAX];
+  snprintf (path, sizeof path, "/proc/%d/fd/%d", (int) ev->pid, fd);
+  ssize_t n = readlink (path, target, sizeof target - 1);
+  struct stat st;
+  if (n <= 0 || stat (path, &st) < 0)
+    return;
+  target[n] = '\0';
+  if (S_ISREG (st.st_mode) || S_ISDIR (st.st_mode))
+    add_file (l, target, S_ISDIR (st.st_mode));
+}
+
+/* An execve closes the descriptors marked close-on-exec without a close
+ * call: what this process had open is forgotten. */
+static void
+forget_fds (struct securer_learn *l, pid_t pid)
+{
+  for (size_t i = 0; i < l->n_fds; i++)
+    if (l->fds[i].pid == pid)
+      l->fds[i].pid = 0;
+}
+
+static void
+add_program (struct securer_learn *l, const char *path, bool loader)
+{
+  for (size_t i = 0; i < l->n_programs; i++)
+    if (strcmp (l->programs[i], path) == 0)
+      return;
+  if (!plain_path (path) || l->n_programs == MAX_PROGRAMS)
+    return;
+  char *copy = strdup (path);
+  if (copy == NULL)
+    {
+      l->oom = true;
+      return;
+    }
+  l->loader[l->n_programs] = loader;
+  l->programs[l->n_programs++] = copy;
+}
+
+/* The files mapped by a program that has just been executed: itself and
+ * its loader, as the kernel mapped them (by their real paths). */
+static void
+note_maps (struct securer_learn *l, pid_t pid)
+{
+  char path[64];
+  snprintf (path, sizeof path, "/proc/%d/maps", (int) pid);
+  FILE *f = fopen (path, "re");
+  if (f == NULL)
+    return;
+  char line[PATH_MAX + 128];
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      char *slash = strchr (line, '/');
+      if (slash == NULL)
+        continue;
+      slash[strcspn (slash, "\n")] = '\0';
+      /* " (deleted)" and other decorations: not a path to mount. */
+      if (strchr (slash, ' ') == NULL)
+        add_file (l, slash, false);
+    }
+  fclose (f);
+}
+
+/* The ELF interpreter (PT_INTERP) of the program behind fd, or "". */
+static void
+read_interp (int fd, char *out, size_t size)
+{
+  out[0] = '\0';
+  Elf64_Ehdr eh;
+  if (pread (fd, &eh, sizeof eh, 0) != (ssize_t) sizeof eh || memcmp (eh.e_ident, ELFMAG, SELFMAG) != 0
+      || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof (Elf64_Phdr) || eh.e_phnum > 256)
+    return;
+  for (unsigned i = 0; i < eh.e_phnum; i++)
+    {
+      Elf64_Phdr ph;
+      if (pread (fd, &ph, sizeof ph, (off_t) (eh.e_phoff + i * sizeof ph)) != (ssize_t) sizeof ph)
+        return;
+      if (ph.p_type != PT_INTERP)
+        continue;
+      if (ph.p_filesz == 0 || ph.p_filesz >= size)
+        return;
+      ssize_t n = pread (fd, out, ph.p_filesz, (off_t) ph.p_offset);
+      out[n == (ssize_t) ph.p_filesz ? ph.p_filesz - 1 : 0] = '\0';
+      return;
+    }
+}
+
+/* The program a caller runs, read from /proc at its first call after an
+ * execve (by then the exec is done: the call that reported the execve was
+ * answered before the kernel ran it).  Only then: before its first execve
+ * the payload is the launcher, and a forked process runs its parent's
+ * program, already read.  The path is the one inside the sandbox, which
+ * is what an exec list names. */
+static void
+note_program (struct securer_learn *l, const struct securer_syscall_event *ev)
+{
+  struct proc *pr = NULL;
+  for (size_t i = 0; i < l->n_procs && pr == NULL; i++)
+    if (l->procs[i].pid == ev->pid)
+      pr = &l->procs[i];
+  if (pr == NULL)
+    {
+      size_t k = l->n_procs < MAX_PROCS ? l->n_procs++ : l->next_proc++ % MAX_PROCS;
+      pr = &l->procs[k];
+      *pr = (struct proc) { ev->pid, false };
+    }
+  if (pr->stale)
+    {
+      char path[64], exe[PATH_MAX], interp[PATH_MAX];
+      snprintf (path, sizeof path, "/proc/%d/exe", (int) ev->pid);
+      ssize_t n = readlink (path, exe, sizeof exe - 1);
+      if (n > 0)
+        {
+          exe[n] = '\0';
+          add_program (l, exe, false);
+          int fd = open (path, O_RDONLY | O_CLOEXEC);
+          if (fd >= 0)
+            {
+              read_interp (fd, interp, sizeof interp);
+              close (fd);
+              if (interp[0] != '\0')
+                add_program (l, interp, true);
+            }
+          add_file (l, exe, false);
+        }
+      note_maps (l, ev->pid);
+      pr->stale = false;
+    }
+  if (strcmp (ev->name, "execve") == 0 || strcmp (ev->name, "execveat") == 0)
+    {
+      pr->stale = true;
+      forget_fds (l, ev->pid);
+    }
+}
+
 void
 securer_learn_record (void *ctx, const struct securer_syscall_event *ev)
 {
   struct securer_learn *l = ctx;
+  note_program (l, ev);
+  note_fd (l, ev);
   struct entry *e = find_entry (l, ev);
   if (e == NULL)
     {
@@ -580,21 +869,22 @@ put_words (FILE *f, const char *lead, char **words, size_t n)
   fputc ('\n', f);
 }
 
+/* who: "The command", or "Run N" of merged runs. */
 static void
-put_status (FILE *f, const struct securer_status *st)
+put_status (FILE *f, const struct securer_status *st, const char *who)
 {
   if (st == NULL)
     return;
   if (st->reason == SECURER_KILL_TIMEOUT)
-    fputs ("# The command timed out: the list covers only what it did until then.\n", f);
+    fprintf (f, "# %s timed out: the list covers only what it did until then.\n", who);
   else if (st->exited && st->exit_code == 0)
-    fputs ("# The command exited with status 0.\n", f);
+    fprintf (f, "# %s exited with status 0.\n", who);
   else
     {
       if (st->exited)
-        fprintf (f, "# The command exited with status %d", st->exit_code);
+        fprintf (f, "# %s exited with status %d", who, st->exit_code);
       else
-        fprintf (f, "# The command was killed by signal %d", st->signal);
+        fprintf (f, "# %s was killed by signal %d", who, st->signal);
       if (st->reason == SECURER_KILL_SECCOMP && st->detail != NULL)
         {
           fputs (" (seccomp, at ", f);
@@ -605,25 +895,159 @@ put_status (FILE *f, const struct securer_status *st)
     }
 }
 
+/* The exec list the runs suggest, as a comment: not a rule of the
+ * fragment, because what it misses (a script's own file: the process
+ * shows its interpreter) would stop a command at its next run. */
+static void
+put_programs (FILE *f, const struct securer_learn *l)
+{
+  if (l->n_programs == 0)
+    return;
+  fputs ("\n# Programs executed, as an exec list names them (executables, then their\n"
+         "# loaders; a script's own file is not seen and must be added):\n", f);
+  char *words[MAX_PROGRAMS + 1];
+  size_t n = 0;
+  words[n++] = "exec";
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < l->n_programs; i++)
+      if (l->loader[i] == (pass == 1))
+        words[n++] = l->programs[i];
+  put_words (f, "#  ", words, n);
+}
+
+/* The mount of BASE that holds path in the sandbox: the deepest
+ * destination above it, the last of equals (a later line replaces). */
+static const struct bind *
+bind_of (const struct securer_learn *l, const char *path)
+{
+  const struct bind *best = NULL;
+  size_t best_len = 0;
+  for (size_t i = 0; i < l->n_binds; i++)
+    {
+      const struct bind *b = &l->binds[i];
+      size_t n = strlen (b->dest);
+      bool above = strcmp (b->dest, "/") == 0
+                   || (strncmp (path, b->dest, n) == 0 && (path[n] == '\0' || path[n] == '/'));
+      if (above && (best == NULL || n >= best_len))
+        {
+          best = b;
+          best_len = n;
+        }
+    }
+  return best;
+}
+
+static bool
+below (const char *path, const char *dir)
+{
+  size_t n = strlen (dir);
+  return strncmp (path, dir, n) == 0 && path[n] == '/';
+}
+
+/* The directories of the files read, as read-only binds of the host
+ * paths BASE's own read-only binds give them: a view to review, for the
+ * same reason as the exec list a comment only (symlinks followed on the
+ * way and paths only looked up are not seen). */
+static void
+put_mounts (FILE *f, const struct securer_learn *l)
+{
+  char **dirs = calloc (l->n_files + 1, sizeof *dirs);
+  size_t n = 0;
+  for (size_t i = 0; dirs != NULL && i < l->n_files; i++)
+    {
+      char *d = strdup (l->files[i]);
+      if (d == NULL)
+        break;
+      /* A file is counted by its directory, but for a file BASE binds on
+       * its own (/etc/ld.so.cache). */
+      const struct bind *b = bind_of (l, d);
+      char *slash = strrchr (d, '/');
+      if (!l->is_dir[i] && slash != NULL && (b == NULL || strcmp (b->dest, d) != 0))
+        {
+          *(slash == d ? slash + 1 : slash) = '\0';
+          b = bind_of (l, d);
+        }
+      bool dup = false;
+      for (size_t k = 0; k < n && !dup; k++)
+        dup = strcmp (dirs[k], d) == 0;
+      if (b == NULL || b->type != SECURER_MOUNT_RO || dup)
+        free (d);
+      else
+        dirs[n++] = d;
+    }
+  if (dirs == NULL || n == 0)
+    {
+      free (dirs);
+      return;
+    }
+  qsort (dirs, n, sizeof *dirs, cmp_str);
+  fputs ("\n# Directories of the files read, as read-only mounts narrower than the\n"
+         "# base's (symlinks on the way and paths only looked up are not seen;\n"
+         "# its other mounts stay):\n", f);
+  size_t lines = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      bool covered = false;
+      for (size_t k = 0; k < n && !covered; k++)
+        covered = below (dirs[i], dirs[k]);
+      if (covered)
+        continue;
+      if (lines++ == MAX_MOUNT_LINES)
+        {
+          fprintf (f, "#   ... more than %d directories\n", MAX_MOUNT_LINES);
+          break;
+        }
+      const struct bind *b = bind_of (l, dirs[i]);
+      size_t dn = strcmp (b->dest, "/") == 0 ? 0 : strlen (b->dest);
+      char *src = NULL;
+      if (asprintf (&src, "%s%s", b->source, dirs[i] + dn) < 0)
+        break;
+      /* A host source is BASE's own text, the rest the sandbox's plain path. */
+      if (plain_path (src))
+        fprintf (f, "#   mount ro %s%s%s\n", src, strcmp (src, dirs[i]) != 0 ? " " : "",
+                 strcmp (src, dirs[i]) != 0 ? dirs[i] : "");
+      free (src);
+    }
+  for (size_t i = 0; i < n; i++)
+    free (dirs[i]);
+  free (dirs);
+}
+
 static void
 write_fragment (FILE *f, const struct securer_learn *l, const struct plan *pl,
                 const struct securer_learn_info *info)
 {
-  (void) l;
-  fputs ("# Syscalls used by:", f);
-  for (char *const *a = info->argv; a != NULL && *a != NULL; a++)
+  bool merged = info->n_runs > 1;
+  if (merged)
+    fprintf (f, "# Syscalls used by %zu runs, merged:\n", info->n_runs);
+  for (size_t r = 0; r < (merged ? info->n_runs : 1); r++)
     {
-      fputc (' ', f);
-      put_safe (f, *a);
+      if (merged)
+        fprintf (f, "#   %zu:", r + 1);
+      else
+        fputs ("# Syscalls used by:", f);
+      for (char *const *a = merged ? info->runs[r].argv : info->argv; a != NULL && *a != NULL; a++)
+        {
+          fputc (' ', f);
+          put_safe (f, *a);
+        }
+      fputc ('\n', f);
     }
-  fputc ('\n', f);
   fputs ("# Learned by `securer policy learn` in the sandbox of ", f);
   put_safe (f, info->base ? info->base : "?");
   fputs (info->keep_denials ? ", its seccomp denials kept.\n" : ", without its seccomp rules.\n", f);
-  put_status (f, info->status);
+  for (size_t r = 0; r < (merged ? info->n_runs : 1); r++)
+    {
+      char who[32] = "The command";
+      if (merged)
+        snprintf (who, sizeof who, "Run %zu", r + 1);
+      put_status (f, merged ? info->runs[r].status : info->status, who);
+    }
   fprintf (f, "# %zu syscalls, %llu calls.  Include it after a `seccomp default` line;\n"
            "# rules below allow exactly what was used", pl->n_sorted, (unsigned long long) pl->calls);
   fputs (info->collapse_pct > 0 && info->collapse_pct < 100 ? " (whole groups where marked).\n" : ".\n", f);
+  put_programs (f, l);
+  put_mounts (f, l);
 
   bool any_selected = false;
   for (size_t k = 0; k < pl->n_g; k++)
@@ -783,6 +1207,19 @@ securer_learn_json (const struct securer_learn *l, const struct securer_learn_in
   for (char *const *a = info->argv; a != NULL && *a != NULL; a++)
     json_array_append_new (cmd, json_string (*a));
   json_object_set_new (o, "command", cmd);
+  if (info->n_runs > 1)
+    {
+      json_t *runs = json_array ();
+      for (size_t r = 0; r < info->n_runs; r++)
+        {
+          json_t *c = json_array ();
+          for (char *const *a = info->runs[r].argv; a != NULL && *a != NULL; a++)
+            json_array_append_new (c, json_string (*a));
+          json_array_append_new (runs, json_pack ("{s:o, s:o}", "command", c, "status",
+                                                  jstatus (info->runs[r].status)));
+        }
+      json_object_set_new (o, "runs", runs);
+    }
   json_object_set_new (o, "base", info->base ? json_string (info->base) : json_null ());
   json_object_set_new (o, "mechanism", json_string ("seccomp-user-notification"));
   json_object_set_new (o, "base_denials_kept", json_boolean (info->keep_denials));
@@ -839,6 +1276,14 @@ securer_learn_json (const struct securer_learn *l, const struct securer_learn_in
                                                 "members", (json_int_t) pl.g[k].n,
                                                 "written_whole", pl.g[k].selected));
   json_object_set_new (o, "groups", groups);
+  json_t *programs = json_array ();
+  for (size_t i = 0; i < l->n_programs; i++)
+    json_array_append_new (programs, json_pack ("{s:s, s:b}", "path", l->programs[i], "loader", l->loader[i]));
+  json_object_set_new (o, "programs", programs);
+  json_t *files = json_array ();
+  for (size_t i = 0; i < l->n_files; i++)
+    json_array_append_new (files, json_pack ("{s:s, s:b}", "path", l->files[i], "dir", l->is_dir[i]));
+  json_object_set_new (o, "files", files);
   json_object_set_new (o, "fragment", json_string (text));
   free (text);
   plan_free (&pl);

@@ -35,12 +35,22 @@ int securer_learn_prepare (struct securer_policy *p, bool keep_denials, securer_
 /* on_syscall callback for securer_spawn_opts (ctx is the learn state). */
 void securer_learn_record (void *ctx, const struct securer_syscall_event *ev);
 
+/* One run of a learning merged with others into one record. */
+struct securer_learn_run {
+  char *const *argv;
+  const struct securer_status *status;  /* how it ended, NULL if unknown */
+};
+
 struct securer_learn_info {
   char *const *argv;                    /* the command, named in the header */
   const char *base;                     /* BASE as the user wrote it */
   bool keep_denials;
   const struct securer_status *status;  /* how the command ended, NULL if unknown */
   unsigned collapse_pct;                /* 1..100: write @group once this share of it was used */
+  /* More than one: the record holds all these runs (argv and status are
+   * the first's), and the header, JSON and expectations name each. */
+  const struct securer_learn_run *runs;
+  size_t n_runs;
 };
 
 /* The fragment: sorted, deterministic policy text of `seccomp allow` lines

@@ -16,6 +16,8 @@ libsecurer_core_la_SOURCES += \
 	src/lib/seccomp/ruletext.h \
 	src/lib/seccomp/ruletext.c \
 	src/lib/seccomp/learn.h \
+	src/lib/seccomp/complain.h \
+	src/lib/seccomp/complain.c \
 	src/lib/seccomp/learn.c \
 	src/lib/seccomp/learn-expect.c
 
@@ -82,7 +84,7 @@ tests_unit_test_seccomp_oci_LDADD = $(TEST_LIBS)
 # securer policy learn: learning real commands and running what was learned.
 check_PROGRAMS += tests/integration/test-learn
 TESTS += tests/integration/test-learn
-tests_integration_test_learn_SOURCES = tests/integration/test-learn.c tests/integration/run-util.h
+tests_integration_test_learn_SOURCES = tests/integration/test-learn.c tests/integration/cli-util.h tests/integration/run-util.h
 tests_integration_test_learn_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_learn_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/integration/test-learn-fragment
@@ -90,6 +92,13 @@ TESTS += tests/integration/test-learn-fragment
 tests_integration_test_learn_fragment_SOURCES = tests/integration/test-learn-fragment.c
 tests_integration_test_learn_fragment_CFLAGS = $(TEST_CFLAGS)
 tests_integration_test_learn_fragment_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/integration/test-complain
+TESTS += tests/integration/test-complain
+tests_integration_test_complain_SOURCES = tests/integration/test-complain.c tests/integration/cli-util.h \
+	tests/integration/run-util.h
+tests_integration_test_complain_CFLAGS = $(TEST_CFLAGS)
+tests_integration_test_complain_LDADD = $(TEST_LIBS)
 
 # Performs one named syscall and prints what happened; used by sandbox tests.
 check_PROGRAMS += tests/helpers/try-syscall

@@ -339,6 +339,10 @@ compute_key (const struct securer_seccomp_textkey *tk, const struct securer_poli
   put_u64 (&s, (uint64_t) (int64_t) send_fd);
   put_action (&s, p->seccomp.default_action);
   put_action (&s, p->seccomp.foreign_arch);
+  /* `network allow` adds the proxy's socket rules to the same lines
+   * (resolve.c, add_proxy_socket_rules): without this, a policy of the same
+   * rule text without it would hand over a filter refusing them. */
+  put_u64 (&s, p->network == SECURER_NET_ALLOW);
   securer_sha256_update (&s, tk->lines, sizeof tk->lines);
   struct names seen = { 0 };
   int rc = 0;
