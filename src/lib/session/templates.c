@@ -111,6 +111,12 @@ securer_session_template_wanted (const struct securer_policy *p, enum securer_se
           why_on = "SECURER_SESSION_TEMPLATE=on";
         }
     }
+  /* A network allow session needs a namespace of its own for its proxy
+   * (template.c): cold, unless a template was asked for by name (the
+   * policy's own `on`, or the caller's choice), which is then refused. */
+  if (p->network == SECURER_NET_ALLOW && p->session_template != SECURER_SESSION_TEMPLATE_ON
+      && choice != SECURER_SESSION_START_TEMPLATE)
+    mode = SECURER_SESSION_TEMPLATE_OFF;
   if (choice == SECURER_SESSION_START_COLD)
     mode = SECURER_SESSION_TEMPLATE_OFF;
   else if (choice == SECURER_SESSION_START_TEMPLATE)
