@@ -2,14 +2,20 @@
  * implemented next to the seccomp compiler (cmd_policy_seccomp.c). */
 #include <config.h>
 
+#include <elf.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <seccomp.h>
 
 #include "cli.h"
+#include "linux/view.h"
 #include "oci/oci.h"
 #include "seccomp/seccomp.h"
 
@@ -171,6 +177,179 @@ check_runtime (const struct securer_policy *p)
   return rc;
 }
 
+/* The host file a path inside the sandbox is, when a bind shows it. */
+static char *
+host_path_of (const struct securer_view *v, const char *inside)
+{
+  const struct securer_mount *m = v->mount;
+  if (m == NULL || (m->type != SECURER_MOUNT_RO && m->type != SECURER_MOUNT_RW) || m->source == NULL)
+    return NULL;
+  const char *path = v->resolved ? v->resolved : inside;
+  size_t dl = strlen (m->dest);
+  if (strncmp (path, m->dest, dl) != 0 || (path[dl] != '\0' && path[dl] != '/' && dl > 1))
+    return NULL;
+  char *h = NULL;
+  if (asprintf (&h, "%s%s", m->source, dl > 1 ? path + dl : path) < 0)
+    return NULL;
+  return h;
+}
+
+/* The program interpreter (PT_INTERP) an ELF file names, or "" when it
+ * names none (static, a script, not ELF). */
+static void
+elf_interp (const char *path, char *out, size_t cap)
+{
+  out[0] = '\0';
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  Elf64_Ehdr eh;
+  if (pread (fd, &eh, sizeof eh, 0) == (ssize_t) sizeof eh && memcmp (eh.e_ident, ELFMAG, SELFMAG) == 0
+      && eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof (Elf64_Phdr) && eh.e_phnum < 256)
+    for (unsigned i = 0; i < eh.e_phnum; i++)
+      {
+        Elf64_Phdr ph;
+        if (pread (fd, &ph, sizeof ph, (off_t) (eh.e_phoff + i * sizeof ph)) != (ssize_t) sizeof ph)
+          break;
+        if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz >= cap)
+          continue;
+        if (pread (fd, out, ph.p_filesz, (off_t) ph.p_offset) != (ssize_t) ph.p_filesz)
+          out[0] = '\0';
+        else
+          out[ph.p_filesz - 1] = '\0';
+        break;
+      }
+  close (fd);
+}
+
+/* Whether an exec entry covers `real` (a canonical host path): Landlock
+ * puts each entry's rule on the file or directory it leads to. */
+static bool
+exec_covers (const struct securer_policy *p, const char *real)
+{
+  for (size_t i = 0; i < p->n_exec; i++)
+    {
+      char r[PATH_MAX];
+      if (realpath (p->exec[i], r) == NULL)
+        continue;
+      size_t l = strlen (r);
+      if (strncmp (real, r, l) == 0 && (real[l] == '\0' || real[l] == '/' || strcmp (r, "/") == 0))
+        return true;
+    }
+  return false;
+}
+
+/* The kernel opens a program's loader for execution too: a dynamically
+ * linked entry whose loader no entry covers fails with EACCES. */
+static void
+check_exec_loader (const struct securer_policy *p, const char *file, const char *entry, const char *host)
+{
+  char interp[PATH_MAX], real[PATH_MAX];
+  elf_interp (host, interp, sizeof interp);
+  if (interp[0] == '\0' || realpath (interp, real) == NULL || exec_covers (p, real))
+    return;
+  fprintf (stderr, "%s: warning: exec %s: its program loader %s is not in the exec list: execve fails with "
+           "EACCES (list %s)\n", file, entry, interp, interp);
+}
+
+/* Follows the links from `host` one at a time, as the kernel will inside
+ * (where the shipped mounts show host paths where they are): a hop the
+ * sandbox does not show ends the walk with ENOENT there (awk ->
+ * /etc/alternatives/awk), and the file reached must be listed. */
+static void
+report_exec_link (const struct securer_policy *p, const char *file, const char *entry, const char *host)
+{
+  char cur[2 * PATH_MAX + 2];
+  snprintf (cur, sizeof cur, "%s", host);
+  for (int hop = 0; hop < 40; hop++)
+    {
+      char link[PATH_MAX];
+      ssize_t n = readlink (cur, link, sizeof link - 1);
+      if (n < 0)
+        break;
+      link[n] = '\0';
+      char next[2 * PATH_MAX + 2];
+      if (link[0] == '/')
+        snprintf (next, sizeof next, "%s", link);
+      else
+        {
+          char *slash = strrchr (cur, '/');
+          snprintf (next, sizeof next, "%.*s/%s", slash ? (int) (slash - cur) : 0, cur, link);
+        }
+      char canon[PATH_MAX];
+      /* The directory part canonical, the last component kept: it may be a link itself. */
+      char *ls = strrchr (next, '/');
+      char dir[2 * PATH_MAX + 2];
+      snprintf (dir, sizeof dir, "%.*s", ls && ls != next ? (int) (ls - next) : 1, next);
+      if (realpath (dir, canon) == NULL)
+        break;
+      int w = snprintf (cur, sizeof cur, "%s/%s", strcmp (canon, "/") == 0 ? "" : canon, ls ? ls + 1 : next);
+      if (w < 0 || (size_t) w >= sizeof cur)
+        return;
+      struct securer_view t;
+      securer_err_t err = NULL;
+      if (securer_view_path (p, cur, &t, &err) < 0)
+        {
+          securer_error_free (&err);
+          return;
+        }
+      bool absent = t.kind == SECURER_VIEW_ABSENT || t.kind == SECURER_VIEW_MASKED;
+      securer_view_clear (&t);
+      if (absent)
+        {
+          fprintf (stderr, "%s: warning: exec %s is a symbolic link through %s, which is not in the sandbox: "
+                   "it cannot be executed there (mount it, or list the program it leads to)\n", file, entry, cur);
+          return;
+        }
+      struct stat st;
+      if (lstat (cur, &st) < 0 || !S_ISLNK (st.st_mode))
+        break;
+    }
+}
+
+/* An exec entry works when execve reaches a file Landlock lets it run:
+ * an entry the view does not show can never run, and one that is a
+ * symbolic link (python3 -> python3.11, awk -> /etc/alternatives/awk)
+ * lets nothing run unless its target is listed too, and shown.  Said
+ * here, as `run` would otherwise say only EACCES or ENOENT. */
+static void
+check_exec_entries (const struct securer_policy *p)
+{
+  const char *file = p->path ? p->path : "<policy>";
+  for (size_t i = 0; p->exec_restricted && i < p->n_exec; i++)
+    {
+      const char *e = p->exec[i];
+      struct securer_view v;
+      securer_err_t err = NULL;
+      if (securer_view_path (p, e, &v, &err) < 0)
+        {
+          securer_error_free (&err);
+          continue;
+        }
+      if (v.kind == SECURER_VIEW_ABSENT || v.kind == SECURER_VIEW_MASKED)
+        {
+          fprintf (stderr, "%s: warning: exec %s: %s in the sandbox (%s): it can never be executed\n", file, e,
+                   v.kind == SECURER_VIEW_ABSENT ? "not there" : "masked", v.why ? v.why : "no mount shows it");
+          securer_view_clear (&v);
+          continue;
+        }
+      char *host = host_path_of (&v, e);
+      /* A bind of the entry itself follows the host's link when it is
+       * made: inside, the entry is the file. */
+      bool bound_itself = v.mount != NULL && v.mount->dest != NULL && strcmp (v.mount->dest, e) == 0;
+      struct stat st;
+      if (host != NULL && !bound_itself && lstat (host, &st) == 0 && S_ISLNK (st.st_mode))
+        report_exec_link (p, file, e, host);
+      if (host != NULL && stat (host, &st) == 0 && S_ISREG (st.st_mode))
+        check_exec_loader (p, file, e, host);
+      else if (host != NULL && lstat (host, &st) < 0)
+        fprintf (stderr, "%s: warning: exec %s: %s does not exist on this host: it can never be executed\n", file,
+                 e, host);
+      free (host);
+      securer_view_clear (&v);
+    }
+}
+
 static int
 policy_check (int argc, char **argv)
 {
@@ -204,6 +383,7 @@ policy_check (int argc, char **argv)
           result = 1;
           continue;
         }
+      check_exec_entries (p);
       if (check_runtime (p) < 0)
         result = 1;
       else if (!quiet)

@@ -676,6 +676,58 @@ Test (policy_check, rules_for_calls_this_architecture_lacks_are_warned_about)
   unlink ("/tmp/securer-check-arch.policy");
 }
 
+/* What `run` would only answer with EACCES or ENOENT: a loader no exec
+ * entry covers, a link through a path the sandbox does not show, an entry
+ * nothing mounts.  Each warning checked against a real launch. */
+Test (policy_check, exec_entries_that_cannot_run_are_warned_about)
+{
+  char *min = src_path ("policies/minimal.policy");
+  FILE *f = fopen ("/tmp/securer-check-exec.policy", "w");
+  cr_assert_not_null (f);
+  fprintf (f, "include \"%s\"\nexec /bin/sh /nonexistent/bin/x\n", min);
+  fclose (f);
+  struct run r = securer ("policy check /tmp/securer-check-exec.policy");
+  cr_assert_eq (r.status, 0, "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "warning: exec /bin/sh: its program loader /lib64/ld-linux-x86-64.so.2 is not "
+                                     "in the exec list: execve fails with EACCES"), "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "warning: exec /nonexistent/bin/x: not there in the sandbox"), "%s", r.err);
+  run_free (&r);
+  r = securer ("run --policy /tmp/securer-check-exec.policy -- /bin/sh -c true");
+  cr_assert_eq (r.status, 126, "%s", r.err);
+  cr_assert_not_null (strstr (r.err, "EACCES"), "%s", r.err);
+  run_free (&r);
+
+  /* With the loader listed: no warning, and it runs. */
+  f = fopen ("/tmp/securer-check-exec.policy", "w");
+  fprintf (f, "include \"%s\"\nexec /bin/sh /lib64/ld-linux-x86-64.so.2\n", min);
+  fclose (f);
+  r = securer ("policy check /tmp/securer-check-exec.policy");
+  cr_assert_null (strstr (r.err, "warning"), "%s", r.err);
+  run_free (&r);
+  r = securer ("run --policy /tmp/securer-check-exec.policy -- /bin/sh -c 'echo ran'");
+  cr_assert_str_eq (r.out, "ran\n", "%s", r.err);
+  run_free (&r);
+
+  /* awk is Debian's alternative: a link through /etc/alternatives. */
+  char target[4096];
+  ssize_t n = readlink ("/usr/bin/awk", target, sizeof target - 1);
+  if (n > 0 && strncmp (target, "/etc/alternatives/", 18) == 0)
+    {
+      f = fopen ("/tmp/securer-check-exec.policy", "w");
+      fprintf (f, "include \"%s\"\nexec /usr/bin/awk /lib64/ld-linux-x86-64.so.2\n", min);
+      fclose (f);
+      r = securer ("policy check /tmp/securer-check-exec.policy");
+      cr_assert_not_null (strstr (r.err, "warning: exec /usr/bin/awk is a symbolic link through /etc/alternatives/awk, "
+                                         "which is not in the sandbox"), "%s", r.err);
+      run_free (&r);
+      r = securer ("run --policy /tmp/securer-check-exec.policy -- /usr/bin/awk 'BEGIN { print 1 }'");
+      cr_assert_eq (r.status, 127, "%s", r.err);
+      run_free (&r);
+    }
+  unlink ("/tmp/securer-check-exec.policy");
+  free (min);
+}
+
 Test (policy_check, a_filter_that_does_not_compile_fails_the_check)
 {
   /* ranges and exclusions on four arguments of 40 rules: far past the kernel's size */
